@@ -138,10 +138,14 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = ()) -> Proof:
     if _is_matrix(lhs) or _is_matrix(rhs):
         return _prove_matrix(lhs, rhs, assumptions)
     residual = lhs - rhs
+    tried = [residual]
     for name, transform in _SCALAR_STRATEGIES:
-        if _is_zero(transform(residual)):
+        transformed = transform(residual)
+        if _is_zero(transformed):
             return Proof(name)
-    _refute_or_undecided(residual)
+        tried.append(transformed)
+    # Report the shortest form of the residual that did not vanish.
+    _refute_or_undecided(min(tried, key=lambda e: (len(sympy.sstr(e)), sympy.sstr(e))))
 
 
 def prove_unequal(lhs, rhs) -> Disproof:
@@ -300,14 +304,18 @@ def _refute_or_undecided(residual):
 def _refutation_point(residual):
     if residual.atoms(sympy.MatrixSymbol) or residual.atoms(sympy.core.function.AppliedUndef):
         return None
+    # Sum.free_symbols already leaves out summation variables; leave out the
+    # IndexedBase labels too (their entries get values after the sums are expanded).
     bound = set()
-    for summation in residual.atoms(sympy.Sum):
-        bound.update(limit[0] for limit in summation.limits)
     bound.update(indexed.base.label for indexed in residual.atoms(sympy.Indexed))
     free = sorted(residual.free_symbols - bound, key=str)
     # Free indices get distinct positions 1, 2, ... (so that s[i] and s[k] differ);
     # other integers (a symbolic length n) get a value large enough to contain them.
-    indices = [symbol for symbol in free if isinstance(symbol, sympy.Idx)]
+    in_index = set()
+    for indexed in residual.atoms(sympy.Indexed):
+        for index in indexed.indices:
+            in_index.update(index.free_symbols)
+    indices = [symbol for symbol in free if isinstance(symbol, sympy.Idx) or symbol in in_index]
     point = {symbol: sympy.Integer(position) for position, symbol in enumerate(indices, 1)}
     values = iter(_POINTS * 4)
     for symbol in free:
@@ -330,7 +338,7 @@ def _certified_value(expr) -> Optional[str]:
     """Six digits of ``expr`` if it is certified non-zero, else None."""
     expr = sympy.nsimplify(expr) if expr.has(sympy.Float) else expr
     if expr.is_Rational:
-        return None if expr == 0 else sympy.sstr(sympy.Float(expr, 6), full_prec=False)
+        return None if expr == 0 else sympy.sstr(expr)
     if expr.is_zero is False and expr.is_real:
         return sympy.sstr(expr.evalf(6), full_prec=False)
     try:

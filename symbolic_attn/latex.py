@@ -1,0 +1,60 @@
+r"""LaTeX building blocks shared by every printer: matrices, free text, align* blocks.
+
+Everything here is deterministic (no dates, paths or hash order), so that generated
+files are byte-identical across runs.
+
+>>> import sympy
+>>> matrix_latex(sympy.Matrix([[1, sympy.Rational(1, 2)]]))
+'\\begin{bmatrix}1 & \\frac{1}{2}\\end{bmatrix}'
+>>> escape_text("50% of a_b & more")
+'50\\% of a\\_b \\& more'
+>>> prose_latex("rows of $A$ sum to 100%")
+'rows of $A$ sum to 100\\%'
+"""
+
+import sympy
+
+__all__ = ["expr_latex", "matrix_latex", "escape_text", "prose_latex"]
+
+_TEXT_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def expr_latex(expr) -> str:
+    """LaTeX of one exact SymPy expression (or matrix), with fixed printer settings."""
+    if isinstance(expr, sympy.MatrixBase):
+        return matrix_latex(expr)
+    return sympy.latex(expr, ln_notation=True)
+
+
+def matrix_latex(matrix) -> str:
+    """A matrix as a ``bmatrix`` environment (amsmath), one row per ``\\``."""
+    rows = [" & ".join(expr_latex(entry) for entry in matrix.row(i)) for i in range(matrix.rows)]
+    return r"\begin{bmatrix}" + r" \\ ".join(rows) + r"\end{bmatrix}"
+
+
+def escape_text(text: str) -> str:
+    """Escape free text for LaTeX text mode, so that user strings cannot inject commands."""
+    return "".join(_TEXT_ESCAPES.get(char, char) for char in text)
+
+
+def prose_latex(text: str) -> str:
+    r"""Prose with inline ``$...$`` math: the math is kept, all other text is escaped.
+
+    Meant for text written by derivation authors (scripts are code they run anyway);
+    an unbalanced ``$`` is escaped rather than opening math mode.
+    """
+    pieces = text.split("$")
+    if len(pieces) % 2 == 0:  # odd number of "$": treat the whole text as plain
+        return escape_text(text)
+    return "".join(f"${piece}$" if index % 2 else escape_text(piece) for index, piece in enumerate(pieces))

@@ -1,0 +1,210 @@
+r"""A result: the statement, assumptions and scope of one theorem, and its checked parts.
+
+A :class:`Result` is what one derivation script builds and what ``symbolic-attn derive``
+writes to one ``.tex`` file.  Its parts are any mix of
+
+* :class:`~symbolic_attn.derivation.Derivation` -- a checked chain (general statements);
+* :class:`Check` -- one statement checked in finitely many cases (scope: "checked");
+* :class:`Counterexample` -- exact values certified to differ (scope: "counterexample").
+
+Every part has ``verify()`` (raises :class:`ProofError` naming the step or case) and
+``latex()``.  Prose may contain ``$...$`` math; everything else in it is escaped.
+
+>>> import sympy
+>>> x = sympy.Symbol("x")
+>>> check = Check("Squares", r"(x+1)^2 = x^2 + 2x + 1", [
+...     Case("x = 1", (1 + 1) ** 2, 1 + 2 + 1), Case("x = 2", 3 ** 2, 4 + 4 + 1)],
+...     scope=Scope.checked("x in {1, 2}"))
+>>> print(Result("squares", "Squares", "Two cases.", [check]).verify())
+Squares (squares)
+  Squares: checked for x in {1, 2} (2 cases)
+"""
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Sequence
+
+from symbolic_attn.derivation import Computed, Derivation, Scope, latex_of, value_of
+from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.latex import escape_text, prose_latex
+from symbolic_attn.proof import prove_equal, prove_unequal
+
+__all__ = ["Case", "Check", "Counterexample", "Result"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One instance of a checked statement: ``lhs = rhs`` in the situation ``label``."""
+
+    label: str
+    lhs: object
+    rhs: object
+
+
+@dataclass(frozen=True)
+class Check:
+    """A statement checked, with :func:`prove_equal`, in each of finitely many cases.
+
+    ``summary`` lines say which cases were covered (printed); ``shown`` cases are
+    displayed in full as worked instances.
+    """
+
+    title: str
+    statement: str
+    cases: Sequence[Case]
+    scope: Scope
+    note: str = ""
+    summary: Sequence[str] = ()
+    shown: Sequence[int] = ()
+
+    def __post_init__(self):
+        for name in ("cases", "summary", "shown"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    def verify(self) -> "Check":
+        for number, case in enumerate(self.cases, 1):
+            try:
+                prove_equal(value_of(case.lhs), value_of(case.rhs))
+            except (ProofError, UndecidedError) as error:
+                raise ProofError(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
+        return self
+
+    def with_case(self, number: int, **changes) -> "Check":
+        """A copy with case ``number`` (1-based) changed."""
+        cases = list(self.cases)
+        cases[number - 1] = dataclasses.replace(cases[number - 1], **changes)
+        return dataclasses.replace(self, cases=tuple(cases))
+
+    def latex(self) -> str:
+        lines = ["\\begin{equation*}\n" + self.statement + "\n\\end{equation*}"]
+        if self.summary:
+            items = "\n".join(f"\\item {prose_latex(line)}" for line in self.summary)
+            lines.append(f"Checked, every case by \\texttt{{prove\\_equal}}, {len(self.cases)} cases:\n"
+                         f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}")
+        for index in self.shown:
+            case = self.cases[index]
+            lines.append(f"For example, {prose_latex(case.label)}:\n"
+                         f"\\begin{{align*}}\n{latex_of(case.lhs)}\n&= {latex_of(case.rhs)}\n\\end{{align*}}")
+        return "\n".join(lines)
+
+    def describe(self) -> str:
+        return f"{self.title}: {self.scope} ({len(self.cases)} cases)"
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """Exact inputs (``givens``: LaTeX name, value) for which ``lhs`` and ``rhs`` differ."""
+
+    title: str
+    givens: Sequence[tuple]
+    lhs: Computed
+    rhs: Computed
+    scope: Scope
+    note: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "givens", tuple(self.givens))
+
+    def verify(self) -> "Counterexample":
+        self.disproof()
+        return self
+
+    def disproof(self):
+        """Where the two sides differ, certified (see :func:`prove_unequal`)."""
+        try:
+            return prove_unequal(value_of(self.lhs), value_of(self.rhs))
+        except (ProofError, UndecidedError) as error:
+            raise ProofError(f"counterexample {self.title!r}: {error}") from None
+
+    def latex(self) -> str:
+        found = self.disproof()
+        rows = [f"{name} &= {latex_of(value)}" for name, value in self.givens]
+        rows.append(f"{self.lhs.latex} &= {latex_of(self.lhs.value)}")
+        rows.append(f"{self.rhs.latex} &= {latex_of(self.rhs.value)}")
+        why = escape_text(f"they differ in {found.where}: difference {found.approx} (certified non-zero)")
+        rows.append(f"{self.lhs.latex} &\\neq {self.rhs.latex} && \\text{{{why}}}")
+        return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+
+    def describe(self) -> str:
+        return f"{self.title}: {self.scope}"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One theorem of the notes: title, introduction, and its verified parts."""
+
+    name: str
+    title: str
+    intro: str
+    parts: Sequence[object]
+
+    def __post_init__(self):
+        object.__setattr__(self, "parts", tuple(self.parts))
+
+    def verify(self) -> "Result":
+        """Verify every part (first failure raises ProofError naming part and step)."""
+        for part in self.parts:
+            part.verify()
+        return self
+
+    def with_part(self, number: int, part) -> "Result":
+        """A copy with part ``number`` (1-based) replaced (for broken variants in tests)."""
+        parts = list(self.parts)
+        parts[number - 1] = part
+        return dataclasses.replace(self, parts=tuple(parts))
+
+    @property
+    def assumptions(self) -> tuple:
+        """Every assumption stated by some part, in order of first appearance."""
+        seen = {}
+        for part in self.parts:
+            for assumption in getattr(part, "assumptions", ()):
+                seen.setdefault(assumption.label, assumption)
+        return tuple(seen.values())
+
+    def latex(self) -> str:
+        """The result as a LaTeX fragment (compiles inside any amsmath document)."""
+        out = [f"\\section*{{{escape_text(self.title)}}}", prose_latex(self.intro), ""]
+        out.append("\\paragraph{Assumptions.}")
+        if self.assumptions:
+            out.append("\\begin{itemize}")
+            out.extend(f"\\item {_assumption_latex(a)}" for a in self.assumptions)
+            out.append("\\end{itemize}")
+        else:
+            out.append("None beyond the definitions.")
+        out.append("\\paragraph{Scope.}")
+        out.append("\\begin{itemize}")
+        out.extend(f"\\item {escape_text(part.title)}: {escape_text(part.scope.sentence())}" for part in self.parts)
+        out.append("\\end{itemize}")
+        cited = [(part.title, part.cited_steps) for part in self.parts
+                 if isinstance(part, Derivation) and part.cited_steps]
+        if cited:
+            listed = "; ".join(f"{title}, step {', '.join(map(str, steps))}" for title, steps in cited)
+            out.append("Steps marked \\textbf{cited} are not machine-checked: "
+                       f"{escape_text(listed)}. Every other step was checked before printing.")
+        else:
+            out.append("Every step below was checked by the computer before printing.")
+        for part in self.parts:
+            out.extend(["", f"\\subsection*{{{escape_text(part.title)}}}"])
+            if part.note:
+                out.append(prose_latex(part.note))
+            out.append(part.latex())
+        return "\n".join(out) + "\n"
+
+    def _latex(self, printer=None) -> str:
+        return self.latex()
+
+    def _repr_latex_(self) -> str:
+        return self.latex()
+
+    def __str__(self) -> str:
+        lines = [f"{self.title} ({self.name})"]
+        for part in self.parts:
+            describe = getattr(part, "describe", None)
+            lines.append("  " + (describe() if describe else f"{part.title}: {part.scope}"))
+        return "\n".join(lines)
+
+
+def _assumption_latex(assumption) -> str:
+    text = f"({escape_text(assumption.label)}) {prose_latex(assumption.text)}"
+    return text + (f": ${assumption.latex}$" if assumption.latex else "")
