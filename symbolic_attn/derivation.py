@@ -29,7 +29,7 @@ from typing import Sequence
 import sympy
 
 from symbolic_attn.errors import ProofError, UndecidedError
-from symbolic_attn.latex import escape_text, expr_latex
+from symbolic_attn.latex import escape_text, expr_latex, prose_latex
 from symbolic_attn.proof import Assumption, prove_equal, prove_positive
 
 __all__ = ["Assumption", "Computed", "Scope", "Step", "Derivation", "cited"]
@@ -198,14 +198,15 @@ class Derivation:
 
     def latex(self) -> str:
         r"""The chain as an amsmath ``align*``, justifications in a ``\text{}`` column."""
-        lines = [f"{latex_of(self.start)}"]
+        lines = []
         for number, step in enumerate(self.steps, 1):
-            why = escape_text(step.why)
+            why = prose_latex(step.why)
             if step.using:
                 why += " [" + ", ".join(escape_text(label) for label in step.using) + "]"
             if step.cited:
                 why = r"\textbf{cited, not machine-checked:} " + why
-            lines.append(f"&{_RELATIONS[step.relation]} {latex_of(step.rhs)} && \\text{{({number}) {why}}}")
+            left = latex_of(self.start) + " " if number == 1 else ""
+            lines.append(f"{left}&{_RELATIONS[step.relation]} {latex_of(step.rhs)} && \\text{{({number}) {why}}}")
         body = " \\\\\n".join(lines)
         return "\\begin{align*}\n" + body + "\n\\end{align*}"
 

@@ -27,18 +27,19 @@ from typing import Sequence
 from symbolic_attn.derivation import Computed, Derivation, Scope, latex_of, value_of
 from symbolic_attn.errors import ProofError, UndecidedError
 from symbolic_attn.latex import escape_text, prose_latex
-from symbolic_attn.proof import prove_equal, prove_unequal
+from symbolic_attn.proof import prove_equal, prove_positive, prove_unequal
 
 __all__ = ["Case", "Check", "Counterexample", "Result"]
 
 
 @dataclass(frozen=True)
 class Case:
-    """One instance of a checked statement: ``lhs = rhs`` in the situation ``label``."""
+    """One instance of a checked statement: ``lhs = rhs`` (or ``<``) in the situation ``label``."""
 
     label: str
     lhs: object
     rhs: object
+    relation: str = "="
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,14 @@ class Check:
 
     def verify(self) -> "Check":
         for number, case in enumerate(self.cases, 1):
+            lhs, rhs = value_of(case.lhs), value_of(case.rhs)
             try:
-                prove_equal(value_of(case.lhs), value_of(case.rhs))
+                if case.relation == "=":
+                    prove_equal(lhs, rhs)
+                elif case.relation == "<":
+                    prove_positive(rhs - lhs)
+                else:
+                    raise ProofError(f"unknown relation {case.relation!r}")
             except (ProofError, UndecidedError) as error:
                 raise ProofError(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
         return self
@@ -79,12 +86,14 @@ class Check:
         lines = ["\\begin{equation*}\n" + self.statement + "\n\\end{equation*}"]
         if self.summary:
             items = "\n".join(f"\\item {prose_latex(line)}" for line in self.summary)
-            lines.append(f"Checked, every case by \\texttt{{prove\\_equal}}, {len(self.cases)} cases:\n"
+            lines.append(f"Machine-checked in {len(self.cases)} cases:\n"
                          f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}")
-        for index in self.shown:
-            case = self.cases[index]
-            lines.append(f"For example, {prose_latex(case.label)}:\n"
-                         f"\\begin{{align*}}\n{latex_of(case.lhs)}\n&= {latex_of(case.rhs)}\n\\end{{align*}}")
+        if self.shown:
+            rows = []
+            for index in self.shown:
+                case = self.cases[index]
+                rows.append(f"{latex_of(case.lhs)} &{case.relation} {latex_of(case.rhs)} && \\text{{{prose_latex(case.label)}}}")
+            lines.append("\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
         return "\n".join(lines)
 
     def describe(self) -> str:
@@ -164,7 +173,7 @@ class Result:
 
     def latex(self) -> str:
         """The result as a LaTeX fragment (compiles inside any amsmath document)."""
-        out = [f"\\section*{{{escape_text(self.title)}}}", prose_latex(self.intro), ""]
+        out = [f"\\section*{{{prose_latex(self.title)}}}", prose_latex(self.intro), ""]
         out.append("\\paragraph{Assumptions.}")
         if self.assumptions:
             out.append("\\begin{itemize}")
@@ -174,7 +183,7 @@ class Result:
             out.append("None beyond the definitions.")
         out.append("\\paragraph{Scope.}")
         out.append("\\begin{itemize}")
-        out.extend(f"\\item {escape_text(part.title)}: {escape_text(part.scope.sentence())}" for part in self.parts)
+        out.extend(f"\\item {prose_latex(part.title)}: {escape_text(part.scope.sentence())}" for part in self.parts)
         out.append("\\end{itemize}")
         cited = [(part.title, part.cited_steps) for part in self.parts
                  if isinstance(part, Derivation) and part.cited_steps]
@@ -185,7 +194,7 @@ class Result:
         else:
             out.append("Every step below was checked by the computer before printing.")
         for part in self.parts:
-            out.extend(["", f"\\subsection*{{{escape_text(part.title)}}}"])
+            out.extend(["", f"\\subsection*{{{prose_latex(part.title)}}}"])
             if part.note:
                 out.append(prose_latex(part.note))
             out.append(part.latex())

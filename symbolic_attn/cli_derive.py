@@ -1,0 +1,68 @@
+"""``symbolic-attn derive`` and ``symbolic-attn list``: the verified-derivations commands.
+
+``derive [PATH ...] [--out DIR]`` verifies every derivation script in the folders (the
+built-in ``derivations/`` by default) and only then writes one ``.tex`` per result plus
+``index.tex``.  Exit status: 0 written; 1 a step failed verification (one line naming the
+file, step, both sides and the residual; nothing written); 2 bad input (raised as a
+:class:`~symbolic_attn.errors.SymbolicAttnError`, printed by :mod:`symbolic_attn.cli`).
+
+``list [PATH]`` shows each script's file, NAME, title and the scope of each part,
+without verifying anything.
+"""
+
+import sys
+
+from symbolic_attn import derive as _derive
+from symbolic_attn.errors import ProofError, UndecidedError
+
+__all__ = ["add_parser", "run_derive", "run_list"]
+
+PROG = "symbolic-attn"
+
+
+def add_parser(subparsers) -> None:
+    """Register ``derive`` and ``list`` on an argparse subparsers object."""
+    derive = subparsers.add_parser(
+        "derive",
+        help="verify the derivation scripts, then write their LaTeX",
+        description="Verify every derivation script, then write one .tex per result and index.tex.",
+    )
+    derive.add_argument("paths", nargs="*", metavar="PATH",
+                        help="folders (or .py files) of derivation scripts; default: the built-in derivations/")
+    derive.add_argument("--out", default="out", metavar="DIR", help="output folder (default: out)")
+    derive.set_defaults(handler=run_derive)
+
+    listing = subparsers.add_parser(
+        "list",
+        help="show the derivations a folder holds",
+        description="Show each derivation script's NAME, title and the scope of its parts.",
+    )
+    listing.add_argument("path", nargs="?", metavar="PATH",
+                         help="folder of derivation scripts; default: the built-in derivations/")
+    listing.set_defaults(handler=run_list)
+
+
+def run_derive(args) -> int:
+    """Handler of ``derive``: 0 written, 1 verification failed (one line on stderr)."""
+    try:
+        written = _derive.derive(args.paths, args.out)
+    except (ProofError, UndecidedError) as error:
+        print(f"{PROG}: verification failed: {_one_line(str(error))}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(path)
+    return 0
+
+
+def run_list(args) -> int:
+    """Handler of ``list``: one block per script, nothing verified or written."""
+    for script in _derive.load_scripts([args.path] if args.path else []):
+        result = script.result()
+        print(f"{script.name}  {script.path}  {result.title}")
+        for part in result.parts:
+            print(f"    {part.title}: {part.scope}")
+    return 0
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
