@@ -1,0 +1,53 @@
+"""symbolic_attn: transformer attention in exact arithmetic.
+
+Exact inputs (:mod:`~symbolic_attn.exact`, :mod:`~symbolic_attn.parsing`), structural
+masks (:mod:`~symbolic_attn.masks`), the attention core with every stage kept
+(:mod:`~symbolic_attn.attention`) and certified decimals (:mod:`~symbolic_attn.numeric`).
+
+>>> from symbolic_attn import attention_from_scores
+>>> attention_from_scores([["0", "ln(2)", "ln(3)"]], [[1, 0], [0, 2], [3, 1]]).weights
+Matrix([[1/6, 1/3, 1/2]])
+"""
+
+import os
+
+# SymPy picks its integer "ground types" when first imported: python-flint's if installed
+# (it is, for certified arithmetic), else pure Python.  Printed results must be byte-identical
+# on every machine, so pin the choice unless the user has made it explicitly.
+os.environ.setdefault("SYMPY_GROUND_TYPES", "python")
+
+from symbolic_attn.attention import AttentionResult, attention, attention_from_scores, softmax  # noqa: E402
+from symbolic_attn.errors import (  # noqa: E402
+    EmptyRowError,
+    ExerciseError,
+    FloatInputError,
+    InputLimitError,
+    MaskError,
+    ParseError,
+    ProofError,
+    ShapeError,
+    SymbolicAttnError,
+    UndecidedError,
+)
+from symbolic_attn.exact import to_exact, to_matrix  # noqa: E402
+from symbolic_attn.masks import Mask  # noqa: E402
+
+__all__ = [
+    "attention",
+    "attention_from_scores",
+    "softmax",
+    "AttentionResult",
+    "Mask",
+    "to_exact",
+    "to_matrix",
+    "SymbolicAttnError",
+    "ParseError",
+    "InputLimitError",
+    "FloatInputError",
+    "ShapeError",
+    "MaskError",
+    "EmptyRowError",
+    "UndecidedError",
+    "ProofError",
+    "ExerciseError",
+]

@@ -1,0 +1,355 @@
+r"""Scaled dot-product attention, exactly: softmax(Q K^T * scale) V with structural masks.
+
+This is the one attention core of the project.  Derivations, claim checking and the
+diagnosis of common mistakes all call it; a "mistake" is a setting of its options
+(``scale``, ``masking``, ``axis``, a different mask), never a second implementation.
+
+Every stage is kept exactly: raw scores ``Q K^T``, scaled scores, weights and output.
+
+>>> result = attention([[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]],
+...                    [[2, 0], [0, 2], [2, 2]], mask="causal")
+>>> result.scores
+Matrix([
+[1, 0, 1],
+[0, 1, 1],
+[1, 1, 2]])
+>>> result.weights[0, :]
+Matrix([[1, 0, 0]])
+>>> result.decimals("weights", 3)[1]
+['0.330', '0.670', '0.000']
+
+Weights from given scores (the row 0, ln 2, ln 3 of the second reference document):
+
+>>> from sympy import log
+>>> attention_from_scores([[0, log(2), log(3)]], [[1, 0], [0, 2], [3, 1]]).output
+Matrix([[5/3, 7/6]])
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import flint
+import sympy
+
+from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, UndecidedError
+from symbolic_attn.exact import to_exact, to_matrix
+from symbolic_attn.masks import EMPTY_ROW_POLICIES, Mask
+from symbolic_attn.numeric import MAX_PRECISION, START_PRECISION, certified_decimal, decimal_string, to_arb, working_precision
+
+__all__ = ["Options", "Shape", "STAGES", "softmax", "attention", "attention_from_scores", "AttentionResult", "as_mask"]
+
+STAGES = ("scores", "scaled", "weights", "output")
+Shape = namedtuple("Shape", "n m d_k d_v")
+
+#: How blocked positions are treated.  Only ``"renormalize"`` is attention; the others
+#: are the two classic mistakes, kept as settings so that diagnosis reuses this core.
+MASKINGS = {
+    "renormalize": "blocked keys get weight 0 and leave the denominator (correct)",
+    "zero_after_softmax": "softmax over all keys, then blocked weights set to 0 (rows no longer sum to 1)",
+    "zero_score": "blocked scores set to 0, so exp(0) = 1 stays in the denominator",
+}
+#: Which axis softmax normalizes: over the keys of each query (correct) or the transpose.
+AXES = {"keys": "each row (query) sums to 1 (correct)", "queries": "each column sums to 1"}
+
+
+@dataclass(frozen=True)
+class Options:
+    """Settings of the core besides Q, K, V, mask and scale (all have correct defaults)."""
+
+    masking: str = "renormalize"
+    axis: str = "keys"
+    on_empty_row: str = "error"
+    stable: bool = False
+
+    def __post_init__(self):
+        for name, allowed in (("masking", MASKINGS), ("axis", AXES), ("on_empty_row", EMPTY_ROW_POLICIES)):
+            value = getattr(self, name)
+            if value not in allowed:
+                raise MaskError(f"unknown {name} {value!r}: expected one of {', '.join(allowed)}")
+
+
+def as_mask(mask, n: int, m: int) -> Mask:
+    """``None``/"none" (all visible), "causal", or a :class:`Mask` checked to be n x m."""
+    if mask is None or (isinstance(mask, str) and mask == "none"):
+        return Mask.full(n, m)
+    if isinstance(mask, str):
+        if mask == "causal":
+            return Mask.causal(n, m)
+        raise MaskError(f"unknown mask {mask!r}: expected none, causal or a Mask")
+    if not isinstance(mask, Mask):
+        raise MaskError(f"expected a Mask, 'none' or 'causal', got {type(mask).__name__}")
+    if mask.shape != (n, m):
+        raise ShapeError(f"mask is {mask.shape[0]}x{mask.shape[1]} but the scores are {n}x{m} (n queries x m keys)")
+    return mask
+
+
+def _row_parts(scores, allowed, row_number, options, exp, add, zero, one, nan):
+    """Numerators and the shared denominator of one softmax row.
+
+    Written once for any number type: exact SymPy (``exp=sympy.exp``) or certified
+    intervals (``exp=arb.exp``), so the decimals come from the very same rules.
+    """
+    m = len(scores)
+    if options.masking == "zero_score":
+        exps = [exp(s) if ok else one for s, ok in zip(scores, allowed)]
+        return exps, add(exps)
+    if options.masking == "zero_after_softmax":
+        exps = [exp(s) for s in scores]
+        return [e if ok else zero for e, ok in zip(exps, allowed)], add(exps)
+    if not any(allowed):
+        if options.on_empty_row == "error":
+            raise EmptyRowError(
+                f"row {row_number + 1} allows no key: there is no distribution to normalize "
+                "(choose on_empty_row='zeros', 'uniform' or 'nan' to copy a library's behaviour)"
+            )
+        if options.on_empty_row == "zeros":
+            return [zero] * m, one
+        if options.on_empty_row == "uniform":
+            return [one] * m, add([one] * m)
+        return [nan] * m, one
+    exps = [exp(s) if ok else zero for s, ok in zip(scores, allowed)]
+    return exps, add([e for e, ok in zip(exps, allowed) if ok])
+
+
+def _exact_rows(scaled: sympy.MatrixBase, mask: Mask, options: Options):
+    """Per row: exact (numerators, denominator); for axis='queries' on the transpose."""
+    if options.axis == "queries":
+        scaled, mask = scaled.T, mask.transposed()
+    parts = []
+    for i in range(scaled.rows):
+        row = list(scaled.row(i))
+        if options.stable:
+            # Subtracting any constant leaves softmax unchanged (shift invariance);
+            # subtracting the largest allowed score keeps every exponent <= 0.
+            allowed = [s for s, ok in zip(row, mask.allowed[i]) if ok] or row
+            shift = sympy.Max(*allowed)
+            row = [s - shift for s in row]
+        parts.append(_row_parts(row, mask.allowed[i], i, options, sympy.exp, _sympy_sum, sympy.S.Zero, sympy.S.One, sympy.nan))
+    return parts
+
+
+def _sympy_sum(terms):
+    return sympy.Add(*terms)
+
+
+def _arb_sum(terms):
+    total = flint.arb(0)
+    for term in terms:
+        total += term
+    return total
+
+
+def _divide(numerator, denominator):
+    return numerator if denominator == 1 else numerator / denominator
+
+
+def softmax(scores, mask=None, *, stable=False, masking="renormalize", axis="keys", on_empty_row="error"):
+    """Exact row-wise softmax of a score matrix, with blocked positions exactly 0.
+
+    >>> from sympy import log
+    >>> softmax([[0, log(2), log(3)]])
+    Matrix([[1/6, 1/3, 1/2]])
+    >>> softmax([[0, log(2), log(3)]], Mask.keep([[1, 1, 0]]))
+    Matrix([[1/3, 2/3, 0]])
+    >>> softmax([[0, log(2), log(3)]], Mask.keep([[1, 1, 0]]), masking="zero_after_softmax")
+    Matrix([[1/6, 1/3, 0]])
+    """
+    scores = to_matrix(scores, name="scores")
+    options = Options(masking=masking, axis=axis, on_empty_row=on_empty_row, stable=stable)
+    return _weights_from_parts(_exact_rows(scores, as_mask(mask, *scores.shape), options), options)
+
+
+def _weights_from_parts(parts, options):
+    weights = sympy.ImmutableMatrix([[_divide(num, den) for num in nums] for nums, den in parts])
+    return weights.T if options.axis == "queries" else weights
+
+
+def attention(query, key, value, mask=None, scale="default", **options) -> AttentionResult:
+    """Exact attention softmax(Q K^T * scale) V, keeping every stage.
+
+    Args:
+        query: Q, n x d_k.  key: K, m x d_k.  value: V, m x d_v (exact values or text).
+        mask: ``None``/"none", "causal", or a :class:`~symbolic_attn.masks.Mask` (n x m).
+        scale: "default" (1/sqrt(d_k)), "none" (1, unscaled), or any exact expression.
+        **options: ``masking``, ``axis``, ``on_empty_row``, ``stable`` (see :class:`Options`).
+    """
+    Q, K, V = to_matrix(query, name="Q"), to_matrix(key, name="K"), to_matrix(value, name="V")
+    if Q.cols != K.cols:
+        raise ShapeError(
+            f"Q is {Q.rows}x{Q.cols} and K is {K.rows}x{K.cols}: queries and keys must have the same width d_k"
+        )
+    if K.rows != V.rows:
+        raise ShapeError(
+            f"K is {K.rows}x{K.cols} and V is {V.rows}x{V.cols}: keys and values must have the same number of rows m"
+        )
+    d_k = Q.cols
+    scale_value = _scale(scale, d_k)
+    return AttentionResult(
+        scores=_product(Q, K.T),
+        value=V,
+        scale=scale_value,
+        mask=as_mask(mask, Q.rows, K.rows),
+        options=Options(**options),
+        query=Q,
+        key=K,
+        d_k=d_k,
+    )
+
+
+def attention_from_scores(scores, value, mask=None, scale="none", **options) -> AttentionResult:
+    """Attention from a given (already scaled) score matrix: softmax(scores * scale) V.
+
+    ``scale`` defaults to "none" here, because given scores are usually scaled already.
+    """
+    S, V = to_matrix(scores, name="scores"), to_matrix(value, name="V")
+    if S.cols != V.rows:
+        raise ShapeError(
+            f"scores are {S.rows}x{S.cols} and V is {V.rows}x{V.cols}: there must be one value row per key (column)"
+        )
+    if scale == "default":
+        raise ShapeError("scale 'default' needs d_k, which given scores do not have: pass an exact scale or 'none'")
+    return AttentionResult(
+        scores=S, value=V, scale=_scale(scale, None), mask=as_mask(mask, *S.shape), options=Options(**options)
+    )
+
+
+def _scale(scale, d_k):
+    if scale == "default":
+        return 1 / sympy.sqrt(d_k)
+    if scale is None or scale == "none":
+        return sympy.S.One
+    result = to_exact(scale)
+    return result
+
+
+def _product(A, B) -> sympy.ImmutableMatrix:
+    return sympy.ImmutableMatrix(A * B)
+
+
+@dataclass(frozen=True)
+class AttentionResult:
+    """Every stage of one attention computation, exact, computed when first asked for.
+
+    ``scores`` is Q K^T (or the given scores); ``scaled`` is ``scale * scores``;
+    ``weights`` the masked softmax of ``scaled``; ``output`` is ``weights @ value``.
+    """
+
+    scores: sympy.ImmutableMatrix
+    value: sympy.ImmutableMatrix
+    scale: sympy.Expr
+    mask: Mask
+    options: Options = field(default_factory=Options)
+    query: sympy.ImmutableMatrix | None = None
+    key: sympy.ImmutableMatrix | None = None
+    d_k: int | None = None
+
+    @property
+    def shape(self) -> Shape:
+        return Shape(self.scores.rows, self.scores.cols, self.d_k, self.value.cols)
+
+    @cached_property
+    def scaled(self) -> sympy.ImmutableMatrix:
+        if self.scale == 1:
+            return self.scores
+        return self.scores.applyfunc(lambda s: self.scale * s)
+
+    @cached_property
+    def _parts(self):
+        return _exact_rows(self.scaled, self.mask, self.options)
+
+    @cached_property
+    def weights(self) -> sympy.ImmutableMatrix:
+        return _weights_from_parts(self._parts, self.options)
+
+    @cached_property
+    def output(self) -> sympy.ImmutableMatrix:
+        if self.options.axis == "queries":
+            return _product(self.weights, self.value)
+        # Each output entry as one fraction over the row's shared denominator, which is
+        # both the readable closed form and cheaper than summing separate fractions.
+        V = self.value
+        return sympy.ImmutableMatrix(
+            [
+                [_divide(sympy.Add(*[num * V[j, c] for j, num in enumerate(nums) if num != 0]), den) for c in range(V.cols)]
+                for nums, den in self._parts
+            ]
+        )
+
+    def stage(self, name: str) -> sympy.ImmutableMatrix:
+        """One stage by name: "scores", "scaled", "weights" or "output"."""
+        if name not in STAGES:
+            raise ValueError(f"unknown stage {name!r}: expected one of {', '.join(STAGES)}")
+        return getattr(self, name)
+
+    # -- certified decimals ----------------------------------------------------------
+
+    def decimals(self, stage: str, digits: int = 3, significant: bool = False) -> list[list[str | None]]:
+        """Certified decimals of a stage: ``digits`` places (or significant digits).
+
+        Entries with free symbols are ``None``.  The intervals are computed from the exact
+        scores and values directly (no big SymPy trees); an entry whose interval cannot be
+        decided falls back to its exact value (a rational on a rounding boundary).
+        """
+        rows, cols = self.stage_shape(stage)
+        result: list[list[str | None]] = [[None] * cols for _ in range(rows)]
+        pending = [(i, j) for i in range(rows) for j in range(cols)]
+        bits = START_PRECISION
+        while pending and bits <= MAX_PRECISION:
+            try:
+                balls = self.intervals(stage, bits)
+            except UndecidedError:
+                break  # symbolic entries: decide entry by entry below
+            still = []
+            for i, j in pending:
+                text = certified_decimal(balls[i][j], digits, significant)
+                if text is None:
+                    still.append((i, j))
+                else:
+                    result[i][j] = text
+            pending, bits = still, bits * 2
+        for i, j in pending:
+            entry = self.stage(stage)[i, j]
+            if entry is sympy.nan:
+                result[i][j] = "nan"
+            elif not entry.free_symbols:
+                result[i][j] = decimal_string(entry, digits, significant)
+        return result
+
+    def stage_shape(self, stage: str) -> tuple[int, int]:
+        n, m, _, d_v = self.shape
+        return {"scores": (n, m), "scaled": (n, m), "weights": (n, m), "output": (n, d_v)}[stage]
+
+    def intervals(self, stage: str, bits: int) -> list[list[flint.arb]]:
+        """Interval enclosures (arb balls) of a stage at ``bits`` of working precision."""
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r}: expected one of {', '.join(STAGES)}")
+        with working_precision(bits):
+            scores = [[to_arb(s) for s in self.scores.row(i)] for i in range(self.scores.rows)]
+            if stage == "scores":
+                return scores
+            scale = to_arb(self.scale)
+            scaled = [[scale * s for s in row] for row in scores]
+            if stage == "scaled":
+                return scaled
+            weights = self._interval_weights(scaled)
+            if stage == "weights":
+                return weights
+            values = flint.arb_mat([[to_arb(v) for v in self.value.row(j)] for j in range(self.value.rows)])
+            output = flint.arb_mat(weights) * values
+            return [[output[i, c] for c in range(output.ncols())] for i in range(output.nrows())]
+
+    def _interval_weights(self, scaled):
+        options, mask = self.options, self.mask
+        if options.axis == "queries":
+            scaled, mask = [list(col) for col in zip(*scaled)], mask.transposed()
+        nan = flint.arb("nan")
+        weights = []
+        for i, row in enumerate(scaled):
+            nums, den = _row_parts(row, mask.allowed[i], i, options, flint.arb.exp, _arb_sum, flint.arb(0), flint.arb(1), nan)
+            weights.append([num / den for num in nums])
+        if options.axis == "queries":
+            weights = [list(col) for col in zip(*weights)]
+        return weights

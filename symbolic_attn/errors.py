@@ -1,0 +1,60 @@
+"""Typed exceptions: every error the library raises on purpose is one of these.
+
+Each error is also a ``ValueError`` (or ``TypeError`` where the *kind* of value was
+wrong), so callers that only know the built-in hierarchy still catch it.  Messages say
+what went wrong, where, and the offending value, on one line, so that the command line
+can print ``str(error)`` as it is.
+"""
+
+__all__ = [
+    "SymbolicAttnError",
+    "ParseError",
+    "InputLimitError",
+    "FloatInputError",
+    "ShapeError",
+    "MaskError",
+    "EmptyRowError",
+    "UndecidedError",
+    "ProofError",
+    "ExerciseError",
+]
+
+
+class SymbolicAttnError(Exception):
+    """Base class of every error symbolic_attn raises deliberately."""
+
+
+class ParseError(SymbolicAttnError, ValueError):
+    """Text that is not a valid exact expression or matrix."""
+
+
+class InputLimitError(ParseError):
+    """Input that is well formed but too large to accept (length, digits, depth...)."""
+
+
+class FloatInputError(SymbolicAttnError, TypeError):
+    """A binary float where an exact value is required."""
+
+
+class ShapeError(SymbolicAttnError, ValueError):
+    """Operands whose shapes break the attention shape contract."""
+
+
+class MaskError(SymbolicAttnError, ValueError):
+    """A mask that is malformed, of the wrong shape, or of an unknown kind."""
+
+
+class EmptyRowError(MaskError):
+    """A query row in which the mask allows no key, under the default policy."""
+
+
+class UndecidedError(SymbolicAttnError, ValueError):
+    """A comparison that could be neither proved nor refuted (never treated as a pass)."""
+
+
+class ProofError(SymbolicAttnError, ValueError):
+    """A derivation step that failed verification."""
+
+
+class ExerciseError(SymbolicAttnError, ValueError):
+    """An exercise file that cannot be read or is invalid."""

@@ -1,0 +1,279 @@
+"""Certified decimals: rigorous interval bounds, raised in precision until the answer is sure.
+
+A decimal shown by symbolic_attn is never "what floating point happened to print".  Each
+exact value is enclosed in an interval by python-flint's ``arb`` ball arithmetic (every
+operation rounds outward, so the true value is always inside), and a digit is printed only
+when *every* point of the interval rounds to it.  If the interval is too wide, the
+precision is doubled and the value recomputed.  A value that sits exactly on a rounding
+boundary can only be rational; rationals are rounded exactly, with integer arithmetic.
+
+Rounding is half away from zero (0.0625 to three places is 0.063).
+
+>>> import sympy
+>>> decimal_string(sympy.Rational(1, 6), 3)
+'0.167'
+>>> decimal_string(sympy.sqrt(2) / 2, 30, significant=True)
+'0.707106781186547524400844362105'
+>>> decimal_string(sympy.exp(1) - sympy.E, 3)
+'0.000'
+>>> within(sympy.Rational(1, 8), Fraction(13, 100), Fraction(1, 200))  # halfway passes
+True
+>>> within(sympy.sqrt(2), Fraction(1414, 1000), Fraction(1, 2000))
+True
+>>> within(sympy.sqrt(2), Fraction(1415, 1000), Fraction(1, 2000))
+False
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+from fractions import Fraction
+
+import flint
+import sympy
+
+from symbolic_attn.errors import UndecidedError
+
+__all__ = [
+    "to_arb",
+    "rational_decimal",
+    "certified_decimal",
+    "decimal_string",
+    "within",
+    "working_precision",
+    "START_PRECISION",
+    "MAX_PRECISION",
+]
+
+#: Bits of working precision for the first attempt, and the most we try before giving up
+#: (then an exact proof is attempted; if that fails too, the answer is "undecided").
+START_PRECISION = 128
+MAX_PRECISION = 8192
+
+
+@contextmanager
+def working_precision(bits: int):
+    """Set arb's (global) working precision for the duration of a ``with`` block."""
+    saved = flint.ctx.prec
+    flint.ctx.prec = bits
+    try:
+        yield
+    finally:
+        flint.ctx.prec = saved
+
+
+def to_arb(expr) -> flint.arb:
+    """An ``arb`` ball guaranteed to contain the exact real value of ``expr``.
+
+    Call it inside :func:`working_precision`.  Raises :class:`UndecidedError` for values
+    with free symbols or that are not real numbers.
+    """
+    if isinstance(expr, (int, Fraction)):
+        return flint.arb(flint.fmpq(Fraction(expr).numerator, Fraction(expr).denominator))
+    if expr.is_Rational:
+        return flint.arb(flint.fmpq(int(expr.p), int(expr.q)))
+    if expr.free_symbols:
+        raise UndecidedError(f"{expr} has free symbols {sorted(map(str, expr.free_symbols))}; it has no decimal value")
+    value = _arb_of(expr)
+    if not value.is_finite():
+        raise UndecidedError(f"{expr} is not a finite real number")
+    return value
+
+
+def _arb_of(expr) -> flint.arb:
+    if expr.is_Rational:
+        return flint.arb(flint.fmpq(int(expr.p), int(expr.q)))
+    if expr is sympy.pi:
+        return flint.arb.pi()
+    if expr is sympy.E:
+        return flint.arb(1).exp()
+    if expr.is_Add:
+        total = flint.arb(0)
+        for term in expr.args:
+            total += _arb_of(term)
+        return total
+    if expr.is_Mul:
+        product = flint.arb(1)
+        for factor in expr.args:
+            product *= _arb_of(factor)
+        return product
+    if expr.is_Pow:
+        base, exponent = expr.args
+        if exponent.is_Integer:
+            return _arb_of(base) ** int(exponent)
+        if exponent.is_Rational:
+            return _arb_of(base) ** flint.fmpq(int(exponent.p), int(exponent.q))
+        return _arb_of(base) ** _arb_of(exponent)
+    if isinstance(expr, sympy.exp):
+        return _arb_of(expr.args[0]).exp()
+    if isinstance(expr, sympy.log) and len(expr.args) == 1:
+        return _arb_of(expr.args[0]).log()
+    if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan)):
+        return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
+    raise UndecidedError(f"no certified evaluation for {type(expr).__name__} in {expr}")
+
+
+def _ball_bounds(ball: flint.arb) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The ball's exact lower and upper endpoints, each as an integer pair (num, den)."""
+
+    def exact(endpoint: flint.arb) -> tuple[int, int]:
+        mantissa, exponent = endpoint.man_exp()
+        mantissa, exponent = int(mantissa), int(exponent)
+        return (mantissa << exponent, 1) if exponent >= 0 else (mantissa, 1 << -exponent)
+
+    # lower() and upper() round outward to the working precision, so they are always
+    # valid bounds; a generous precision keeps them as tight as the ball itself.
+    with working_precision(4 * MAX_PRECISION):
+        return exact(ball.lower()), exact(ball.upper())
+
+
+# Rounding works on exact fractions given as integer pairs (num, den > 0): plain integer
+# arithmetic, because this runs for every displayed entry.
+
+
+def _round_half_away(num: int, den: int, places: int) -> int:
+    """round(num/den * 10**places), ties away from zero."""
+    if places >= 0:
+        num *= 10**places
+    else:
+        den *= 10**-places
+    magnitude = (2 * abs(num) + den) // (2 * den)
+    return magnitude if num >= 0 else -magnitude
+
+
+def _decimal_exponent(num: int, den: int) -> int:
+    """floor(log10(|num/den|)) for a nonzero fraction, computed exactly."""
+    num = abs(num)
+    guess = len(str(num)) - len(str(den))
+    # num/den lies in [10**(guess-1), 10**(guess+1)): one comparison settles it.
+    if guess >= 0:
+        return guess if num >= den * 10**guess else guess - 1
+    return guess if num * 10**-guess >= den else guess - 1
+
+
+def _format(integer: int, places: int) -> str:
+    """``integer / 10**places`` written as a decimal (places may be negative)."""
+    sign = "-" if integer < 0 else ""  # a value that rounds to zero prints without a sign
+    digits = str(abs(integer))
+    if places <= 0:
+        return sign + digits + "0" * -places
+    digits = digits.rjust(places + 1, "0")
+    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+
+
+def _scientific(integer: int, significant: int, exponent: int) -> str:
+    sign = "-" if integer < 0 else ""
+    digits = str(abs(integer))
+    mantissa = digits[0] + ("." + digits[1:] if significant > 1 else "")
+    return f"{sign}{mantissa}e{exponent:+d}"
+
+
+def rational_decimal(value: Fraction, digits: int, significant: bool = False) -> str:
+    """Round an exact rational: ``digits`` places after the point, or significant digits.
+
+    >>> rational_decimal(Fraction(1, 16), 3), rational_decimal(Fraction(-2, 3), 4, True)
+    ('0.063', '-0.6667')
+    """
+    exact = (value.numerator, value.denominator)
+    return _round_interval(exact, exact, digits, significant)
+
+
+def _round_interval(low, high, digits: int, significant: bool) -> str | None:
+    """The rounding shared by every point of [low, high], or None if they disagree.
+
+    Rounding half away from zero is a monotone function, so when both endpoints round to
+    the same number, so does every point between them, the exact value included.
+    """
+    if not significant:
+        first = _round_half_away(*low, digits)
+        if first != _round_half_away(*high, digits):
+            return None
+        return _format(first, digits)
+    if low[0] == 0 and high[0] == 0:
+        return "0"
+    if (low[0] <= 0 <= high[0]) or (low[0] < 0) != (high[0] < 0):
+        return None
+    exponent = _decimal_exponent(*low)
+    if _decimal_exponent(*high) != exponent:
+        return None
+    places = digits - 1 - exponent
+    first = _round_half_away(*low, places)
+    if first != _round_half_away(*high, places):
+        return None
+    if abs(first) == 10**digits:  # 9.995 -> 10.0: one more digit before the point
+        first //= 10
+        places -= 1
+        exponent += 1
+    if -5 <= exponent < 30:
+        return _format(first, places)
+    return _scientific(first, digits, exponent)
+
+
+def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -> str | None:
+    """The certified rounding of every point in ``ball``, or None if the ball is too wide."""
+    if not ball.is_finite():
+        return None
+    low, high = _ball_bounds(ball)
+    return _round_interval(low, high, digits, significant)
+
+
+def decimal_string(expr, digits: int, significant: bool = False) -> str:
+    """The correctly rounded decimal of an exact real value, certified.
+
+    Raises :class:`UndecidedError` for symbolic values, or if no precision up to
+    :data:`MAX_PRECISION` separates the value from a rounding boundary and it cannot be
+    proved to be the rational it seems to be.
+    """
+    expr = sympy.sympify(expr) if isinstance(expr, int) else expr
+    if expr.is_Rational:
+        return rational_decimal(Fraction(int(expr.p), int(expr.q)), digits, significant)
+    bits = START_PRECISION
+    while bits <= MAX_PRECISION:
+        with working_precision(bits):
+            text = certified_decimal(to_arb(expr), digits, significant)
+        if text is not None:
+            return text
+        bits *= 2
+    # Irrational values are never on a boundary; a value that stays on one may be an exact
+    # rational (such as 0) in disguise.  Only a proof may say so.
+    exact = _proved_rational(expr)
+    if exact is not None:
+        return rational_decimal(exact, digits, significant)
+    raise UndecidedError(f"cannot certify {digits} digits of {expr}: it stays on a rounding boundary")
+
+
+def within(expr, center: Fraction, radius: Fraction) -> bool:
+    """Certified ``|expr - center| <= radius`` (the boundary counts as inside).
+
+    The answer comes from intervals of rising precision; when the distance sits on the
+    boundary (possible only if it is rational), it is decided exactly.
+    """
+    if expr.is_Rational:
+        return abs(Fraction(int(expr.p), int(expr.q)) - center) <= radius
+    bits = START_PRECISION
+    while bits <= MAX_PRECISION:
+        with working_precision(bits):
+            distance = abs(to_arb(expr) - to_arb(center))
+            bound = to_arb(radius)
+            if distance < bound:
+                return True
+            if distance > bound:
+                return False
+        bits *= 2
+    exact = _proved_rational(expr)
+    if exact is not None:
+        return abs(exact - center) <= radius
+    raise UndecidedError(f"cannot decide whether |{expr} - {center}| <= {radius}")
+
+
+def _proved_rational(expr) -> Fraction | None:
+    """The rational ``expr`` equals, when simplification proves it; otherwise None.
+
+    Reached only when intervals of :data:`MAX_PRECISION` bits cannot separate ``expr`` from
+    a rational boundary, which in practice means ``expr`` is that rational in disguise.
+    """
+    simplified = sympy.simplify(expr)
+    if simplified.is_Rational:
+        return Fraction(int(simplified.p), int(simplified.q))
+    return None

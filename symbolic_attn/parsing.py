@@ -1,0 +1,350 @@
+r"""Safe parser: text -> exact SymPy values, without ever evaluating the text as code.
+
+Students' files and command-line arguments are data.  SymPy's ``sympify`` and
+``parse_expr`` call Python's ``eval`` (a restricted namespace is no sandbox), so this
+module parses with :mod:`ast` and walks the tree through an allow-list: only number
+literals, the operators ``+ - * / ^ ** @``, parentheses, list brackets, the functions
+``sqrt exp ln log`` and the constants ``e pi`` (plus names the caller binds) are known.
+Anything else -- attribute access, calls of unknown names, subscripts, lambdas,
+comprehensions -- is a :class:`ParseError` naming the offending piece.
+
+Size limits are checked *before* anything is built, so hostile input such as
+``9**9**9**9``, ``1e100000000`` or a million-digit number fails at once.
+
+Decimals are exact: ``"0.43"`` is ``43/100`` and ``"1e-3"`` is ``1/1000``.
+``^`` means power, as in hand-written maths.
+
+>>> parse_expression("0.43")
+43/100
+>>> parse_expression("2^3 + 1/3")
+25/3
+>>> parse_expression("ln(2) + sqrt(8)")
+log(2) + 2*sqrt(2)
+>>> parse_matrix("[[1, 0], [1/2, 1e-3]]")
+Matrix([
+[  1,      0],
+[1/2, 1/1000]])
+>>> parse_expression("__import__('os')")
+Traceback (most recent call last):
+...
+symbolic_attn.errors.ParseError: unknown function '__import__' at column 1 in "__import__('os')"
+"""
+
+import ast
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping
+
+import sympy
+
+from symbolic_attn.errors import InputLimitError, ParseError
+
+__all__ = ["Limits", "DEFAULT_LIMITS", "parse_expression", "parse_matrix", "exact_decimal"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what the parser accepts; all checked before building anything."""
+
+    max_text_length: int = 200_000
+    max_depth: int = 32  # brackets and parentheses nested
+    max_tree_depth: int = 200  # operations nested, brackets or not
+    max_digits: int = 400  # digits in one number literal
+    max_decimal_exponent: int = 400  # |e| in 1e-3 style literals
+    max_power_exponent: int = 1_000  # |p| and q in x**(p/q)
+    max_result_bits: int = 20_000  # size of an exact rational built by a power
+    max_rows: int = 1_024
+    max_cols: int = 1_024
+    max_entries: int = 65_536
+
+
+DEFAULT_LIMITS = Limits()
+
+_FUNCTIONS = {
+    "sqrt": (1, 1, sympy.sqrt),
+    "exp": (1, 1, sympy.exp),
+    "ln": (1, 1, sympy.log),
+    "log": (1, 2, sympy.log),  # natural log; log(x, b) is the base-b logarithm
+}
+_CONSTANTS = {"e": sympy.E, "E": sympy.E, "pi": sympy.pi}
+_DIGIT_RUN = re.compile(r"\d+")
+_EXPONENT = re.compile(r"(?<![A-Za-z_])\d*\.?\d+[eE]([+-]?\d+)")
+_NUMBER_TEXT = re.compile(r"^(\d+)?(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
+
+
+def exact_decimal(literal: str) -> sympy.Rational:
+    """The exact rational written by a decimal literal such as ``0.43`` or ``1e-3``.
+
+    >>> exact_decimal("0.140"), exact_decimal("2.5e2")
+    (7/50, 250)
+    """
+    match = _NUMBER_TEXT.match(literal)
+    if not match or not (match.group(1) or match.group(2)):
+        raise ParseError(f"not a number: {literal!r}")
+    whole, fraction, exponent = match.group(1) or "", match.group(2) or "", match.group(3)
+    value = Fraction(int(whole + fraction or "0"), 10 ** len(fraction))
+    if exponent is not None:
+        value *= Fraction(10) ** int(exponent)
+    return sympy.Rational(value.numerator, value.denominator)
+
+
+def parse_expression(text: str, names: Mapping[str, object] | None = None, *, limits: Limits = DEFAULT_LIMITS):
+    """Parse one exact expression (a scalar, or a matrix when ``names`` holds matrices).
+
+    ``names`` binds extra identifiers (for exercise files: ``Q = "X @ W_Q"``); with
+    matrices bound, ``@`` is the matrix product and ``.T`` the transpose.
+
+    >>> import sympy
+    >>> parse_expression("X.T @ X", {"X": sympy.Matrix([[1, 2]])})
+    Matrix([
+    [1, 2],
+    [2, 4]])
+    """
+    tree = _parse_tree(text, limits)
+    return _Evaluator(text, names or {}, limits).visit(tree.body)
+
+
+def parse_matrix(text: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.ImmutableMatrix:
+    """Parse a matrix written as nested lists, ``[[1, 0], [0, 1]]``.
+
+    A flat list ``[1, 2, 3]`` is one row (a 1x3 matrix); rows must have equal length.
+    """
+    tree = _parse_tree(text, limits)
+    body = tree.body
+    if not isinstance(body, ast.List):
+        raise ParseError(f"expected a matrix written as nested lists like [[1, 0], [0, 1]], got {_snippet(text)}")
+    evaluator = _Evaluator(text, {}, limits)
+    row_nodes = body.elts if body.elts and isinstance(body.elts[0], ast.List) else [body]
+    if not row_nodes or not row_nodes[0].elts:
+        raise ParseError(f"empty matrix in {_snippet(text)}")
+    width = len(row_nodes[0].elts)
+    if len(row_nodes) > limits.max_rows or width > limits.max_cols or len(row_nodes) * width > limits.max_entries:
+        raise InputLimitError(
+            f"matrix of {len(row_nodes)}x{width} entries exceeds the limit "
+            f"({limits.max_rows}x{limits.max_cols}, {limits.max_entries} entries)"
+        )
+    rows = []
+    for number, row in enumerate(row_nodes, start=1):
+        if not isinstance(row, ast.List):
+            raise ParseError(f"row {number} is not a list in {_snippet(text)}")
+        if len(row.elts) != width:
+            raise ParseError(f"row {number} has {len(row.elts)} entries, row 1 has {width}, in {_snippet(text)}")
+        rows.append([evaluator.scalar(entry) for entry in row.elts])
+    return sympy.ImmutableMatrix(rows)
+
+
+def _snippet(text: str, width: int = 60) -> str:
+    shown = text if len(text) <= width else text[: width - 3] + "..."
+    return '"' + shown.replace('"', '\\"') + '"'
+
+
+def _parse_tree(text: str, limits: Limits) -> ast.Expression:
+    """Cheap textual limits first, then Python's parser (which only builds a tree)."""
+    if not isinstance(text, str):
+        raise ParseError(f"expected text, got {type(text).__name__}")
+    if len(text) > limits.max_text_length:
+        raise InputLimitError(f"text of {len(text)} characters exceeds the limit of {limits.max_text_length}")
+    if not text.strip():
+        raise ParseError("empty expression")
+    depth = deepest = 0
+    for char in text:
+        if char in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")]}":
+            depth -= 1
+    if deepest > limits.max_depth:
+        raise InputLimitError(f"brackets nested {deepest} deep exceed the limit of {limits.max_depth}")
+    for run in _DIGIT_RUN.finditer(text):
+        if len(run.group()) > limits.max_digits:
+            raise InputLimitError(
+                f"a number with {len(run.group())} digits at column {run.start() + 1} exceeds the limit of {limits.max_digits}"
+            )
+    for match in _EXPONENT.finditer(text):
+        if abs(int(match.group(1))) > limits.max_decimal_exponent:
+            raise InputLimitError(
+                f"decimal exponent {match.group(1)} at column {match.start() + 1} exceeds the limit of "
+                f"{limits.max_decimal_exponent}"
+            )
+    try:
+        tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
+    except SyntaxError as error:
+        column = f" at column {error.offset}" if error.offset else ""
+        raise ParseError(f"malformed expression{column} in {_snippet(text)}") from None
+    except (MemoryError, RecursionError, ValueError):
+        raise InputLimitError(f"expression too complex to parse: {_snippet(text)}") from None
+    # Operators nest without brackets too ("1+1+...+1", "- - - 1"): bound the tree's
+    # depth with an explicit stack, before the recursive evaluator sees it.
+    stack = [(tree.body, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limits.max_tree_depth:
+            raise InputLimitError(f"expression nested more than {limits.max_tree_depth} operations deep: {_snippet(text)}")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return tree
+
+
+class _Evaluator:
+    """Walks an allow-listed AST and builds exact SymPy values.  Everything else is refused."""
+
+    def __init__(self, text: str, names: Mapping[str, object], limits: Limits):
+        # ``^`` was replaced by ``**``, which shifts columns; report positions in that text.
+        self.text = text.replace("^", "**").strip()
+        self.original = text
+        self.names = dict(names)
+        self.limits = limits
+
+    def fail(self, node: ast.AST, what: str) -> ParseError:
+        column = getattr(node, "col_offset", None)
+        where = f" at column {column + 1}" if column is not None else ""
+        return ParseError(f"{what}{where} in {_snippet(self.original)}")
+
+    def visit(self, node: ast.AST):
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            raise self.fail(node, f"{_describe(node)} is not allowed")
+        return method(node)
+
+    def scalar(self, node: ast.AST):
+        value = self.visit(node)
+        if isinstance(value, sympy.MatrixBase):
+            raise self.fail(node, "a matrix entry must be a number, not a matrix")
+        return value
+
+    def visit_Constant(self, node: ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise self.fail(node, f"{_describe(node)} is not allowed")
+        literal = ast.get_source_segment(self.text, node) or ""
+        # The literal's own text, never Python's float: "0.1" must stay exactly 1/10.
+        return exact_decimal(literal.replace("_", "")) if not isinstance(node.value, int) or "_" in literal else sympy.Integer(node.value)
+
+    def visit_Name(self, node: ast.Name):
+        if node.id in self.names:
+            return self.names[node.id]
+        if node.id in _CONSTANTS:
+            return _CONSTANTS[node.id]
+        if node.id in _FUNCTIONS:
+            raise self.fail(node, f"function '{node.id}' needs an argument in parentheses")
+        raise self.fail(node, f"unknown name '{node.id}'")
+
+    def visit_UnaryOp(self, node: ast.UnaryOp):
+        operand = self.visit(node.operand)
+        if isinstance(node.op, ast.USub):
+            return -operand
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        raise self.fail(node, f"operator {type(node.op).__name__} is not allowed")
+
+    def visit_BinOp(self, node: ast.BinOp):
+        left, right = self.visit(node.left), self.visit(node.right)
+        op = node.op
+        try:
+            if isinstance(op, ast.Add):
+                return left + right
+            if isinstance(op, ast.Sub):
+                return left - right
+            if isinstance(op, ast.Mult):
+                return self._multiply(node, left, right)
+            if isinstance(op, ast.Div):
+                return self._divide(node, left, right)
+            if isinstance(op, ast.Pow):
+                return self._power(node, left, right)
+            if isinstance(op, ast.MatMult):
+                if not (isinstance(left, sympy.MatrixBase) and isinstance(right, sympy.MatrixBase)):
+                    raise self.fail(node, "'@' needs a matrix on both sides")
+                return left @ right
+        except (sympy.ShapeError, TypeError) as error:
+            raise self.fail(node, f"incompatible operands ({_one_line(error)})") from None
+        raise self.fail(node, f"operator {type(op).__name__} is not allowed")
+
+    def _multiply(self, node, left, right):
+        if isinstance(left, sympy.MatrixBase) and isinstance(right, sympy.MatrixBase):
+            raise self.fail(node, "use '@' for a matrix product ('*' is for scalar multiples)")
+        return left * right
+
+    def _divide(self, node, left, right):
+        if isinstance(right, sympy.MatrixBase):
+            raise self.fail(node, "cannot divide by a matrix")
+        if right == 0:
+            raise self.fail(node, "division by zero")
+        return left / right
+
+    def _power(self, node, base, exponent):
+        if isinstance(base, sympy.MatrixBase) or isinstance(exponent, sympy.MatrixBase):
+            raise self.fail(node, "powers of matrices are not supported")
+        if base == 0 and exponent.is_negative:
+            raise self.fail(node, "division by zero (0 to a negative power)")
+        if exponent.is_Rational:
+            p, q = abs(exponent.p), exponent.q
+            if p > self.limits.max_power_exponent or q > self.limits.max_power_exponent:
+                raise InputLimitError(
+                    f"exponent {exponent} at column {node.col_offset + 1} exceeds the limit of "
+                    f"{self.limits.max_power_exponent}"
+                )
+            if base.is_Rational:
+                bits = max(abs(base.p).bit_length(), base.q.bit_length()) * p
+                if bits > self.limits.max_result_bits:
+                    raise InputLimitError(
+                        f"power at column {node.col_offset + 1} would have about {bits} bits, over the limit of "
+                        f"{self.limits.max_result_bits}"
+                    )
+        elif exponent.is_number and exponent.is_Float:
+            raise self.fail(node, "inexact exponent")
+        return sympy.Pow(base, exponent)
+
+    def visit_Call(self, node: ast.Call):
+        if not isinstance(node.func, ast.Name):
+            raise self.fail(node, "only the functions sqrt, exp, ln, log may be called")
+        name = node.func.id
+        if name not in _FUNCTIONS:
+            raise self.fail(node, f"unknown function '{name}'")
+        if node.keywords:
+            raise self.fail(node, f"'{name}' takes no keyword arguments")
+        low, high, function = _FUNCTIONS[name]
+        if not low <= len(node.args) <= high:
+            raise self.fail(node, f"'{name}' takes {low if low == high else f'{low} or {high}'} argument(s)")
+        args = [self.scalar(arg) for arg in node.args]
+        if name in ("ln", "log") and args[0].is_number and not args[0].is_positive:
+            raise self.fail(node, f"{name} of a non-positive number ({args[0]})")
+        if name == "sqrt" and args[0].is_number and args[0].is_negative:
+            raise self.fail(node, f"sqrt of a negative number ({args[0]})")
+        return function(*args)
+
+    def visit_Attribute(self, node: ast.Attribute):
+        # The one attribute in the language: the transpose of a bound matrix, ``X.T``.
+        if node.attr != "T":
+            raise self.fail(node, f"attribute '.{node.attr}' is not allowed (only '.T', the transpose)")
+        value = self.visit(node.value)
+        if not isinstance(value, sympy.MatrixBase):
+            raise self.fail(node, "'.T' needs a matrix")
+        return value.T
+
+    def visit_List(self, node: ast.List):
+        raise self.fail(node, "a list is only allowed as a whole matrix")
+
+
+def _describe(node: ast.AST) -> str:
+    if isinstance(node, ast.Constant):
+        return f"literal {node.value!r}"[:60]
+    return {
+        "Subscript": "indexing",
+        "Lambda": "lambda",
+        "Compare": "comparison",
+        "BoolOp": "boolean operator",
+        "IfExp": "conditional expression",
+        "Tuple": "tuple",
+        "Dict": "dict",
+        "Set": "set",
+        "ListComp": "comprehension",
+        "GeneratorExp": "generator",
+        "JoinedStr": "f-string",
+        "Starred": "star expression",
+        "NamedExpr": "assignment",
+        "Await": "await",
+        "Yield": "yield",
+    }.get(type(node).__name__, type(node).__name__)
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
