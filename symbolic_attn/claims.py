@@ -332,7 +332,9 @@ def rule_text(element: Element, rule: Rule | None = None) -> str:
     if rule is not None:
         return rule.describe()
     if element.kind == "decimal":
-        return f"{element.decimals} decimals" if element.decimals is not None else f"within {element.half_unit}"
+        if element.decimals is not None:
+            return f"{element.decimals} decimal{'' if element.decimals == 1 else 's'}"
+        return f"within {element.half_unit}"
     return "exact"
 
 

@@ -153,10 +153,10 @@ class _Reader:
 
     # -- typed access -----------------------------------------------------------
 
-    def check_value(self, key: str, value, depth: int = 0):
+    def check_value(self, key: str, value, depth: int = 0, tables: int = 0):
         """Refuse floats, huge integers, long strings and deep arrays anywhere in a value."""
-        if depth > 3:
-            raise self.fail(key, "nested deeper than a matrix")
+        if depth > 2 or tables > 4:
+            raise self.fail(key, "nested deeper than a matrix" if depth > 2 else "tables nested too deeply")
         if isinstance(value, _TomlFloat):
             raise self.fail(key, f'TOML float {value} loses its written precision; write it as a string: "{value}"')
         if isinstance(value, bool):
@@ -169,10 +169,10 @@ class _Reader:
             if len(value) > LIMITS["dimension"]:
                 raise self.fail(key, f"{len(value)} entries exceed the limit of {LIMITS['dimension']} per dimension")
             for index, item in enumerate(value):
-                self.check_value(f"{key}[{index}]", item, depth + 1)
+                self.check_value(f"{key}[{index}]", item, depth + 1, tables)
         if isinstance(value, dict):
             for name, item in value.items():
-                self.check_value(f"{key}.{name}", item, depth + 1)
+                self.check_value(f"{key}.{name}", item, depth, tables + 1)
 
     def typed(self, table: dict, key: str, prefix: str, kinds, required: bool = False):
         where = f"{prefix}{key}"
@@ -341,6 +341,9 @@ class _Reader:
             mask = Mask.keep(grid) if kind == "keep" else Mask.block(grid)
         except SymbolicAttnError as error:
             raise self.wrap(where, error) from None
+        empty = mask.empty_rows()
+        if empty:  # no key to normalize over: refuse here, with the key, not deep in softmax
+            raise self.fail(where, f"row {empty[0] + 1} allows no key: there is no distribution to normalize")
         return mask, kind
 
     def claim(self, index: int, entry, exercise: Exercise) -> Claim:
