@@ -103,7 +103,7 @@ def _row_parts(scores, allowed, row_number, options, exp, add, zero, one, nan):
         if options.on_empty_row == "error":
             raise EmptyRowError(
                 f"row {row_number + 1} allows no key: there is no distribution to normalize "
-                "(choose on_empty_row='zeros', 'uniform' or 'nan' to copy a library's behaviour)"
+                "(the empty-row policies zeros, uniform and nan copy real libraries' behaviour)"
             )
         if options.on_empty_row == "zeros":
             return [zero] * m, one

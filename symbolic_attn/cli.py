@@ -58,6 +58,10 @@ def main(argv=None) -> int:
     except RecursionError:
         print(f"{PROG}: error: input nested too deeply", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) stopped early: not an error of ours.
+        sys.stderr.close()
+        return 0
 
 
 def _one_line(text: str) -> str:

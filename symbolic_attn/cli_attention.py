@@ -1,0 +1,117 @@
+"""``symbolic-attn attention``: check a hand calculation, stage by stage.
+
+Example::
+
+    symbolic-attn attention --q "[[1,0],[0,1],[1,1]]" --k "[[1,0],[0,1],[1,1]]" \\
+        --v "[[2,0],[0,2],[2,2]]" --mask causal
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from symbolic_attn.attention import attention, attention_from_scores
+from symbolic_attn.display import json_report, latex_report, text_report
+from symbolic_attn.errors import MaskError, ParseError
+from symbolic_attn.exact import to_matrix
+from symbolic_attn.masks import EMPTY_ROW_POLICIES, Mask
+
+__all__ = ["add_parser", "parse_mask_spec"]
+
+MAX_DIGITS = 100
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "attention",
+        help="compute attention exactly, every stage with decimals beside it",
+        description=(
+            "Exact scaled dot-product attention softmax(Q K^T * scale) V. Matrices are nested lists "
+            'such as "[[1,0],[0,1]]"; entries may be integers, decimals (0.43 is exactly 43/100), '
+            "fractions, sqrt(), exp(), ln(), e, pi."
+        ),
+    )
+    parser.add_argument("--q", metavar="MATRIX", help="queries Q (n x d_k)")
+    parser.add_argument("--k", metavar="MATRIX", help="keys K (m x d_k)")
+    parser.add_argument("--v", metavar="MATRIX", required=True, help="values V (m x d_v)")
+    parser.add_argument("--scores", metavar="MATRIX", help="given scores (n x m), already scaled, instead of --q/--k")
+    parser.add_argument(
+        "--mask",
+        default="none",
+        metavar="SPEC",
+        help="none | causal | keep:MATRIX (1 = may attend) | block:MATRIX (1 = blocked) | padding:VALID (default: none)",
+    )
+    parser.add_argument(
+        "--scale",
+        default=None,
+        metavar="SCALE",
+        help="default (1/sqrt(d_k)) | none | an exact expression such as 1/2 (default: 1/sqrt(d_k), or none with --scores)",
+    )
+    parser.add_argument(
+        "--empty-row",
+        default="error",
+        choices=sorted(EMPTY_ROW_POLICIES),
+        help="what a row with no allowed key does (default: error)",
+    )
+    parser.add_argument("--digits", type=int, default=3, metavar="N", help="decimal places shown (default 3)")
+    parser.add_argument("--format", choices=("text", "latex", "json"), default="text", help="output format (default text)")
+    parser.set_defaults(handler=run)
+
+
+def parse_mask_spec(spec: str, n: int, m: int) -> Mask:
+    """A mask from its command-line spelling.
+
+    >>> parse_mask_spec("keep:[[1,0],[1,1]]", 2, 2)
+    Mask.keep([[1, 0], [1, 1]])
+    >>> parse_mask_spec("upper", 2, 2)
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.MaskError: --mask: unknown mask 'upper': expected none, causal, keep:MATRIX, block:MATRIX or padding:VALID
+    """
+    kind, _, argument = spec.partition(":")
+    kind = kind.strip()
+    if kind == "none" and not argument:
+        return Mask.full(n, m)
+    if kind == "causal" and not argument:
+        return Mask.causal(n, m)
+    if kind in ("keep", "block") and argument:
+        grid = to_matrix(argument, name=f"--mask {kind}")
+        mask = Mask.keep(grid.tolist()) if kind == "keep" else Mask.block(grid.tolist())
+        if mask.shape != (n, m):
+            raise MaskError(f"--mask {kind}: the grid is {mask.shape[0]}x{mask.shape[1]}, the scores are {n}x{m}")
+        return mask
+    if kind == "padding" and argument:
+        if not argument.strip().isdigit():
+            raise MaskError(f"--mask padding: expected a whole number of valid keys, got {argument!r}")
+        return Mask.padding(n, m, int(argument))
+    raise MaskError(
+        f"--mask: unknown mask {spec[:40]!r}: expected none, causal, keep:MATRIX, block:MATRIX or padding:VALID"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 <= args.digits <= MAX_DIGITS:
+        raise ParseError(f"--digits must be between 0 and {MAX_DIGITS}, got {args.digits}")
+    options = {"on_empty_row": args.empty_row}
+    value = to_matrix(args.v, name="--v")
+    if args.scores is not None:
+        if args.q is not None or args.k is not None:
+            raise ParseError("give either --scores or --q and --k, not both")
+        scores = to_matrix(args.scores, name="--scores")
+        if args.scale == "default":
+            raise ParseError("--scale default needs d_k, which --scores does not have: use --scale none or an expression")
+        mask = parse_mask_spec(args.mask, scores.rows, scores.cols)
+        result = attention_from_scores(scores, value, mask=mask, scale=args.scale or "none", **options)
+    else:
+        if args.q is None or args.k is None:
+            raise ParseError("give --q and --k (or --scores)")
+        query, key = to_matrix(args.q, name="--q"), to_matrix(args.k, name="--k")
+        mask = parse_mask_spec(args.mask, query.rows, key.rows)
+        result = attention(query, key, value, mask=mask, scale=args.scale or "default", **options)
+    if args.format == "json":
+        print(json_report(result))
+    elif args.format == "latex":
+        print(latex_report(result, args.digits))
+    else:
+        print(text_report(result, args.digits))
+    return 0

@@ -1,0 +1,94 @@
+"""``symbolic-attn attention``: stages on stdout; bad input is one line on stderr, exit 2."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from symbolic_attn.cli import main
+
+BY_HAND = ["--q", "[[1,0],[0,1],[1,1]]", "--k", "[[1,0],[0,1],[1,1]]", "--v", "[[2,0],[0,2],[2,2]]"]
+
+
+def run(capsys, *argv):
+    code = main(["attention", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_shows_every_stage_exact_beside_decimals(capsys):
+    code, out, err = run(capsys, *BY_HAND, "--mask", "causal")
+    assert code == 0 and err == ""
+    assert "scale sqrt(2)/2 (1/sqrt(d_k)); mask causal" in out
+    assert "  [ 0.330  0.670  0.000 ]" in out
+    assert "A[2,1] = 1/(1 + exp(sqrt(2)/2))  ≈ 0.330" in out
+    assert "Z[1,1] = 2" in out
+
+
+def test_json_schema(capsys):
+    code, out, _ = run(capsys, "--scores", "[[0, ln(2), ln(3)]]", "--v", "[[1,0],[0,2],[3,1]]", "--format", "json")
+    data = json.loads(out)
+    assert data["shape"] == {"n": 1, "m": 3, "d_k": None, "d_v": 2}
+    assert data["weights"]["exact"] == [["1/6", "1/3", "1/2"]]
+    assert data["output"]["exact"] == [["5/3", "7/6"]]
+    assert data["weights"]["decimal"][0][0] == "0.166666666666666666666666666667"
+    assert data["scores"]["decimal"][0][1] == "0.693147180559945309417232121458"
+    assert data["weights"]["latex"] == r"\begin{bmatrix}\frac{1}{6} & \frac{1}{3} & \frac{1}{2}\end{bmatrix}"
+    for stage in ("scores", "scaled", "weights", "output"):
+        assert set(data[stage]) == {"exact", "latex", "decimal"}
+
+
+def test_latex_is_one_align_block(capsys):
+    code, out, _ = run(capsys, *BY_HAND, "--format", "latex", "--digits", "2")
+    assert out.startswith(r"\begin{align*}") and out.rstrip().endswith(r"\end{align*}")
+    assert r"\approx \begin{bmatrix}0.40 & 0.20 & 0.40" in out
+
+
+def test_masks_and_scales(capsys):
+    code, out, _ = run(capsys, *BY_HAND, "--mask", "block:[[0,1,1],[0,0,1],[0,0,0]]", "--scale", "none")
+    assert code == 0 and "mask causal" in out and "scale 1 (none)" in out
+    code, out, _ = run(capsys, *BY_HAND, "--mask", "keep:[[1,0,0],[1,1,0],[1,1,1]]", "--scale", "1/2")
+    assert code == 0 and "mask causal" in out and "scale 1/2" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--q", "[[1,0]]", "--k", "[[1,0,1]]", "--v", "[[1]]"], r"Q is 1x2 and K is 1x3: queries and keys must have the same width d_k"),
+        ([*BY_HAND, "--mask", "upper"], r"--mask: unknown mask 'upper'"),
+        ([*BY_HAND, "--mask", "keep:[[1,1],[1,1]]"], r"--mask keep: the grid is 2x2, the scores are 3x3"),
+        ([*BY_HAND, "--mask", "keep:[[0,0,0],[1,0,0],[1,1,1]]"], r"row 1 allows no key"),
+        (["--q", "[[0.1]]", "--k", "[[__import__('os').system('echo pwned')]]", "--v", "[[1]]"], r"only the functions"),
+        (["--q", "[[9**9**9**9]]", "--k", "[[1]]", "--v", "[[1]]"], r"exponent 387420489 at column 6 exceeds the limit"),
+        (["--q", "[[x]]", "--k", "[[1]]", "--v", "[[1]]"], r"unknown name 'x'"),
+        (["--scores", "[[1]]", "--v", "[[1]]", "--scale", "default"], r"--scale default needs d_k"),
+        (["--v", "[[1]]"], r"give --q and --k"),
+        ([*BY_HAND, "--digits", "1000"], r"--digits must be between 0 and 100"),
+    ],
+    ids=["shape", "mask-kind", "mask-shape", "empty-row", "code", "power", "name", "scale", "missing", "digits"],
+)
+def test_bad_input_is_one_line_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("symbolic-attn: error: ")
+    assert re.search(message, err)
+
+
+def test_empty_row_policy_option(capsys):
+    code, out, _ = run(capsys, *BY_HAND, "--mask", "keep:[[0,0,0],[1,0,0],[1,1,1]]", "--empty-row", "zeros")
+    assert code == 0 and "  [ 0.000  0.000  0.000 ]" in out
+
+
+def test_console_entry_point_and_module_run_in_a_real_process():
+    completed = subprocess.run(
+        [sys.executable, "-m", "symbolic_attn", "attention", "--q", "[[1]]", "--k", "[[1]]", "--v", "[[1]]", "--mask", "foo:1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert completed.returncode == 2
+    assert completed.stderr.startswith("symbolic-attn: error: --mask: unknown mask") and "Traceback" not in completed.stderr
+    usage = subprocess.run([sys.executable, "-m", "symbolic_attn", "attention", "--bogus"], capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 2 and usage.stderr.count("\n") == 1

@@ -1,0 +1,71 @@
+"""Certified decimals: every printed digit is proved, including on rounding boundaries."""
+
+from fractions import Fraction
+
+import pytest
+import sympy
+from hypothesis import given
+from hypothesis import strategies as st
+
+from symbolic_attn.errors import UndecidedError
+from symbolic_attn.numeric import decimal_string, rational_decimal, within
+
+R = sympy.Rational
+
+
+@pytest.mark.parametrize(
+    "value, digits, significant, expected",
+    [
+        (R(1, 16), 3, False, "0.063"),  # exactly halfway: away from zero
+        (R(-1, 16), 3, False, "-0.063"),
+        (R(1, 6), 3, False, "0.167"),
+        (R(-1, 10**6), 3, False, "0.000"),  # no "-0.000"
+        (R(9995, 10000), 3, True, "1.00"),  # carry into a new digit
+        (R(1, 3), 30, True, "0.333333333333333333333333333333"),
+        (sympy.Integer(0), 30, True, "0"),
+        (R(1, 10**40), 3, True, "1.00e-40"),
+        (sympy.sqrt(2), 3, False, "1.414"),
+        (sympy.exp(1), 30, True, "2.71828182845904523536028747135"),
+        (sympy.pi * 10**40, 3, True, "3.14e+40"),
+    ],
+    ids=lambda v: str(v)[:20],
+)
+def test_rounding(value, digits, significant, expected):
+    assert decimal_string(value, digits, significant) == expected
+
+
+def test_value_hiding_on_a_boundary_is_proved_rational():
+    # (sqrt2 + 1)(sqrt2 - 1)/16 is 1/16 = 0.0625 exactly, on the 3-place boundary: intervals
+    # can never decide it, so the exact value is proved and then rounded exactly.
+    hidden = (sympy.sqrt(2) + 1) * (sympy.sqrt(2) - 1) / 16
+    assert not hidden.is_Rational
+    assert decimal_string(hidden, 3) == "0.063"
+
+
+def test_within_decides_boundaries_exactly():
+    assert within(R(1, 8), Fraction(13, 100), Fraction(1, 200))  # |0.125-0.13| = 0.005: halfway passes
+    assert not within(R(1, 8) + R(1, 10**30), Fraction(12, 100), Fraction(1, 200))
+    assert within(sympy.sqrt(2), Fraction(1414, 1000), Fraction(1, 2000))
+    assert not within(sympy.sqrt(2), Fraction(1415, 1000), Fraction(1, 2000))
+
+
+def test_symbolic_values_have_no_decimal():
+    with pytest.raises(UndecidedError, match=r"free symbols"):
+        decimal_string(sympy.Symbol("x") + 1, 3)
+
+
+@given(st.fractions(max_denominator=10**9), st.integers(0, 12))
+def test_rational_rounding_matches_integer_arithmetic(value, places):
+    text = rational_decimal(value, places)
+    scaled = value * 10**places
+    nearest = int(abs(scaled) + Fraction(1, 2)) * (1 if scaled >= 0 else -1)
+    assert Fraction(text) == Fraction(nearest, 10**places)
+    assert abs(Fraction(text) - value) <= Fraction(1, 2 * 10**places)
+
+
+@given(st.integers(2, 10**6).filter(lambda k: int(k**0.5) ** 2 != k), st.integers(0, 25))
+def test_irrational_rounding_is_within_half_an_ulp(k, places):
+    text = decimal_string(sympy.sqrt(k), places)
+    # (c - h)^2 < k < (c + h)^2, checked in exact integers.
+    c, h = Fraction(text), Fraction(1, 2 * 10**places)
+    assert (c - h) ** 2 < k < (c + h) ** 2
