@@ -197,6 +197,7 @@ class _Reader:
     def exercise(self, table: dict) -> Exercise:
         self.only_keys(table, _TOP_KEYS, "")
         title = self.typed(table, "title", "", (str,)) or ""
+        self.typed(table, "description", "", (str,))
         symbols = self.symbols(self.typed(table, "symbols", "", (list,)) or [])
         inputs = self.inputs(self.typed(table, "inputs", "", (dict,)) or {}, symbols)
         attention = self.attention(self.typed(table, "attention", "", (dict,), required=True), {**symbols, **inputs})
