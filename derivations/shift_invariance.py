@@ -6,9 +6,10 @@ max-subtracted form that implementations use to avoid overflow.
 """
 
 import sympy
-from sympy import exp, Mul, Pow, Sum
+from sympy import Mul, Sum, exp
 
 from symbolic_attn.attention import softmax
+from symbolic_attn.proof import Frac
 from symbolic_attn.derivation import Assumption, Computed, Derivation, Scope, Step
 from symbolic_attn.result import Case, Check, Result
 
@@ -25,11 +26,6 @@ def _sum(term):
     return Sum(term, (k, 1, n))
 
 
-def _fraction(numerator, denominator):
-    """numerator / denominator, kept unevaluated so that the printed step shows it as written."""
-    return Mul(numerator, Pow(denominator, -1, evaluate=False), evaluate=False)
-
-
 def shift_chain(shift, shifted_latex: str, label: str, title: str) -> Derivation:
     """softmax(s + shift 1)_i = softmax(s)_i, for a shift that does not depend on k."""
     constant = Assumption(
@@ -40,12 +36,12 @@ def shift_chain(shift, shifted_latex: str, label: str, title: str) -> Derivation
         title,
         start,
         [
-            Step(_fraction(exp(s[i] + shift), _sum(exp(s[k] + shift))), "definition of softmax"),
-            Step(_fraction(Mul(exp(shift), exp(s[i]), evaluate=False), _sum(Mul(exp(shift), exp(s[k]), evaluate=False))),
+            Step(Frac(exp(s[i] + shift), _sum(exp(s[k] + shift))), "definition of softmax"),
+            Step(Frac(Mul(exp(shift), exp(s[i]), evaluate=False), _sum(Mul(exp(shift), exp(s[k]), evaluate=False))),
                  "$e^{a+b} = e^a e^b$"),
-            Step(_fraction(Mul(exp(shift), exp(s[i]), evaluate=False), Mul(exp(shift), _sum(exp(s[k])), evaluate=False)),
+            Step(Frac(Mul(exp(shift), exp(s[i]), evaluate=False), Mul(exp(shift), _sum(exp(s[k])), evaluate=False)),
                  "a factor free of $k$ leaves the sum", using=(label,)),
-            Step(_fraction(exp(s[i]), _sum(exp(s[k]))), "cancel the common factor ($e^x \\neq 0$)"),
+            Step(Frac(exp(s[i]), _sum(exp(s[k]))), "cancel the common factor ($e^x \\neq 0$)"),
             Step(Computed(r"\operatorname{softmax}(s)_i", exp(s[i]) / _sum(exp(s[k]))), "definition of softmax"),
         ],
         assumptions=[constant],

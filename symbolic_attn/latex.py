@@ -27,6 +27,9 @@ _TEXT_ESCAPES = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # In the default OT1 font encoding "<" and ">" print as inverted ! and ?.
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
 }
 
 
@@ -49,12 +52,25 @@ def escape_text(text: str) -> str:
 
 
 def prose_latex(text: str) -> str:
-    r"""Prose with inline ``$...$`` math: the math is kept, all other text is escaped.
+    r"""Prose with inline ``$...$`` math and ```code```: math kept, code in ``\texttt``,
+    all other text escaped.
 
     Meant for text written by derivation authors (scripts are code they run anyway);
     an unbalanced ``$`` is escaped rather than opening math mode.
+
+    >>> prose_latex("`zero_score` sets $s_b = 0$")
+    '\\texttt{zero\\_score} sets $s_b = 0$'
     """
     pieces = text.split("$")
     if len(pieces) % 2 == 0:  # odd number of "$": treat the whole text as plain
+        return _text_with_code(text)
+    return "".join(f"${piece}$" if index % 2 else _text_with_code(piece) for index, piece in enumerate(pieces))
+
+
+def _text_with_code(text: str) -> str:
+    pieces = text.split("`")
+    if len(pieces) % 2 == 0:
         return escape_text(text)
-    return "".join(f"${piece}$" if index % 2 else escape_text(piece) for index, piece in enumerate(pieces))
+    return "".join(
+        f"\\texttt{{{escape_text(piece)}}}" if index % 2 else escape_text(piece) for index, piece in enumerate(pieces)
+    )

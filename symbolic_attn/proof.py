@@ -4,6 +4,7 @@ SymPy's ``==`` is structural (``x*(y+1) == x*y + x`` is False) and ``Expr.equals
 fall back to floating-point evaluation, so neither proves anything alone.  Here a step is
 proved by the first strategy of a fixed, documented order that shows the two sides equal:
 
+0. ``notation``     -- display-only wrappers (:class:`Frac`) are unfolded first;
 1. ``structural``   -- the two sides are the same SymPy tree;
 2. ``assumptions``  -- rewrite both sides with the rules of the given assumptions and
    definitions (e.g. ``P^T P -> I``, ``E[q k] -> E[q] E[k]``), then compare structurally;
@@ -13,8 +14,8 @@ proved by the first strategy of a fixed, documented order that shows the two sid
 5. ``cancel``       -- ``cancel(together(lhs - rhs))`` is 0 (rational functions);
 6. ``exp rules``    -- ``exp(a+b) = exp(a) exp(b)``, ``exp(log x) = x`` (expand, powsimp),
    then cancel;
-7. ``sum rules``    -- sums over an index: split, pull out factors free of the index,
-   combine sums with the same limits, then cancel;
+7. ``sum rules``    -- sums over an index: evaluate sums of a constant, split, pull out
+   factors free of the index, combine sums with the same limits, then cancel;
 8. ``simplify``     -- ``simplify(lhs - rhs)`` is 0 (only for small expressions: slow).
 
 If no strategy succeeds the step is **not** proved.  Numbers are then used only to
@@ -46,6 +47,7 @@ from symbolic_attn.errors import ProofError, UndecidedError
 
 __all__ = [
     "Assumption",
+    "Frac",
     "Proof",
     "Disproof",
     "prove_equal",
@@ -103,6 +105,46 @@ class Assumption:
         return expr if self.rewrite is None else self.rewrite(expr)
 
 
+class Frac(sympy.Expr):
+    r"""``num / den`` kept exactly as written, for display (``\frac{num}{den}``).
+
+    SymPy would reorder or cancel ``(a/Z) / (b/Z)`` as soon as it is built; a printed step
+    should show it as written.  Proofs see plain ``num / den``.
+
+    >>> import sympy
+    >>> a, Z = sympy.symbols("a Z", positive=True)
+    >>> sympy.latex(Frac(a / Z, 2 / Z))
+    '\\frac{\\frac{a}{Z}}{\\frac{2}{Z}}'
+    >>> prove_equal(Frac(a / Z, 2 / Z), a / 2).strategy
+    'structural'
+    """
+
+    def __new__(cls, numerator, denominator):
+        return sympy.Expr.__new__(cls, sympy.sympify(numerator), sympy.sympify(denominator))
+
+    def doit(self, **hints):
+        numerator, denominator = self.args
+        if hints.get("deep", True):
+            numerator, denominator = numerator.doit(**hints), denominator.doit(**hints)
+        return numerator / denominator
+
+    def _latex(self, printer, exp=None):
+        text = r"\frac{%s}{%s}" % (printer._print(self.args[0]), printer._print(self.args[1]))
+        return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
+
+    def _sympystr(self, printer):
+        return "(%s)/(%s)" % (printer._print(self.args[0]), printer._print(self.args[1]))
+
+
+def _unfold(expr):
+    """Replace display-only :class:`Frac` by the quotient it stands for."""
+    if isinstance(expr, sympy.MatrixBase):
+        return expr.applyfunc(_unfold)
+    if isinstance(expr, sympy.Basic) and expr.has(Frac):
+        return expr.replace(lambda e: isinstance(e, Frac), lambda e: e.args[0] / e.args[1])
+    return expr
+
+
 @dataclass(frozen=True)
 class Proof:
     """Evidence that ``lhs = rhs``: the strategy that decided it."""
@@ -128,7 +170,7 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = ()) -> Proof:
         UndecidedError: no strategy proved it and nothing refuted it.
     """
     assumptions = tuple(assumptions)
-    lhs, rhs = _sympify(lhs), _sympify(rhs)
+    lhs, rhs = _unfold(_sympify(lhs)), _unfold(_sympify(rhs))
     if lhs == rhs:
         return Proof("structural")
     if assumptions:
@@ -159,7 +201,7 @@ def prove_unequal(lhs, rhs) -> Disproof:
     >>> prove_unequal(sympy.exp(1), 3).approx
     '-0.281718'
     """
-    lhs, rhs = _sympify(lhs), _sympify(rhs)
+    lhs, rhs = _unfold(_sympify(lhs)), _unfold(_sympify(rhs))
     if _is_matrix(lhs) or _is_matrix(rhs):
         if lhs.shape != rhs.shape:
             return Disproof(f"shape {lhs.shape} vs {rhs.shape}", sympy.nan, "shape")
@@ -190,7 +232,7 @@ def prove_positive(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
     >>> prove_positive(1 - sympy.exp(s) / (1 + sympy.exp(s))).strategy
     'positivity'
     """
-    expr = _rewrite(_sympify(expr), tuple(assumptions))
+    expr = _rewrite(_unfold(_sympify(expr)), tuple(assumptions))
     for candidate in (expr, sympy.cancel(sympy.together(expr)), sympy.factor(sympy.together(expr))):
         if candidate.is_positive is True:
             return Proof("positivity")
@@ -260,6 +302,8 @@ def _sum_rules(expr):
 
     if not expr.has(sympy.Sum):
         return expr
+    # Sums with a closed form (a constant summand: sum_{i=1}^{n} 1 = n) are evaluated.
+    expr = expr.replace(lambda e: isinstance(e, sympy.Sum) and not e.function.has(*e.variables), lambda e: e.doit())
     expr = sympy.expand(expr)
     expr = expr.replace(lambda e: isinstance(e, sympy.Sum), lambda e: sympy.expand(e))
     expr = expr.replace(lambda e: isinstance(e, sympy.Sum), normal_sum)

@@ -1,0 +1,209 @@
+"""Permutation equivariance of self-attention without positions.
+
+Self-attention with every position visible and no positional information treats its
+input as a set: permuting the rows of $X$ permutes the rows of the output the same way,
+$\\operatorname{Attn}(PX) = P \\operatorname{Attn}(X)$ for every permutation matrix $P$.
+A fixed causal mask breaks this; permuting the mask with the input ($P M P^{T}$)
+restores it.
+"""
+
+import itertools
+
+import sympy
+from sympy import MatMul, MatrixExpr, MatrixSymbol
+
+from symbolic_attn.attention import attention, softmax
+from symbolic_attn.derivation import Assumption, Computed, Derivation, Scope, Step, cited
+from symbolic_attn.masks import Mask
+from symbolic_attn.result import Case, Check, Counterexample, Result
+
+NAME = "permutation_equivariance"
+
+n, d, d_k, d_v = sympy.symbols("n d d_k d_v", integer=True, positive=True)
+X = MatrixSymbol("X", n, d)
+P = MatrixSymbol("P", n, n)
+S = MatrixSymbol("S", n, n)
+W_Q, W_K, W_V = MatrixSymbol("W_Q", d, d_k), MatrixSymbol("W_K", d, d_k), MatrixSymbol("W_V", d, d_v)
+
+
+class Softmax(MatrixExpr):
+    """Row-wise softmax of a matrix expression: notation only (no general-n evaluation)."""
+
+    def __new__(cls, argument):
+        return super().__new__(cls, argument)
+
+    @property
+    def shape(self):
+        return self.args[0].shape
+
+    def doit(self, **hints):
+        return Softmax(self.args[0].doit(**hints)) if hints.get("deep", True) else self
+
+    def _latex(self, printer):
+        return r"\operatorname{softmax}\left(%s\right)" % printer._print(self.args[0])
+
+    def _sympystr(self, printer):
+        return "softmax(%s)" % printer._print(self.args[0])
+
+
+class Attn(MatrixExpr):
+    """Attn(Y) = softmax(Y W_Q (Y W_K)^T / sqrt(d_k)) Y W_V; ``doit`` unfolds the definition."""
+
+    def __new__(cls, argument):
+        return super().__new__(cls, argument)
+
+    @property
+    def shape(self):
+        return (self.args[0].shape[0], d_v)
+
+    def doit(self, **hints):
+        Y = self.args[0]
+        return (Softmax(Y * W_Q * (Y * W_K).T / sympy.sqrt(d_k)) * Y * W_V).doit(**hints)
+
+    def _latex(self, printer):
+        return r"\operatorname{Attn}\left(%s\right)" % printer._print(self.args[0])
+
+    def _sympystr(self, printer):
+        return "Attn(%s)" % printer._print(self.args[0])
+
+
+def _cancel_transpose_pairs(expr):
+    """P^T P -> I and P P^T -> I inside every matrix product (the rule of assumption A1)."""
+
+    def shorten(product):
+        factors = []
+        for factor in product.args:
+            if factors and {factors[-1], factor} == {P.T, P}:
+                factors.pop()
+                continue
+            factors.append(factor)
+        if len(factors) == len(product.args):
+            return product
+        return MatMul(*factors) if factors else sympy.Identity(n)
+
+    return expr.replace(lambda e: isinstance(e, MatMul), shorten)
+
+
+PERMUTATION = Assumption("A1", "$P$ is a permutation matrix, so it is orthogonal", r"P^{T} P = P P^{T} = I",
+                         rewrite=_cancel_transpose_pairs)
+SCORES = Assumption("D1", "$S$ names the scaled scores of $X$", r"S = X W_Q W_K^{T} X^{T} / \sqrt{d_k}",
+                    rewrite=lambda e: e.xreplace({S: X * W_Q * W_K.T * X.T / sympy.sqrt(d_k)}))
+
+
+def matrix_chain() -> Derivation:
+    return Derivation(
+        "The matrix-level chain, general $n$",
+        Attn(P * X),
+        [
+            Step(Softmax(P * X * W_Q * (P * X * W_K).T / sympy.sqrt(d_k)) * P * X * W_V, "definition of Attn"),
+            Step(Softmax(P * S * P.T) * P * X * W_V, "$(AB)^{T} = B^{T} A^{T}$ and the name $S$", using=("D1",)),
+            cited(P * Softmax(S) * P.T * P * X * W_V,
+                  "row-softmax lemma $\\operatorname{softmax}(P S P^{T}) = P \\operatorname{softmax}(S) P^{T}$, "
+                  "checked below for every $n \\le 6$"),
+            Step(P * Softmax(S) * X * W_V, "$P^{T} P = I$", using=("A1",)),
+            Step(P * Attn(X), "definition of Attn", using=("D1",)),
+        ],
+        assumptions=[PERMUTATION, SCORES],
+        scope=Scope.proved("every n, d, d_k, d_v, given the row-softmax lemma (step 3, cited)"),
+        note="All positions visible, no positional encoding; $W_Q, W_K, W_V$ are shared by every position.",
+    )
+
+
+def _symbolic_scores(size):
+    return sympy.ImmutableMatrix(size, size, lambda i, j: sympy.Symbol(f"s_{i + 1}{j + 1}", real=True))
+
+
+def _permutation_matrix(permutation):
+    """The P with (P X)[i] = X[permutation[i]]."""
+    size = len(permutation)
+    return sympy.ImmutableMatrix(size, size, lambda i, j: 1 if permutation[i] == j else 0)
+
+
+def _lemma_permutations(size):
+    if size <= 4:
+        return list(itertools.permutations(range(size)))
+    # Adjacent transpositions generate the symmetric group, and the lemma for P and Q
+    # (for every S) gives it for PQ: apply it to Q S Q^T.
+    return [tuple(j + 1 if j == t else j - 1 if j == t + 1 else j for j in range(size)) for t in range(size - 1)]
+
+
+def lemma_check() -> Check:
+    cases, summary = [], []
+    for size in range(1, 7):
+        S_n = _symbolic_scores(size)
+        permutations = _lemma_permutations(size)
+        for permutation in permutations:
+            P_n = _permutation_matrix(permutation)
+            cases.append(Case(f"$n = {size}$, permutation {list(permutation)}",
+                              Computed(r"\operatorname{softmax}(P S P^{T})", softmax(P_n * S_n * P_n.T)),
+                              Computed(r"P \operatorname{softmax}(S) P^{T}", P_n * softmax(S_n) * P_n.T)))
+        kind = "all" if size <= 4 else "the adjacent transpositions,"
+        summary.append(f"$n = {size}$: {kind} {len(permutations)} permutation(s), $S$ with $n^2$ independent symbols")
+    return Check(
+        "The row-softmax lemma",
+        r"\operatorname{softmax}(P S P^{T}) = P \operatorname{softmax}(S) P^{T}",
+        cases,
+        scope=Scope.checked("every n <= 6 with a fully symbolic n x n matrix S (all n! permutations for "
+                            "n <= 4; adjacent transpositions, which generate all permutations, for n = 5, 6)"),
+        note="Computed by the library's exact softmax on a score matrix whose entries are all distinct "
+             "symbols. If the lemma holds for $P$ and for $Q$ (for every $S$), it holds for $PQ$ "
+             "(apply it to $Q S Q^{T}$), so adjacent transpositions suffice.",
+        summary=summary,
+        shown=[2],
+    )
+
+
+# A small exact example: two tokens, W_Q = W_K = W_V = I, swapped by P.
+X_2 = sympy.ImmutableMatrix([[1, 0], [0, 1]])
+SWAP = _permutation_matrix((1, 0))
+CAUSAL_2 = Mask.causal(2)
+
+
+def _grid(mask):
+    return sympy.ImmutableMatrix(mask.keep_grid())
+
+
+def causal_counterexample() -> Counterexample:
+    PX = SWAP * X_2
+    return Counterexample(
+        "A fixed causal mask breaks equivariance",
+        [("X", X_2), ("P", SWAP), ("M", _grid(CAUSAL_2)), (r"W_Q = W_K = W_V", sympy.eye(2))],
+        Computed(r"\operatorname{Attn}_M(PX)", attention(PX, PX, PX, CAUSAL_2).output),
+        Computed(r"P \operatorname{Attn}_M(X)", SWAP * attention(X_2, X_2, X_2, CAUSAL_2).output),
+        scope=Scope.counterexample("n = 2, d = 2, causal mask M, P the swap"),
+        note="The first token of $PX$ may see only itself, while the first row of $P\\operatorname{Attn}_M(X)$ "
+             "is the second token's output, which mixes both tokens.",
+    )
+
+
+def restored_check() -> Check:
+    cases, summary = [], []
+    for size in range(2, 5):
+        X_n = sympy.ImmutableMatrix(size, 2, lambda i, j: sympy.Symbol(f"x_{i + 1}{j + 1}", real=True))
+        causal = Mask.causal(size)
+        permutations = list(itertools.permutations(range(size)))
+        for permutation in permutations:
+            P_n = _permutation_matrix(permutation)
+            permuted = Mask.keep(P_n * _grid(causal) * P_n.T)
+            PX = P_n * X_n
+            cases.append(Case(f"$n = {size}$, permutation {list(permutation)}",
+                              Computed(r"\operatorname{Attn}_{P M P^{T}}(PX)", attention(PX, PX, PX, permuted).output),
+                              Computed(r"P \operatorname{Attn}_M(X)", P_n * attention(X_n, X_n, X_n, causal).output)))
+        summary.append(f"$n = {size}$: all {len(permutations)} permutations, $X$ an $n \\times 2$ matrix of symbols")
+    return Check(
+        "Permuting the mask with the input restores it",
+        r"\operatorname{Attn}_{P M P^{T}}(PX) = P \operatorname{Attn}_M(X) \quad (M \text{ causal})",
+        cases,
+        scope=Scope.checked("every n <= 4, every permutation, with a fully symbolic X (d = 2, W = I)"),
+        note="Each case is computed by the library's exact attention with the mask $P M P^{T}$.",
+        summary=summary,
+    )
+
+
+def build() -> Result:
+    return Result(
+        NAME,
+        "Permutation equivariance of self-attention",
+        __doc__.split("\n", 2)[2].strip(),
+        [matrix_chain(), lemma_check(), causal_counterexample(), restored_check()],
+    )

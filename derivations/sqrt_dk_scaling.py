@@ -1,0 +1,260 @@
+"""Why scores are divided by $\\sqrt{d_k}$.
+
+If the components of a query $q$ and a key $k$ are independent with mean $0$ and variance
+$1$, then $q \\cdot k = \\sum_{i=1}^{d_k} q_i k_i$ has mean $0$ and variance $d_k$, so
+$q \\cdot k / \\sqrt{d_k}$ has variance $1$ whatever the width $d_k$.  Expectations are
+manipulated by stated rules only (definition of variance, linearity, independence,
+moments); each rule is an assumption below, and a step may use only the rules it names.
+"""
+
+import sympy
+from sympy import Function, Sum, sqrt
+from sympy.stats import E as expectation, Normal, Rademacher, Uniform, variance
+
+from symbolic_attn.proof import Frac
+from symbolic_attn.derivation import Assumption, Computed, Derivation, Scope, Step
+from symbolic_attn.result import Case, Check, Counterexample, Result
+
+NAME = "sqrt_dk_scaling"
+
+d_k = sympy.Symbol("d_k", integer=True, positive=True)
+i = sympy.Symbol("i", integer=True, positive=True)
+q, k = sympy.IndexedBase("q", real=True), sympy.IndexedBase("k", real=True)
+x, y = sympy.symbols("q k", real=True)  # one query and one key component, for the general formula
+mu_q, mu_k = sympy.symbols("mu_q mu_k", real=True)
+sigma_q, sigma_k = sympy.symbols("sigma_q sigma_k", positive=True)
+RANDOM = {q, k, x, y}
+
+
+class Ex(Function):
+    """Expectation, as notation: only the stated rules may transform it."""
+
+    nargs = 1
+
+    def _latex(self, printer, exp=None):
+        inner = r"\operatorname{E}\left[%s\right]" % printer._print(self.args[0])
+        return inner if exp is None else r"%s^{%s}" % (inner, exp)
+
+
+class Var(Function):
+    """Variance, as notation: only the stated rules may transform it."""
+
+    nargs = 1
+
+    def _latex(self, printer, exp=None):
+        inner = r"\operatorname{Var}\left[%s\right]" % printer._print(self.args[0])
+        return inner if exp is None else r"%s^{%s}" % (inner, exp)
+
+
+def _variable(expr):
+    """The random variables an expression depends on: among q_i, k_i (by base), q, k."""
+    indexed = {atom for atom in expr.atoms(sympy.Indexed) if atom.base in RANDOM}
+    labels = {atom.base.label for atom in indexed}
+    plain = {atom for atom in expr.atoms(sympy.Symbol) if atom in RANDOM and atom not in labels}
+    return {atom.base for atom in indexed} | plain
+
+
+def _is_constant(expr):
+    return not _variable(expr)
+
+
+# ---------------------------------------------------------------------------- the rules
+
+
+def _variance_definition(expr):
+    return expr.replace(lambda e: isinstance(e, Var), lambda e: Ex(e.args[0] ** 2) - Ex(e.args[0]) ** 2)
+
+
+def _linearity(expr):
+    def split(e):
+        argument = sympy.expand(e.args[0])
+        if isinstance(argument, Sum):
+            return Sum(Ex(argument.function), *argument.limits)
+        if isinstance(argument, sympy.Add):
+            return sympy.Add(*[Ex(term) for term in argument.args])
+        if isinstance(argument, sympy.Mul):
+            constant = [f for f in argument.args if _is_constant(f)]
+            if constant:
+                return sympy.Mul(*constant) * Ex(sympy.Mul(*[f for f in argument.args if not _is_constant(f)]))
+        if _is_constant(argument):
+            return argument
+        return e
+
+    return expr.replace(lambda e: isinstance(e, Ex), split)
+
+
+def _independence(expr):
+    """E[f(q) g(k)] = E[f(q)] E[g(k)]; Var of a sum of independent terms = sum of Vars."""
+
+    def factor(e):
+        argument = e.args[0]
+        if not isinstance(argument, sympy.Mul):
+            return e
+        groups = {}
+        for f in argument.args:
+            groups.setdefault(frozenset(_variable(f)), []).append(f)
+        if len(groups) < 2 or any(len(key) != 1 for key in groups):
+            return e
+        return sympy.Mul(*[Ex(sympy.Mul(*fs)) for _, fs in sorted(groups.items(), key=lambda g: str(g[0]))])
+
+    expr = expr.replace(lambda e: isinstance(e, Var) and isinstance(e.args[0], Sum),
+                        lambda e: Sum(Var(e.args[0].function), *e.args[0].limits))
+    return expr.replace(lambda e: isinstance(e, Ex), factor)
+
+
+def _standard_moments(expr):
+    return expr.replace(
+        lambda e: isinstance(e, Ex) and _variable(e.args[0]) in ({q}, {k}),
+        lambda e: {1: sympy.Integer(0), 2: sympy.Integer(1)}.get(sympy.degree(e.args[0], e.args[0].atoms(sympy.Indexed).pop()), e),
+    )
+
+
+def _general_moments(expr):
+    moments = {x: mu_q, x ** 2: sigma_q ** 2 + mu_q ** 2, y: mu_k, y ** 2: sigma_k ** 2 + mu_k ** 2}
+    return expr.replace(lambda e: isinstance(e, Ex) and e.args[0] in moments, lambda e: moments[e.args[0]])
+
+
+VARIANCE = Assumption("D1", "definition of the variance", r"\operatorname{Var}[X] = \operatorname{E}[X^2] - \operatorname{E}[X]^2",
+                      rewrite=_variance_definition)
+LINEAR = Assumption("D2", "expectation is linear (constants and finite sums come out)",
+                    r"\operatorname{E}[aX + bY] = a\,\operatorname{E}[X] + b\,\operatorname{E}[Y]", rewrite=_linearity)
+INDEPENDENT = Assumption("A1", "the components $q_1, \\dots, q_{d_k}, k_1, \\dots, k_{d_k}$ are independent",
+                         r"\operatorname{E}[f(q_i) g(k_i)] = \operatorname{E}[f(q_i)]\,\operatorname{E}[g(k_i)],\ "
+                         r"\operatorname{Var}[\textstyle\sum_i X_i] = \sum_i \operatorname{Var}[X_i]",
+                         rewrite=_independence)
+STANDARD = Assumption("A2", "every component has mean $0$ and variance $1$",
+                      r"\operatorname{E}[q_i] = \operatorname{E}[k_i] = 0,\ \operatorname{E}[q_i^2] = \operatorname{E}[k_i^2] = 1",
+                      rewrite=_standard_moments)
+INDEPENDENT_QK = Assumption("A3", "one query component $q$ and one key component $k$ are independent",
+                            r"\operatorname{E}[f(q) g(k)] = \operatorname{E}[f(q)]\,\operatorname{E}[g(k)]", rewrite=_independence)
+MOMENTS = Assumption("A4", "$q$ has mean $\\mu_q$ and variance $\\sigma_q^2$; $k$ has mean $\\mu_k$ and variance $\\sigma_k^2$",
+                     r"\operatorname{E}[q^2] = \sigma_q^2 + \mu_q^2,\ \operatorname{E}[k^2] = \sigma_k^2 + \mu_k^2",
+                     rewrite=_general_moments)
+
+DOT = Sum(q[i] * k[i], (i, 1, d_k))
+
+
+def mean_chain() -> Derivation:
+    return Derivation(
+        "The mean of $q \\cdot k$",
+        Ex(DOT),
+        [
+            Step(Sum(Ex(q[i] * k[i]), (i, 1, d_k)), "linearity", using=("D2",)),
+            Step(Sum(Ex(q[i]) * Ex(k[i]), (i, 1, d_k)), "independence", using=("A1",)),
+            Step(sympy.Integer(0), "zero means", using=("A2",)),
+        ],
+        assumptions=[LINEAR, INDEPENDENT, STANDARD],
+        scope=Scope.proved("every width d_k (symbolic)"),
+    )
+
+
+def variance_chain() -> Derivation:
+    return Derivation(
+        "The variance of $q \\cdot k$",
+        Var(DOT),
+        [
+            Step(Sum(Var(q[i] * k[i]), (i, 1, d_k)), "independent terms: variances add", using=("A1",)),
+            Step(Sum(Ex(q[i] ** 2 * k[i] ** 2) - Ex(q[i] * k[i]) ** 2, (i, 1, d_k)), "definition of the variance",
+                 using=("D1",)),
+            Step(Sum(Ex(q[i] ** 2) * Ex(k[i] ** 2) - (Ex(q[i]) * Ex(k[i])) ** 2, (i, 1, d_k)), "independence",
+                 using=("A1",)),
+            Step(Sum(sympy.Integer(1), (i, 1, d_k)), "means $0$, variances $1$", using=("A2",)),
+            Step(d_k, "$d_k$ terms equal to $1$"),
+        ],
+        assumptions=[VARIANCE, INDEPENDENT, STANDARD],
+        scope=Scope.proved("every width d_k (symbolic)"),
+    )
+
+
+PROVED_VARIANCE = Assumption("P1", "proved in the previous part", r"\operatorname{Var}[q \cdot k] = d_k",
+                             rewrite=lambda e: e.xreplace({Var(DOT): d_k}))
+
+
+def scaled_chain() -> Derivation:
+    return Derivation(
+        "Scaling by $1/\\sqrt{d_k}$",
+        Var(DOT / sqrt(d_k)),
+        [
+            Step(Var(DOT) / d_k, "$\\operatorname{Var}[aX] = a^2 \\operatorname{Var}[X]$",
+                 using=("D1", "D2")),
+            Step(Frac(d_k, d_k), "the variance of $q \\cdot k$", using=("P1",)),
+            Step(sympy.Integer(1), "arithmetic"),
+        ],
+        assumptions=[VARIANCE, LINEAR, PROVED_VARIANCE],
+        scope=Scope.proved("every width d_k (symbolic)"),
+    )
+
+
+def general_term_chain() -> Derivation:
+    return Derivation(
+        "One term, any means and variances",
+        Var(x * y),
+        [
+            Step(Ex(x ** 2 * y ** 2) - Ex(x * y) ** 2, "definition of the variance", using=("D1",)),
+            Step(Ex(x ** 2) * Ex(y ** 2) - (Ex(x) * Ex(y)) ** 2, "independence", using=("A3",)),
+            Step((sigma_q ** 2 + mu_q ** 2) * (sigma_k ** 2 + mu_k ** 2) - mu_q ** 2 * mu_k ** 2, "the moments",
+                 using=("A4",)),
+        ],
+        assumptions=[VARIANCE, INDEPENDENT_QK, MOMENTS],
+        scope=Scope.proved("all means and variances"),
+        note="With $\\mu_q = \\mu_k = 0$ and $\\sigma_q = \\sigma_k = 1$ this is the $1$ per term used above.",
+    )
+
+
+# --------------------------------------------------------------- concrete distributions
+
+DISTRIBUTIONS = (
+    ("Rademacher $\\pm 1$ (exact enumeration)", Rademacher, (1, 2, 3)),
+    ("standard normal", lambda name: Normal(name, 0, 1), (1, 2)),
+    ("uniform on $[-\\sqrt{3}, \\sqrt{3}]$", lambda name: Uniform(name, -sqrt(3), sqrt(3)), (1,)),
+)
+
+
+def _dot(make, width, same=False):
+    qs = [make(f"q_{j}") for j in range(1, width + 1)]
+    ks = qs if same else [make(f"k_{j}") for j in range(1, width + 1)]
+    return sympy.Add(*[a * b for a, b in zip(qs, ks)])
+
+
+def distributions_check() -> Check:
+    cases, summary = [], []
+    for label, make, widths in DISTRIBUTIONS:
+        for width in widths:
+            dot = _dot(make, width)
+            where = f"{label}, $d_k = {width}$"
+            cases.append(Case(f"{where}: mean", Computed(r"\operatorname{E}[q \cdot k]", expectation(dot)), sympy.Integer(0)))
+            cases.append(Case(f"{where}: variance", Computed(r"\operatorname{Var}[q \cdot k]", variance(dot)),
+                              sympy.Integer(width)))
+        summary.append(f"{label}: $d_k \\in \\{{{', '.join(map(str, widths))}\\}}$, mean $0$ and variance $d_k$")
+    return Check(
+        "Exact confirmations on concrete distributions",
+        r"\operatorname{E}[q \cdot k] = 0, \qquad \operatorname{Var}[q \cdot k] = d_k",
+        cases,
+        scope=Scope.checked("three distributions and small d_k (sympy.stats, exact)"),
+        note="Computed by `sympy.stats` with independent components: confirmations, not the proof.",
+        summary=summary,
+    )
+
+
+def dependence_counterexample() -> Counterexample:
+    width = 2
+    dot = _dot(Rademacher, width, same=True)
+    return Counterexample(
+        "Without independence: $k = q$",
+        [("d_k", sympy.Integer(width)), ("q_i", sympy.Symbol(r"\pm 1"))],
+        Computed(r"\operatorname{Var}[q \cdot q]", variance(dot)),
+        Computed("d_k", sympy.Integer(width)),
+        scope=Scope.counterexample("Rademacher components, d_k = 2, k = q"),
+        note="With $k = q$ and $q_i = \\pm 1$, $q \\cdot k = \\sum_i q_i^2 = d_k$ is constant: its variance is "
+             "$0$, not $d_k$ (and its mean is $d_k$, not $0$).",
+    )
+
+
+def build() -> Result:
+    return Result(
+        NAME,
+        "The $\\sqrt{d_k}$ scaling",
+        __doc__.split("\n", 2)[2].strip(),
+        [mean_chain(), variance_chain(), scaled_chain(), general_term_chain(), distributions_check(),
+         dependence_counterexample()],
+    )
