@@ -1,0 +1,115 @@
+"""prove_equal decides equality by documented strategies; numbers may refute, never prove."""
+
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symbolic_attn.attention import softmax
+from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.proof import Assumption, Frac, prove_equal, prove_positive, prove_unequal
+
+x, y = sympy.symbols("x y")
+c = sympy.Symbol("c", real=True)
+n = sympy.Symbol("n", integer=True, positive=True)
+i, k = sympy.symbols("i k", integer=True, positive=True)
+s = sympy.IndexedBase("s")
+f = sympy.Function("f")
+A = sympy.MatrixSymbol("A", 2, 2)
+B = sympy.MatrixSymbol("B", 2, 2)
+
+PROVED = [
+    ("structural", x + y, y + x, "structural"),
+    ("expand", x * (y + 1), x * y + x, "expand"),
+    ("cancel", (x**2 - 1) / (x - 1), x + 1, "cancel"),
+    ("exp-log", sympy.exp(2 * sympy.log(x)) * sympy.exp(x + y), x**2 * sympy.exp(x) * sympy.exp(y), "expand"),
+    ("shift-sum", sympy.exp(s[i] + c) / sympy.Sum(sympy.exp(s[k] + c), (k, 1, n)),
+     sympy.exp(s[i]) / sympy.Sum(sympy.exp(s[k]), (k, 1, n)), "exp rules"),
+    ("sum-of-ones", sympy.Sum(1, (k, 1, n)), n, "sum rules"),
+    ("simplify", sympy.sin(x) ** 2 + sympy.cos(x) ** 2, 1, "simplify"),
+    ("matrix-entrywise", sympy.Matrix([[x * (x + 1)]]), sympy.Matrix([[x**2 + x]]), "entrywise"),
+    ("matrix-expression", sympy.Transpose(A * B), B.T * A.T, "entrywise"),
+    ("display-frac", Frac(x, 2), x / 2, "structural"),
+]
+
+
+@pytest.mark.parametrize("lhs, rhs, strategy", [case[1:] for case in PROVED], ids=[case[0] for case in PROVED])
+def test_proved_by_the_documented_strategy(lhs, rhs, strategy):
+    assert prove_equal(lhs, rhs).strategy == strategy
+
+
+REFUTED = [
+    ("constant", x + 1, x + 2, r"^refuted: residual -1 is not zero$"),
+    ("wrong-sign", sympy.exp(x - y), sympy.exp(x + y), r"^refuted: residual .* is -?[0-9.]+ at x=1/2, y=-2/3$"),
+    ("wrong-index", sympy.exp(s[i]) / sympy.Sum(sympy.exp(s[k]), (k, 1, n)),
+     sympy.exp(s[k]) / sympy.Sum(sympy.exp(s[k]), (k, 1, n)), r"^refuted: .* at i=1, k=2, n=3$"),
+    ("matrix-entry", sympy.Matrix([[1, x]]), sympy.Matrix([[1, x + 1]]), r"^entry \(1, 2\): refuted"),
+    ("shape", sympy.Matrix([[1, 2]]), sympy.Matrix([[1], [2]]), r"^refuted: shapes"),
+]
+
+
+@pytest.mark.parametrize("lhs, rhs, pattern", [case[1:] for case in REFUTED], ids=[case[0] for case in REFUTED])
+def test_refuted_names_the_residual(lhs, rhs, pattern):
+    with pytest.raises(ProofError, match=pattern):
+        prove_equal(lhs, rhs)
+
+
+def test_numbers_never_prove():
+    # x (2x - 1) vanishes at the first refutation point x = 1/2: still not a proof.
+    with pytest.raises(UndecidedError, match=r"^residual .* not shown to vanish$"):
+        prove_equal(x * (2 * x - 1), 0)
+
+
+def test_unknown_functions_are_undecided_not_passed():
+    with pytest.raises(UndecidedError):
+        prove_equal(f(x + 1), f(x) + 1)
+
+
+def test_matrix_expression_without_rule_is_undecided():
+    P = sympy.MatrixSymbol("P", 2, 2)
+    with pytest.raises(UndecidedError):
+        prove_equal(P.T * P * A, A)
+
+
+def test_assumption_rule_is_what_proves_the_step():
+    P = sympy.MatrixSymbol("P", 2, 2)
+    orthogonal = Assumption("A1", "P orthogonal", rewrite=lambda e: e.subs(P.T * P, sympy.Identity(2)))
+    assert prove_equal(P.T * P * A, A, [orthogonal]).strategy in {"assumptions", "entrywise"}
+
+
+def test_floats_are_refused():
+    with pytest.raises(TypeError, match="float"):
+        prove_equal(0.5, sympy.Rational(1, 2))
+
+
+def test_prove_positive_uses_signs_not_numbers():
+    t = sympy.Symbol("t", real=True)
+    assert prove_positive(sympy.exp(t) / (1 + sympy.exp(t))).strategy == "positivity"
+    with pytest.raises(UndecidedError, match=r"^cannot show"):
+        prove_positive(t)
+
+
+def test_prove_unequal_certifies_a_difference():
+    found = prove_unequal(sympy.Matrix([[1, sympy.exp(1)]]), sympy.Matrix([[1, 3]]))
+    assert (found.where, found.approx) == ("entry (1, 2)", "-0.281718")
+    with pytest.raises(ProofError, match="not a counterexample"):
+        prove_unequal(sympy.Rational(1, 2), sympy.Rational(2, 4))
+    with pytest.raises(UndecidedError, match="free symbols"):
+        prove_unequal(x, 1)
+
+
+small = st.fractions(min_value=-3, max_value=3, max_denominator=4).map(sympy.Rational)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(small, min_size=1, max_size=3), small)
+def test_shift_invariance_of_the_core_is_proved(scores, shift):
+    row = sympy.Matrix([scores])
+    shifted = row.applyfunc(lambda value: value + shift)
+    assert prove_equal(softmax(shifted), softmax(row)).strategy in {"structural", "entrywise"}
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(small, min_size=1, max_size=4))
+def test_rows_sum_to_exactly_one(scores):
+    assert prove_equal(sum(softmax(sympy.Matrix([scores]))), 1)
