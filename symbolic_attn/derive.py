@@ -23,7 +23,7 @@ import os
 import re
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -72,6 +72,7 @@ class Script:
     name: str
     build: Callable
     doc: str
+    module: object = field(default=None, compare=False, repr=False)
 
     def result(self) -> Result:
         """Call ``build()`` and normalise its return value to a :class:`Result`."""
@@ -135,7 +136,7 @@ def _load(file: Path) -> Script:
         raise ScriptError(f"{shown}: a derivation script needs a module-level NAME (str) and build()")
     if not _NAME.match(name):
         raise ScriptError(f"{shown}: NAME {name!r} must match [a-z][a-z0-9_]* (it names the .tex file)")
-    return Script(shown, name, build, module.__doc__ or "")
+    return Script(shown, name, build, module.__doc__ or "", module)
 
 
 def verify_all(scripts: Sequence[Script]) -> list:

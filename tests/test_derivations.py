@@ -1,0 +1,182 @@
+"""The four results: each verifies, matches its committed LaTeX, and rejects broken variants.
+
+If a golden-file test fails because a derivation changed on purpose, refresh with
+``symbolic-attn derive`` (run from the repository root) and commit ``out/``.
+"""
+
+from pathlib import Path
+
+import pytest
+import sympy
+
+from symbolic_attn import derive
+from symbolic_attn.derivation import Computed
+from symbolic_attn.errors import ProofError
+
+OUT = Path(__file__).resolve().parent.parent / "out"
+REFRESH = "stale: run `symbolic-attn derive` from the repository root and commit out/"
+NAMES = ["masked_renormalization", "permutation_equivariance", "shift_invariance", "sqrt_dk_scaling"]
+
+
+@pytest.fixture(scope="module")
+def scripts():
+    return {script.name: script for script in derive.load_scripts()}
+
+
+@pytest.fixture(scope="module")
+def results(scripts):
+    return {name: script.result() for name, script in scripts.items()}
+
+
+def test_exactly_the_four_results(scripts):
+    assert sorted(scripts) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_result_verifies(results, name):
+    results[name].verify()
+
+
+def test_committed_latex_is_current(results):
+    documents = derive.render_documents([results[name] for name in NAMES])
+    for file_name, text in documents.items():
+        committed = OUT / file_name
+        assert committed.exists(), f"{committed} missing; {REFRESH}"
+        assert committed.read_text(encoding="utf-8") == text, f"{committed} is {REFRESH}"
+
+
+def test_every_result_states_scope_and_cited_steps(results):
+    for result in results.values():
+        text = result.latex()
+        assert r"\paragraph{Scope.}" in text and r"\paragraph{Assumptions.}" in text
+    permutation = results["permutation_equivariance"].latex()
+    assert "not machine-checked: The matrix-level chain, general $n$, step 3." in permutation
+    assert "Checked (not proved in general) for every n \\textless{}= 6" in permutation
+    assert "Exact counterexample: n = 2" in permutation
+
+
+def _part(result, title_start):
+    return next(part for part in result.parts if part.title.startswith(title_start))
+
+
+def _broken(result, title_start, change):
+    """The result with one part replaced by change(part)."""
+    number = next(i for i, part in enumerate(result.parts, 1) if part.title.startswith(title_start))
+    return result.with_part(number, change(result.parts[number - 1]))
+
+
+# ---------------------------------------------------------------- a. permutation equivariance
+
+
+def test_permutation_broken_variants(scripts, results):
+    module, result = scripts["permutation_equivariance"].module, results["permutation_equivariance"]
+    P, S, X, W_V, W_Q, W_K, d_k = module.P, module.S, module.X, module.W_V, module.W_Q, module.W_K, module.d_k
+    Softmax = module.Softmax
+    variants = {
+        # wrong index: P^T S P instead of P S P^T
+        "wrong index": (lambda d: d.with_step(2, rhs=Softmax(P.T * S * P) * P * X * W_V), "step 2"),
+        # missing factor: the 1/sqrt(d_k) forgotten
+        "missing factor": (lambda d: d.with_step(1, rhs=Softmax(P * X * W_Q * (P * X * W_K).T) * P * X * W_V), "step 1"),
+        # dropped assumption: P^T P = I no longer available
+        "dropped assumption": (lambda d: d.without_assumption("A1").with_step(4, using=()), "step 4"),
+    }
+    for label, (change, step) in variants.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'The matrix-level chain, general \$n\$'"):
+            _broken(result, "The matrix-level chain", change).verify()
+    lemma = _part(result, "The row-softmax lemma")
+    last = lemma.cases[-1]
+    wrong_sign = Computed("wrong", last.rhs.value.T)  # wrong index: transposed weights
+    with pytest.raises(ProofError, match=r"^case 42 \(\$n = 6\$, permutation \[0, 1, 2, 3, 5, 4\]\) of 'The row-softmax lemma': entry"):
+        lemma.with_case(42, rhs=wrong_sign).verify()
+    counter = _part(result, "A fixed causal mask")
+    with pytest.raises(ProofError, match="not a counterexample"):
+        type(counter)(counter.title, counter.givens, counter.lhs, counter.lhs, counter.scope).verify()
+
+
+# ---------------------------------------------------------------------- b. shift invariance
+
+
+def test_shift_broken_variants(scripts, results):
+    module, result = scripts["shift_invariance"].module, results["shift_invariance"]
+    s, i, k, c, exp, Frac = module.s, module.i, module.k, module.c, sympy.exp, module.Frac
+    sum_ = module._sum
+    variants = {
+        # (a sign flipped in numerator *and* denominator would still be right: only one)
+        "wrong sign": (lambda d: d.with_step(2, rhs=Frac(exp(-c) * exp(s[i]), sum_(exp(c) * exp(s[k])))), "step 2"),
+        "missing factor": (lambda d: d.with_step(3, rhs=Frac(exp(c) * exp(s[i]), sum_(exp(s[k])))), "step 3"),
+        "wrong index": (lambda d: d.with_step(4, rhs=Frac(exp(s[k]), sum_(exp(s[k])))), "step 4"),
+    }
+    for label, (change, step) in variants.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'Adding a constant to every score'"):
+            _broken(result, "Adding a constant", change).verify()
+    # Dropped assumption: a "shift" c_k that depends on k cannot be taken out of the sum.
+    c_k = sympy.IndexedBase("c", real=True)[k]
+    with pytest.raises(ProofError, match=r"^step 3 of 'per-key shift'"):
+        module.shift_chain(c_k, r"s + c", "A1", "per-key shift").verify()
+
+
+# ------------------------------------------------------------- c. masked renormalization
+
+
+def test_masked_broken_variants(scripts, results):
+    module, result = scripts["masked_renormalization"].module, results["masked_renormalization"]
+    a, s, j, k, Z, Frac, exp = module.a, module.s, module.j, module.k, module.Z, module.Frac, sympy.exp
+    sum_ = module._sum
+    renorm = {
+        "missing factor": (lambda d: d.with_step(1, rhs=Frac(a[j] * exp(s[j]), sum_(Frac(a[k] * exp(s[k]), Z)))), "step 1"),
+        "wrong index": (lambda d: d.with_step(3, rhs=Frac(a[k] * exp(s[k]), sum_(a[k] * exp(s[k])))), "step 3"),
+    }
+    for label, (change, step) in renorm.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'Renormalized zeroed weights are the masked weights'"):
+            _broken(result, "Renormalized", change).verify()
+    mass = {
+        "wrong sign": (lambda d: d.with_step(2, rhs=1 + Frac(sum_((1 - a[k]) * exp(s[k])), Z)), "step 2"),
+        "dropped assumption": (lambda d: d.without_assumption("D1").with_step(2, using=()), "step 2"),
+    }
+    for label, (change, step) in mass.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'Zeroed weights sum to 1 minus the blocked mass'"):
+            _broken(result, "Zeroed weights sum", change).verify()
+    reference = _part(result, "The reference row")
+    with pytest.raises(ProofError, match=r"^case 6 \(their sum\) of 'The reference row.*': refuted: residual -1/2"):
+        reference.with_case(6, rhs=sympy.Integer(1)).verify()
+    masks = _part(result, "Every mask")
+    with pytest.raises(ProofError, match=r"^case 2 \(\$n = 2\$, allowed \[1, 0\]: zeroed weights sum below 1\)"):
+        masks.with_case(2, relation="<", rhs=masks.cases[1].lhs).verify()
+
+
+def test_reference_numbers(results):
+    reference = _part(results["masked_renormalization"], "The reference row")
+    values = {case.label: case.rhs for case in reference.cases}
+    R = sympy.Rational
+    assert values["softmax"] == sympy.Matrix([[R(1, 6), R(1, 3), R(1, 2)]])
+    assert values["masked (renormalized)"] == sympy.Matrix([[R(1, 3), R(2, 3), 0]])
+    assert values["zeroed after softmax"] == sympy.Matrix([[R(1, 6), R(1, 3), 0]])
+    assert values["their sum"] == R(1, 2)
+    assert values["masked output"] == sympy.Matrix([[R(1, 3), R(4, 3)]])
+    assert values["output"] == sympy.Matrix([[R(5, 3), R(7, 6)]])
+
+
+# -------------------------------------------------------------------- d. sqrt(d_k) scaling
+
+
+def test_scaling_broken_variants(scripts, results):
+    module, result = scripts["sqrt_dk_scaling"].module, results["sqrt_dk_scaling"]
+    Ex, Var, q, k, i, d_k, DOT = module.Ex, module.Var, module.q, module.k, module.i, module.d_k, module.DOT
+    mu_q, mu_k, sigma_q, sigma_k = module.mu_q, module.mu_k, module.sigma_q, module.sigma_k
+    cases = [
+        ("One term", 3, lambda d: d.with_step(3, rhs=(sigma_q**2 + mu_q**2) * (sigma_k**2 + mu_k**2) + mu_q**2 * mu_k**2),
+         "wrong sign"),
+        ("Scaling by", 1, lambda d: d.with_step(1, rhs=Var(DOT)), "missing factor"),
+        ("The variance of", 1, lambda d: d.with_step(1, rhs=sympy.Sum(Var(q[i] * k[i + 1]), (i, 1, d_k))), "wrong index"),
+        ("The mean of", 2, lambda d: d.without_assumption("A1").with_step(2, using=()), "dropped assumption"),
+    ]
+    for title, step, change, label in cases:
+        with pytest.raises(ProofError, match=rf"^step {step} of '{title}"):
+            _broken(result, title, change).verify()
+
+
+def test_scaling_numbers(results):
+    check = _part(results["sqrt_dk_scaling"], "Exact confirmations")
+    assert len(check.cases) == 12
+    counter = _part(results["sqrt_dk_scaling"], "Without independence")
+    assert counter.lhs.value == 0 and counter.rhs.value == 2
