@@ -88,12 +88,16 @@ class Check:
             items = "\n".join(f"\\item {prose_latex(line)}" for line in self.summary)
             lines.append(f"Machine-checked in {len(self.cases)} cases:\n"
                          f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}")
-        if self.shown:
-            rows = []
-            for index in self.shown:
-                case = self.cases[index]
-                rows.append(f"{latex_of(case.lhs)} &{case.relation} {latex_of(case.rhs)} && \\text{{{prose_latex(case.label)}}}")
-            lines.append("\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
+        for index in self.shown:
+            # A worked instance: both sides, and the exact value they share.
+            case = self.cases[index]
+            rows = [f"{latex_of(case.lhs)} &= {latex_of(value_of(case.lhs))}"]
+            if case.relation == "=":
+                rows.append(f"&= {latex_of(case.rhs)}")
+            else:
+                rows.append(f"&{case.relation} {latex_of(value_of(case.rhs))} = {latex_of(case.rhs)}")
+            rows[-1] += f" && \\text{{{prose_latex(case.label)}}}"
+            lines.append("For instance:\n\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
         return "\n".join(lines)
 
     def describe(self) -> str:
@@ -190,7 +194,7 @@ class Result:
         if cited:
             listed = "; ".join(f"{title}, step {', '.join(map(str, steps))}" for title, steps in cited)
             out.append("Steps marked \\textbf{cited} are not machine-checked: "
-                       f"{escape_text(listed)}. Every other step was checked before printing.")
+                       f"{prose_latex(listed)}. Every other step was checked before printing.")
         else:
             out.append("Every step below was checked by the computer before printing.")
         for part in self.parts:
