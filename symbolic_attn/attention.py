@@ -33,6 +33,7 @@ from functools import cached_property
 
 import flint
 import sympy
+from sympy.core.add import _addsort
 
 from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, UndecidedError
 from symbolic_attn.exact import to_exact, to_matrix
@@ -144,6 +145,34 @@ def _arb_sum(terms):
 
 def _divide(numerator, denominator):
     return numerator if denominator == 1 else numerator / denominator
+
+
+def _combination(coefficients, exponentials):
+    """The sum of coefficient * exponential, in SymPy's canonical form, built fast.
+
+    Every output entry is such a sum (values times exp(score)).  Letting SymPy multiply and
+    add term by term re-simplifies each product twice, which dominates the cost of the
+    closed forms; here equal exponentials are collected first and the canonical ``Add`` is
+    assembled directly (a test checks it is identical to ``Add(*[c * e])``).
+    """
+    number = sympy.S.Zero
+    collected: dict = {}
+    for c, e in zip(coefficients, exponentials):
+        if c == 0 or e == 0:
+            continue
+        if e.is_Rational:
+            number += c * e
+        elif c.is_Rational and isinstance(e, sympy.exp):
+            collected[e] = collected.get(e, sympy.S.Zero) + c
+        else:  # anything unusual: let SymPy do it the ordinary way
+            return sympy.Add(*[c * e for c, e in zip(coefficients, exponentials)])
+    terms = [e if c == 1 else sympy.Mul(c, e, evaluate=False) for e, c in collected.items() if c != 0]
+    if not terms:
+        return number
+    if len(terms) == 1 and number == 0:
+        return terms[0]
+    _addsort(terms)
+    return sympy.Add._from_args(([number] if number != 0 else []) + terms)
 
 
 def softmax(scores, mask=None, *, stable=False, masking="renormalize", axis="keys", on_empty_row="error"):
@@ -272,10 +301,7 @@ class AttentionResult:
         # both the readable closed form and cheaper than summing separate fractions.
         V = self.value
         return sympy.ImmutableMatrix(
-            [
-                [_divide(sympy.Add(*[num * V[j, c] for j, num in enumerate(nums) if num != 0]), den) for c in range(V.cols)]
-                for nums, den in self._parts
-            ]
+            [[_divide(_combination(V.col(c), nums), den) for c in range(V.cols)] for nums, den in self._parts]
         )
 
     def stage(self, name: str) -> sympy.ImmutableMatrix:

@@ -250,3 +250,14 @@ def test_outputs_lie_between_allowed_values(problem):
             allowed = [V[j, c] for j in mask.allowed_keys(i)]
             assert min(allowed) <= bounds[i][c].upper() and bounds[i][c].lower() <= max(allowed)
             assert is_zero(result.output[i, c] - sum(result.weights[i, j] * V[j, c] for j in range(V.rows)))
+
+
+@given(st.lists(st.tuples(small, st.sampled_from([0, 1, R(1, 2), -R(3, 4), log(2), 2 + log(3)])), min_size=1, max_size=6))
+def test_fast_combination_is_identical_to_sympys_own_sum(terms):
+    from symbolic_attn.attention import _combination
+
+    coefficients = [c for c, _ in terms]
+    exponentials = [exp(s) for _, s in terms]
+    fast = _combination(coefficients, exponentials)
+    assert fast == sympy.Add(*[c * e for c, e in terms and zip(coefficients, exponentials)])
+    assert fast.args == sympy.Add(*[c * e for c, e in zip(coefficients, exponentials)]).args
