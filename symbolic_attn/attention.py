@@ -304,6 +304,25 @@ class AttentionResult:
             [[_divide(_combination(V.col(c), nums), den) for c in range(V.cols)] for nums, den in self._parts]
         )
 
+    # -- display: terminals, notebooks, sympy.latex ------------------------------------
+
+    def __repr__(self) -> str:
+        n, m, d_k, d_v = self.shape
+        return f"<AttentionResult n={n} m={m} d_k={d_k} d_v={d_v} scale={sympy.sstr(self.scale)}>"
+
+    def __str__(self) -> str:
+        from symbolic_attn.display import text_report
+
+        return text_report(self)
+
+    def _latex(self, printer=None) -> str:
+        from symbolic_attn.display import latex_report
+
+        return latex_report(self)
+
+    def _repr_latex_(self) -> str:
+        return self._latex()
+
     def stage(self, name: str) -> sympy.ImmutableMatrix:
         """One stage by name: "scores", "scaled", "weights" or "output"."""
         if name not in STAGES:
