@@ -38,6 +38,7 @@ from fractions import Fraction
 import sympy
 
 from symbolic_attn.errors import ParseError, ProofError, UndecidedError
+from symbolic_attn.exact import to_exact
 from symbolic_attn import numeric
 from symbolic_attn.parsing import exact_decimal, parse_expression
 
@@ -356,7 +357,7 @@ def judge_element(exact, element: Element, rule: Rule | None = None, ball=None) 
         if decided is not None:
             return ElementVerdict(decided, label)
     exact = exact() if callable(exact) else exact
-    exact = exact if isinstance(exact, sympy.Basic) else sympy.sympify(exact)
+    exact = exact if isinstance(exact, sympy.Basic) else to_exact(exact)  # ints, Fractions; floats refused
     try:
         if bound is None:
             return ElementVerdict(_within_relative(exact, claimed, rule.amount), label)

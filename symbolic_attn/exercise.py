@@ -201,7 +201,9 @@ class _Reader:
         symbols = self.symbols(self.typed(table, "symbols", "", (list,)) or [])
         inputs = self.inputs(self.typed(table, "inputs", "", (dict,)) or {}, symbols)
         attention = self.attention(self.typed(table, "attention", "", (dict,), required=True), {**symbols, **inputs})
-        claims_table = self.typed(table, "claims", "", (list,)) or []
+        claims_table = table.get("claims", [])
+        if not isinstance(claims_table, list):  # the array of tables is bounded by its own limit
+            raise self.fail("claims", f"expected an array, got {_type_name(type(claims_table))} {_show(claims_table)}")
         if len(claims_table) > LIMITS["claims"]:
             raise self.fail("claims", f"{len(claims_table)} claims exceed the limit of {LIMITS['claims']}")
         exercise = Exercise(self.source, title, attention, (), inputs, symbols)

@@ -38,10 +38,11 @@ import json
 from dataclasses import dataclass, field
 
 import sympy
+from sympy.printing.str import sstr
 
 from symbolic_attn import numeric
 from symbolic_attn.attention import STAGES
-from symbolic_attn.claims import judge_values, select
+from symbolic_attn.claims import judge_values
 from symbolic_attn.diagnose import Diagnoser, compute
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
 
@@ -49,31 +50,43 @@ __all__ = ["ClaimOutcome", "CheckReport", "check_exercise", "render_text", "rend
 
 _INTERVAL_BITS = 128
 _TEXT_WIDTH = 48  # longest closed form shown in the text table (the JSON has it in full)
+_TEXT_SIZE = 64  # entries x softmax terms above which the text table does not build the closed form
 
 
 @dataclass
 class ClaimOutcome:
-    """The verdict on one claim, with the exact values it was judged against."""
+    """The verdict on one claim, with the exact values it was judged against.
+
+    ``values`` is built on first use: a claim settled by intervals needs no closed form
+    until one is printed.
+    """
 
     claim: object
     verdict: str
-    values: list
     shape: tuple | None
     rule: str
     decimals: list
+    exact_values: object  # a callable giving the list of exact values
+    size: int = 0  # a cheap bound on the size of the closed forms (entries x terms)
     diagnosis: list = field(default_factory=list)
     details: list = field(default_factory=list)
     notes: list = field(default_factory=list)
 
+    @property
+    def values(self) -> list:
+        if callable(self.exact_values):
+            self.exact_values = self.exact_values()
+        return self.exact_values
+
     def exact_text(self) -> str:
-        return _nested(self.values, self.shape, str)
+        return _nested(self.values, self.shape, lambda v: sstr(v, order="none"))
 
     def exact_latex(self) -> str:
         if self.shape is None:
-            return sympy.latex(self.values[0])
-        rows = [self.values] if len(self.shape) == 1 else [
-            self.values[i * self.shape[1]:(i + 1) * self.shape[1]] for i in range(self.shape[0])]
-        return sympy.latex(sympy.Matrix(rows))
+            return sympy.latex(self.values[0], order="none")
+        width = self.shape[-1]
+        rows = [self.values[i:i + width] for i in range(0, len(self.values), width)]
+        return sympy.latex(sympy.Matrix(rows), order="none")
 
     def decimal_text(self) -> str:
         return _nested(self.decimals, self.shape, lambda d: d)
@@ -110,27 +123,45 @@ def check_exercise(exercise) -> CheckReport:
 def _check(exercise, result) -> CheckReport:
     stages = _Stages(result)
     diagnoser = Diagnoser(exercise, result)
+    m = result.scores.cols
     outcomes = []
     for claim in exercise.claims:
-        matrix = stages.exact(claim.quantity)
-        values, shape = select(matrix, claim.row, claim.col)
+        rows, cols = exercise.quantity_shape(claim.quantity)
+        positions = _positions(rows, cols, claim.row, claim.col)
+        exact = _lazy_values(stages, claim.quantity, positions)
+        balls = stages.balls(claim.quantity, claim.row, claim.col)
+        lazy = [(lambda k=k: exact()[k]) for k in range(len(positions))]
+        verdicts = judge_values(lazy, claim.claimed, claim.rule, balls)
+        ok = all(v.ok for v in verdicts)
+        shape = None if claim.row is not None and claim.col is not None else (
+            (len(positions),) if claim.row is not None or claim.col is not None else (rows, cols))
         if shape is not None and (claim.claimed.shape is None or len(claim.claimed.shape) < len(shape)):
             shape = claim.claimed.shape  # show as claimed: [a, b, c] for a one-row matrix, 2 for [[2]]
-        balls = stages.balls(claim.quantity, claim.row, claim.col)
-        verdicts = judge_values(values, claim.claimed, claim.rule, balls)
-        ok = all(v.ok for v in verdicts)
-        rules = list(dict.fromkeys(v.rule for v in verdicts))
         places = max([e.decimals for e in claim.claimed.elements if e.decimals is not None], default=3) + 2
+        terms = m if claim.quantity in ("weights", "output") else 1
         outcome = ClaimOutcome(
-            claim, "pass" if ok else "fail", values, shape, "; ".join(rules),
-            stages.decimals(claim.quantity, claim.row, claim.col, places),
-            notes=[v.note for v in verdicts if v.note],
+            claim, "pass" if ok else "fail", shape, "; ".join(dict.fromkeys(v.rule for v in verdicts)),
+            stages.decimals(claim.quantity, claim.row, claim.col, places), exact,
+            size=len(positions) * terms, notes=[v.note for v in verdicts if v.note],
         )
         if not ok:
             outcome.details = diagnoser.details(claim)
             outcome.diagnosis = diagnoser.diagnose(claim)
         outcomes.append(outcome)
     return CheckReport(exercise.source, exercise.title, outcomes)
+
+
+def _lazy_values(stages, quantity, positions):
+    """A callable giving the exact values at ``positions``, computed once, when first needed."""
+    cache = []
+
+    def values():
+        if not cache:
+            matrix = stages.exact(quantity)
+            cache.append([matrix[i, j] for i, j in positions])
+        return cache[0]
+
+    return values
 
 
 class _Stages:
@@ -220,7 +251,8 @@ def render_text(report: CheckReport) -> str:
         diagnosis = ", ".join(o.diagnosis) if o.diagnosis else "-"
         if o.notes:
             diagnosis += " (" + o.notes[0][:60] + ")"
-        rows.append((o.claim.name, "pass" if o.verdict == "pass" else "FAIL", _clip(o.exact_text()),
+        exact = _clip(o.exact_text()) if o.size <= _TEXT_SIZE else "(large: see --format json)"
+        rows.append((o.claim.name, "pass" if o.verdict == "pass" else "FAIL", exact,
                      _clip(o.decimal_text()), o.rule, diagnosis))
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header) - 1)]
     lines = [f"{report.source}: {report.passed} passed, {report.failed} failed"]
