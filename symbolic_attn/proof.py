@@ -100,6 +100,9 @@ class Assumption:
     latex: str = ""
     rewrite: Optional[Callable] = field(default=None, compare=False, repr=False)
 
+    def __str__(self) -> str:
+        return f"({self.label}) {self.text}" + (f": {self.latex}" if self.latex else "")
+
     def apply(self, expr):
         """``expr`` rewritten by this assumption's rule (unchanged without a rule)."""
         return expr if self.rewrite is None else self.rewrite(expr)

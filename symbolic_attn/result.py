@@ -103,6 +103,15 @@ class Check:
     def describe(self) -> str:
         return f"{self.title}: {self.scope} ({len(self.cases)} cases)"
 
+    def _latex(self, printer=None) -> str:
+        return self.latex()
+
+    def _repr_latex_(self) -> str:
+        return self.latex()
+
+    def __str__(self) -> str:
+        return self.describe()
+
 
 @dataclass(frozen=True)
 class Counterexample:
@@ -140,6 +149,15 @@ class Counterexample:
 
     def describe(self) -> str:
         return f"{self.title}: {self.scope}"
+
+    def _latex(self, printer=None) -> str:
+        return self.latex()
+
+    def _repr_latex_(self) -> str:
+        return self.latex()
+
+    def __str__(self) -> str:
+        return self.describe()
 
 
 @dataclass(frozen=True)
