@@ -43,7 +43,7 @@ from sympy.printing.str import sstr
 from symbolic_attn import numeric
 from symbolic_attn.attention import STAGES
 from symbolic_attn.claims import judge_values
-from symbolic_attn.diagnose import Diagnoser, compute
+from symbolic_attn.diagnose import MISTAKES, Diagnoser, compute
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
 
 __all__ = ["ClaimOutcome", "CheckReport", "check_exercise", "render_text", "render_json"]
@@ -146,7 +146,7 @@ def _check(exercise, result) -> CheckReport:
         )
         if not ok:
             outcome.details = diagnoser.details(claim)
-            outcome.diagnosis = diagnoser.diagnose(claim)
+            outcome.diagnosis = sorted({mistake for mistake, _ in outcome.details}, key=list(MISTAKES).index)
         outcomes.append(outcome)
     return CheckReport(exercise.source, exercise.title, outcomes)
 
