@@ -4,7 +4,7 @@ Students' files and command-line arguments are data.  SymPy's ``sympify`` and
 ``parse_expr`` call Python's ``eval`` (a restricted namespace is no sandbox), so this
 module parses with :mod:`ast` and walks the tree through an allow-list: only number
 literals, the operators ``+ - * / ^ ** @``, parentheses, list brackets, the functions
-``sqrt exp ln log`` and the constants ``e pi`` (plus names the caller binds) are known.
+``sqrt exp ln log sin cos`` and the constants ``e pi`` (plus names the caller binds) are known.
 Anything else -- attribute access, calls of unknown names, subscripts, lambdas,
 comprehensions -- is a :class:`ParseError` naming the offending piece.
 
@@ -66,6 +66,8 @@ _FUNCTIONS = {
     "exp": (1, 1, sympy.exp),
     "ln": (1, 1, sympy.log),
     "log": (1, 2, sympy.log),  # natural log; log(x, b) is the base-b logarithm
+    "sin": (1, 1, sympy.sin),  # for sinusoidal positional encodings
+    "cos": (1, 1, sympy.cos),
 }
 _CONSTANTS = {"e": sympy.E, "E": sympy.E, "pi": sympy.pi}
 _DIGIT_RUN = re.compile(r"\d+")
@@ -295,7 +297,7 @@ class _Evaluator:
 
     def visit_Call(self, node: ast.Call):
         if not isinstance(node.func, ast.Name):
-            raise self.fail(node, "only the functions sqrt, exp, ln, log may be called")
+            raise self.fail(node, "only the functions sqrt, exp, ln, log, sin, cos may be called")
         name = node.func.id
         if name not in _FUNCTIONS:
             raise self.fail(node, f"unknown function '{name}'")
