@@ -33,7 +33,8 @@ from fractions import Fraction
 import flint
 import sympy
 
-from symbolic_attn.errors import UndecidedError
+from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.proof import prove_equal
 
 __all__ = [
     "to_arb",
@@ -225,7 +226,7 @@ def decimal_string(expr, digits: int, significant: bool = False) -> str:
     :data:`MAX_PRECISION` separates the value from a rounding boundary and it cannot be
     proved to be the rational it seems to be.
     """
-    expr = sympy.sympify(expr) if isinstance(expr, int) else expr
+    expr = sympy.Integer(expr) if isinstance(expr, int) else expr
     if expr.is_Rational:
         return rational_decimal(Fraction(int(expr.p), int(expr.q)), digits, significant)
     bits = START_PRECISION
@@ -273,7 +274,11 @@ def _proved_rational(expr) -> Fraction | None:
     Reached only when intervals of :data:`MAX_PRECISION` bits cannot separate ``expr`` from
     a rational boundary, which in practice means ``expr`` is that rational in disguise.
     """
-    simplified = sympy.simplify(expr)
-    if simplified.is_Rational:
-        return Fraction(int(simplified.p), int(simplified.q))
-    return None
+    candidate = sympy.simplify(expr)
+    if not candidate.is_Rational:
+        return None
+    try:
+        prove_equal(expr, candidate)  # equality is decided in one place
+    except (ProofError, UndecidedError):
+        return None
+    return Fraction(int(candidate.p), int(candidate.q))
