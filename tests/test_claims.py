@@ -59,7 +59,7 @@ def test_decimals_keep_their_written_precision_and_are_exact():
         ("[1,,2]", r"^missing number before ','"),
         ("[1, 2", r"^missing '\]'"),
         ("1]", r"^unexpected '\]'"),
-        ("__import__('os').system('true')", r"^only the functions sqrt, exp, ln, log may be called"),
+        ("__import__('os').system('true')", r"^only the functions .* may be called"),
         ("9**9**9**9", r"exceeds the limit"),
         ("1" * 10**6, r"exceeds the limit"),
         ("(" * 5000 + "1" + ")" * 5000, r"exceeds the limit|nested"),
