@@ -368,23 +368,32 @@ class AttentionResult:
         return {"scores": (n, m), "scaled": (n, m), "weights": (n, m), "output": (n, d_v)}[stage]
 
     def intervals(self, stage: str, bits: int) -> list[list[flint.arb]]:
-        """Interval enclosures (arb balls) of a stage at ``bits`` of working precision."""
+        """Interval enclosures (arb balls) of a stage at ``bits`` of working precision.
+
+        All four stages are computed together and remembered per precision, because each
+        builds on the one before (the output needs the weights, which need the scores).
+        """
         if stage not in STAGES:
             raise ValueError(f"unknown stage {stage!r}: expected one of {', '.join(STAGES)}")
+        if bits not in self._interval_cache:
+            self._interval_cache[bits] = self._all_intervals(bits)
+        return self._interval_cache[bits][stage]
+
+    @cached_property
+    def _interval_cache(self) -> dict:
+        return {}
+
+    def _all_intervals(self, bits: int) -> dict:
         with working_precision(bits):
-            scores = [[to_arb(s) for s in self.scores.row(i)] for i in range(self.scores.rows)]
-            if stage == "scores":
-                return scores
+            # tolist() converts each entry once; indexing a SymPy matrix entry by entry is slow.
+            scores = [[to_arb(s) for s in row] for row in self.scores.tolist()]
             scale = to_arb(self.scale)
             scaled = [[scale * s for s in row] for row in scores]
-            if stage == "scaled":
-                return scaled
             weights = self._interval_weights(scaled)
-            if stage == "weights":
-                return weights
-            values = flint.arb_mat([[to_arb(v) for v in self.value.row(j)] for j in range(self.value.rows)])
-            output = flint.arb_mat(weights) * values
-            return [[output[i, c] for c in range(output.ncols())] for i in range(output.nrows())]
+            values = flint.arb_mat([[to_arb(v) for v in row] for row in self.value.tolist()])
+            product = flint.arb_mat(weights) * values
+            output = [[product[i, c] for c in range(product.ncols())] for i in range(product.nrows())]
+        return {"scores": scores, "scaled": scaled, "weights": weights, "output": output}
 
     def _interval_weights(self, scaled):
         options, mask = self.options, self.mask
