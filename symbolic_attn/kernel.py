@@ -13,7 +13,7 @@ with the core's :func:`~symbolic_attn.attention.softmax`.
 >>> kernel_softmax([[0, log(2), log(3)]], [[1, 1, 0]])
 Matrix([[1/3, 2/3, 0]])
 >>> print(kernel_latex())  # doctest: +ELLIPSIS
-\begin{array}{l} m = \max ... \end{array}
+\begin{array}{l} \displaystyle m = \max ... \end{array}
 """
 
 import inspect
@@ -88,7 +88,9 @@ def kernel_latex() -> str:
 
     text = latexify.get_latex(masked_softmax_weight, identifiers=KERNEL_NAMES)
     # latexify prints Python's builtin as \mathrm{max}; the operator \max is the usual form.
-    return text.replace(r"\mathrm{max}", r"\max")
+    # Its lines sit in an array, whose cells are in text style: ask for display style.
+    text = text.replace(r"\mathrm{max}", r"\max")
+    return text.replace(r"\begin{array}{l} ", r"\begin{array}{l} \displaystyle ").replace(r" \\ ", r" \\[1ex] \displaystyle ")
 
 
 def kernel_source() -> str:

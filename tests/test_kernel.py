@@ -74,7 +74,7 @@ def test_kernel_has_no_branch_to_raise():
 
 def test_latex_is_generated_from_the_kernel_source():
     text = kernel.kernel_latex()
-    assert text.startswith(r"\begin{array}{l} m = \max")
+    assert text.startswith(r"\begin{array}{l} \displaystyle m = \max")
     assert r"w(s, a, i, n) = \frac{a_{i} \cdot \exp" in text
     assert r"\sum_{k = 0}^{n - 1}" in text
     assert "def masked_softmax_weight(s, a, i, n):" in kernel.kernel_source()
