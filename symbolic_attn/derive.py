@@ -11,7 +11,7 @@ The pipeline reads top to bottom:
 2. :func:`verify_all`   -- build and verify every result; the first failure raises
    :class:`DerivationFailure` naming the file and the step;
 3. :func:`render_documents` -- ``{file name: text}`` from each builder in ``BUILDERS``
-   (one ``<NAME>.tex`` per result, ``index.tex``; add a builder to add a document);
+   (one ``<NAME>.tex`` per result, ``index.tex``, ``notes.tex``; add a builder to add a document);
 4. :func:`write_documents` -- only after everything verified and rendered: each file
    via a temporary file and ``os.replace``, so no file is ever half-written.
 
@@ -29,6 +29,7 @@ from typing import Callable, Iterable, Sequence
 
 from symbolic_attn.errors import ProofError, SymbolicAttnError, UndecidedError
 from symbolic_attn.latex import escape_text, prose_latex
+from symbolic_attn.notes import notes_document
 from symbolic_attn.result import Result
 
 __all__ = [
@@ -185,7 +186,8 @@ def index_document(results: Sequence[Result]) -> dict:
 
 
 #: The documents ``derive`` writes, in order.  Add a builder here to add a document.
-BUILDERS = (result_documents, index_document)
+#: ``notes_document`` (symbolic_attn.notes) writes notes.tex, which \input s the others.
+BUILDERS = (result_documents, index_document, notes_document)
 
 
 def render_documents(results: Sequence[Result], builders: Sequence[Callable] = BUILDERS) -> dict:

@@ -28,6 +28,8 @@ def test_compiles_with_pdflatex(path, tmp_path):
     source = path.read_text(encoding="utf-8")
     if "\\documentclass" in source:
         (tmp_path / "main.tex").write_text(source, encoding="utf-8")
+        for other in FILES:  # a complete document (notes.tex) may \input the others
+            shutil.copy(other, tmp_path)
     else:
         shutil.copy(path, tmp_path / "fragment.tex")
         (tmp_path / "main.tex").write_text(WRAPPER, encoding="utf-8")
