@@ -6,6 +6,10 @@ built-in ``derivations/`` by default) and only then writes one ``.tex`` per resu
 file, step, both sides and the residual; nothing written); 2 bad input (raised as a
 :class:`~symbolic_attn.errors.SymbolicAttnError`, printed by :mod:`symbolic_attn.cli`).
 
+``--format md`` writes the web notes ``notes.md`` (Markdown with ``$$`` math) instead of
+the LaTeX files; ``--pdf`` also compiles ``notes.tex`` with pdflatex (in a temporary
+folder) into ``DIR/notes.pdf``, or exits 2 with one line when pdflatex is missing.
+
 ``list [PATH]`` shows each script's file, NAME, title and the scope of each part,
 without verifying anything.
 """
@@ -14,10 +18,15 @@ import sys
 
 from symbolic_attn import derive as _derive
 from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.markdown import markdown_document
+from symbolic_attn.notes import compile_pdf
 
 __all__ = ["add_parser", "run_derive", "run_list"]
 
 PROG = "symbolic-attn"
+
+#: Which builders each ``--format`` runs (see :data:`symbolic_attn.derive.BUILDERS`).
+FORMATS = {"tex": _derive.BUILDERS, "md": (markdown_document,)}
 
 
 def add_parser(subparsers) -> None:
@@ -30,6 +39,9 @@ def add_parser(subparsers) -> None:
     derive.add_argument("paths", nargs="*", metavar="PATH",
                         help="folders (or .py files) of derivation scripts; default: the built-in derivations/")
     derive.add_argument("--out", default="out", metavar="DIR", help="output folder (default: out)")
+    derive.add_argument("--format", choices=sorted(FORMATS), default="tex",
+                        help="tex: one .tex per result, index.tex and notes.tex (default); md: notes.md")
+    derive.add_argument("--pdf", action="store_true", help="also compile notes.tex to DIR/notes.pdf with pdflatex")
     derive.set_defaults(handler=run_derive)
 
     listing = subparsers.add_parser(
@@ -44,13 +56,18 @@ def add_parser(subparsers) -> None:
 
 def run_derive(args) -> int:
     """Handler of ``derive``: 0 written, 1 verification failed (one line on stderr)."""
+    if args.pdf and args.format != "tex":
+        print(f"{PROG}: error: --pdf compiles notes.tex, so it needs --format tex", file=sys.stderr)
+        return 2
     try:
-        written = _derive.derive(args.paths, args.out)
+        written = _derive.derive(args.paths, args.out, FORMATS[args.format])
     except (ProofError, UndecidedError) as error:
         print(f"{PROG}: verification failed: {_one_line(str(error))}", file=sys.stderr)
         return 1
     for path in written:
         print(path)
+    if args.pdf:
+        print(compile_pdf(args.out))  # PdfError (pdflatex missing or failing): one line, exit 2
     return 0
 
 

@@ -1,0 +1,125 @@
+"""Every emitted math block renders with KaTeX (throwOnError); the web notes use only
+constructs KaTeX and MathJax share; notebook displays render.
+
+Not skipped when Node or KaTeX is missing: CI runs ``npm ci --prefix tests/js`` (katex is
+pinned in tests/js/package-lock.json); a missing tool must fail loudly.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from symbolic_attn import derive
+from symbolic_attn.attention import attention
+from symbolic_attn.markdown import markdown_document
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "out"
+JS = ROOT / "tests" / "js"
+REFRESH = "stale: run `symbolic-attn derive --format md` from the repository root and commit out/notes.md"
+DISPLAY_ENVS = r"align\*|equation\*"
+
+
+def katex_errors(blocks):
+    """[(tex, error)] for the blocks KaTeX refuses; blocks are (tex, display) pairs."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node not found: install Node.js 20 and run `npm ci --prefix tests/js`")
+    if not (JS / "node_modules" / "katex").is_dir():
+        pytest.fail("KaTeX not installed: run `npm ci --prefix tests/js`")
+    payload = json.dumps([{"tex": tex, "display": display} for tex, display in blocks])
+    run = subprocess.run([node, str(JS / "render.js")], input=payload, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return [(tex, error) for (tex, _), error in zip(blocks, json.loads(run.stdout)) if error]
+
+
+def _inline(text):
+    """Inline $...$ spans of prose (escaped \\$ is not a delimiter)."""
+    return [(m, False) for m in re.findall(r"(?<!\\)\$((?:[^$\\]|\\.)+?)\$", text)]
+
+
+def markdown_math(text):
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    blocks = [(m, True) for m in re.findall(r"^\$\$\n(.*?)\n\$\$$", text, flags=re.S | re.M)]
+    rest = re.sub(r"^\$\$\n.*?\n\$\$$", "", text, flags=re.S | re.M)
+    return blocks + _inline(rest)
+
+
+def tex_math(text):
+    text = re.sub(r"\\begin\{verbatim\}.*?\\end\{verbatim\}", "", text, flags=re.S)
+    text = re.sub(r"\\begin\{tikzpicture\}.*?\\end\{tikzpicture\}", "", text, flags=re.S)
+    pattern = rf"\\begin\{{({DISPLAY_ENVS})\}}(.*?)\\end\{{\1\}}"
+    blocks = [(f"\\begin{{aligned}}{body}\\end{{aligned}}" if env == "align*" else body, True)
+              for env, body in re.findall(pattern, text, flags=re.S)]
+    rest = re.sub(pattern, "", text, flags=re.S)
+    rest = "\n".join(line for line in rest.splitlines() if not line.lstrip().startswith("%"))
+    return blocks + _inline(rest)
+
+
+@pytest.fixture(scope="module")
+def results():
+    return derive.verify_all(derive.load_scripts())
+
+
+@pytest.fixture(scope="module")
+def notes_md(results):
+    return markdown_document(results)["notes.md"]
+
+
+def test_committed_markdown_is_current(notes_md):
+    assert (OUT / "notes.md").read_text(encoding="utf-8") == notes_md, REFRESH
+    assert notes_md.endswith("\n") and "\r" not in notes_md
+
+
+@pytest.mark.parametrize("forbidden", [r"\begin{align*}", r"\label", r"\DeclareMathOperator", r"\intertext",
+                                       r"\begin{equation*}", r"\section", r"\item"])
+def test_markdown_uses_only_shared_constructs(notes_md, forbidden):
+    assert forbidden not in notes_md
+
+
+def test_markdown_has_results_examples_and_kernel(notes_md):
+    for heading in ("## Shift invariance of softmax", "## Worked example: the grid/load/rises lab",
+                    "## The algorithm as a formula: the stable masked softmax"):
+        assert heading in notes_md
+    assert "| rises | 0.284 | 0.140 | 0.576 |" in notes_md
+    assert "| it | 1.000 | × | × |" in notes_md
+
+
+def test_every_markdown_math_block_renders_with_katex(notes_md):
+    blocks = markdown_math(notes_md)
+    assert sum(display for _, display in blocks) > 30 and len(blocks) > 80
+    assert katex_errors(blocks) == []
+
+
+@pytest.mark.parametrize("path", sorted(OUT.glob("*.tex")), ids=lambda p: p.name)
+def test_every_tex_math_block_renders_with_katex(path):
+    blocks = tex_math(path.read_text(encoding="utf-8"))
+    assert blocks, f"no math found in {path.name}"
+    assert katex_errors(blocks) == []
+
+
+def test_katex_is_able_to_fail():
+    errors = katex_errors([(r"\label{x} a", True), (r"\intertext{no}", True), ("a & b", False), ("x^2", False)])
+    assert [tex for tex, _ in errors] == [r"\label{x} a", r"\intertext{no}", "a & b"]
+
+
+def test_notebook_displays_render_and_print(results):
+    shift = next(r for r in results if r.name == "shift_invariance")
+    chain = shift.parts[0]
+    lab = attention([[1, 0], [0, 1], [1, 1]], [[1, 1], [0, 1], [1, 2]], [[1, 0], [0, 2], [1, 2]], mask="causal")
+    # Jupyter renders text/latex through MathJax: strip the $...$ wrapper, render the math.
+    derivation_math = chain._repr_latex_()
+    assert derivation_math.startswith("$\\displaystyle \\begin{aligned}") and derivation_math.endswith("$")
+    lab_math = lab._repr_latex_()
+    assert lab_math.startswith("\\begin{align*}")
+    blocks = [(derivation_math[1:-1], True), (lab_math.replace("align*", "aligned"), True)]
+    blocks += tex_math(shift._repr_latex_())
+    assert katex_errors(blocks) == []
+    # Terminals: short readable text, no LaTeX commands.
+    assert str(shift).startswith("Shift invariance of softmax (shift_invariance)\n  Adding a constant")
+    assert str(chain).splitlines()[0] == "Adding a constant to every score  [proved for every length n, all real scores and every real constant]"
+    assert "A[1,1] = 1" in str(lab) and "\\begin" not in str(lab) + str(shift) + str(chain)
