@@ -72,8 +72,9 @@ def render_tex(blocks: Sequence) -> str:
     out = []
     for block in blocks:
         if isinstance(block, Heading):
-            command = "section" if block.level == 1 else "subsection"
-            out.append(f"\\{command}*{{{prose_latex(block.text)}}}")
+            # Each worked example starts a page, so no heading is stranded at a page foot.
+            start = "\\clearpage\n\\section*" if block.level == 1 else "\\subsection*"
+            out.append(f"{start}{{{prose_latex(block.text)}}}")
         elif isinstance(block, Text):
             out.append(prose_latex(block.prose) + "\n")
         elif isinstance(block, Math):
@@ -156,8 +157,8 @@ def notes_document(results: Sequence) -> dict:
         parts += ["", "\\clearpage", f"% {escape_text(result.name)}.tex: {prose_latex(result.title)}",
                   f"\\input{{{result.name}}}"]
     # The marker lets the tests read the log of the notes' own pages apart from the results'.
-    parts += ["", "\\clearpage", "\\typeout{symbolic-attn: worked examples}", render_tex(worked.all_examples()),
-              "\\clearpage", render_tex(kernel_blocks()), "\\end{document}"]
+    parts += ["", "\\typeout{symbolic-attn: worked examples}", render_tex(worked.all_examples()),
+              render_tex(kernel_blocks()), "\\end{document}"]
     return {"notes.tex": "\n".join(parts) + "\n"}
 
 
