@@ -110,8 +110,8 @@ def masks_check() -> Check:
         cases,
         scope=Scope.checked("every n <= 4 and every mask with a blocked and an allowed key, fully symbolic "
                             "real scores (inequalities proved from the signs: exp > 0)"),
-        note="Computed by the library's softmax: masked (the default), zeroed after softmax "
-             "(`masking='zero_after_softmax'`), and blocked score set to 0 (`masking='zero_score'`).",
+        note="Computed by the library's softmax in its three masking settings: masked (the default), "
+             "zeroed after softmax (`zero_after_softmax`) and blocked score set to 0 (`zero_score`).",
         summary=summary,
     )
 

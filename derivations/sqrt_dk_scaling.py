@@ -119,7 +119,7 @@ VARIANCE = Assumption("D1", "definition of the variance", r"\operatorname{Var}[X
 LINEAR = Assumption("D2", "expectation is linear (constants and finite sums come out)",
                     r"\operatorname{E}[aX + bY] = a\,\operatorname{E}[X] + b\,\operatorname{E}[Y]", rewrite=_linearity)
 INDEPENDENT = Assumption("A1", "the components $q_1, \\dots, q_{d_k}, k_1, \\dots, k_{d_k}$ are independent",
-                         r"\operatorname{E}[f(q_i) g(k_i)] = \operatorname{E}[f(q_i)]\,\operatorname{E}[g(k_i)],\ "
+                         r"\operatorname{E}[f(q_i) g(k_i)] = \operatorname{E}[f(q_i)]\,\operatorname{E}[g(k_i)],\ \allowbreak "
                          r"\operatorname{Var}[\textstyle\sum_i X_i] = \sum_i \operatorname{Var}[X_i]",
                          rewrite=_independence)
 STANDARD = Assumption("A2", "every component has mean $0$ and variance $1$",

@@ -196,25 +196,36 @@ class Derivation:
 
     # ------------------------------------------------------------------ printing
 
-    def latex(self) -> str:
-        r"""The chain as an amsmath ``align*``, justifications in a ``\text{}`` column."""
-        lines = []
+    def latex(self, column_limit: int | None = None) -> str:
+        r"""The chain as an amsmath ``align*``, justifications in a ``\text{}`` column.
+
+        A justification longer than ``column_limit`` characters (default: what fits on a
+        page; ``\text`` never wraps) is printed as a note below the display instead.
+        """
+        column_limit = _COLUMN_CHARACTERS if column_limit is None else column_limit
+        lines, notes = [], []
         for number, step in enumerate(self.steps, 1):
             why = prose_latex(step.why)
             if step.using:
                 why += " [" + ", ".join(escape_text(label) for label in step.using) + "]"
-            if step.cited:
-                why = r"\textbf{cited, not machine-checked:} " + why
+            marker = r"\textbf{cited, not machine-checked:} " if step.cited else ""
+            if len(step.why) > column_limit:
+                notes.append(f"Step ({number}): {marker}{why}")
+                column = f"({number}) " + (r"\textbf{cited}, see below" if step.cited else "see below")
+            else:
+                column = f"({number}) {marker}{why}"
             left = latex_of(self.start) + " " if number == 1 else ""
-            lines.append(f"{left}&{_RELATIONS[step.relation]} {latex_of(step.rhs)} && \\text{{({number}) {why}}}")
+            lines.append(f"{left}&{_RELATIONS[step.relation]} {latex_of(step.rhs)} && \\text{{{column}}}")
         body = " \\\\\n".join(lines)
-        return "\\begin{align*}\n" + body + "\n\\end{align*}"
+        display = "\\begin{align*}\n" + body + "\n\\end{align*}"
+        return display + "".join("\n\n" + note for note in notes)
 
     def _latex(self, printer=None) -> str:
         return self.latex()
 
     def _repr_latex_(self) -> str:
-        return "$\\displaystyle " + self.latex().replace("align*", "aligned") + "$"
+        # A notebook cell has no page width: every justification stays in its column.
+        return "$\\displaystyle " + self.latex(column_limit=10**9).replace("align*", "aligned") + "$"
 
     def describe(self) -> str:
         """One line: title and scope."""
@@ -226,6 +237,10 @@ class Derivation:
             mark = "cited" if step.cited else _strategy_hint(self, step)
             lines.append(f"  {step.relation} {_plain(step.rhs)}    ({step.why})  [{mark}]")
         return "\n".join(lines)
+
+
+#: Longest justification (in characters of its source text) kept in the display's column.
+_COLUMN_CHARACTERS = 64
 
 
 def _strategy_hint(derivation: Derivation, step: Step) -> str:

@@ -51,6 +51,8 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage[margin=2cm]{geometry}
 \usepackage{amsmath,amssymb}
 \usepackage{tikz}
+% Long inline formulas and code names would otherwise stick out into the margin.
+\setlength{\emergencystretch}{3em}
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.5em}
 \allowdisplaybreaks

@@ -143,7 +143,7 @@ class Counterexample:
         rows = [f"{name} &= {latex_of(value)}" for name, value in self.givens]
         rows.append(f"{self.lhs.latex} &= {latex_of(self.lhs.value)}")
         rows.append(f"{self.rhs.latex} &= {latex_of(self.rhs.value)}")
-        why = escape_text(f"they differ in {found.where}: difference {found.approx} (certified non-zero)")
+        why = escape_text(f"they differ in {found.where} by {found.approx} (certified non-zero)")
         rows.append(f"{self.lhs.latex} &\\neq {self.rhs.latex} && \\text{{{why}}}")
         return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
 
@@ -227,6 +227,13 @@ class Result:
 
     def _repr_latex_(self) -> str:
         return self.latex()
+
+    def _repr_markdown_(self) -> str:
+        # A whole result is prose with displays, not one formula: notebooks (which prefer
+        # Markdown to LaTeX) show it as headings, lists and $$ math.
+        from symbolic_attn.markdown import result_markdown
+
+        return result_markdown(self)
 
     def __str__(self) -> str:
         lines = [f"{self.title} ({self.name})"]

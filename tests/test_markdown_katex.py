@@ -118,6 +118,10 @@ def test_notebook_displays_render_and_print(results):
     assert lab_math.startswith("\\begin{align*}")
     blocks = [(derivation_math[1:-1], True), (lab_math.replace("align*", "aligned"), True)]
     blocks += tex_math(shift._repr_latex_())
+    # A whole result (prose, lists, displays) is shown as Markdown, which notebooks prefer.
+    markdown = shift._repr_markdown_()
+    assert markdown.startswith("## Shift invariance of softmax") and "\\section" not in markdown
+    blocks += markdown_math(markdown)
     assert katex_errors(blocks) == []
     # Terminals: short readable text, no LaTeX commands.
     assert str(shift).startswith("Shift invariance of softmax (shift_invariance)\n  Adding a constant")
