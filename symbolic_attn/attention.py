@@ -104,7 +104,8 @@ def _row_parts(scores, allowed, row_number, options, exp, add, zero, one, nan):
         if options.on_empty_row == "error":
             raise EmptyRowError(
                 f"row {row_number + 1} allows no key: there is no distribution to normalize "
-                "(the empty-row policies zeros, uniform and nan copy real libraries' behaviour)"
+                "(the empty-row policies zeros, uniform and nan copy real libraries' behaviour: "
+                "on_empty_row=..., or --empty-row on the command line)"
             )
         if options.on_empty_row == "zeros":
             return [zero] * m, one

@@ -9,16 +9,23 @@ Example::
 from __future__ import annotations
 
 import argparse
+import re
 
 from symbolic_attn.attention import attention, attention_from_scores
 from symbolic_attn.display import json_report, latex_report, text_report
-from symbolic_attn.errors import MaskError, ParseError
+from symbolic_attn.errors import InputLimitError, MaskError, ParseError
 from symbolic_attn.exact import to_matrix
 from symbolic_attn.masks import EMPTY_ROW_POLICIES, Mask
+from symbolic_attn.parsing import Limits
 
 __all__ = ["add_parser", "parse_mask_spec"]
 
 MAX_DIGITS = 100
+#: The command prints every closed form of every stage, which grows quickly with the size
+#: (16 x 16 takes about a second, 32 x 32 over ten): it is for hand calculations.  Larger
+#: problems belong to the Python API, whose decimals stay fast without printing.
+MAX_TOKENS = 16
+TEXT_LIMITS = Limits(max_text_length=20_000, max_rows=32, max_cols=32, max_entries=1_024)
 
 
 def add_parser(subparsers) -> None:
@@ -68,11 +75,11 @@ def parse_mask_spec(spec: str, n: int, m: int) -> Mask:
     ...
     symbolic_attn.errors.MaskError: --mask: unknown mask 'upper': expected none, causal, keep:MATRIX, block:MATRIX or padding:VALID
     """
-    kind, _, argument = spec.partition(":")
+    kind, colon, argument = spec.partition(":")
     kind = kind.strip()
-    if kind == "none" and not argument:
+    if kind == "none" and not colon:
         return Mask.full(n, m)
-    if kind == "causal" and not argument:
+    if kind == "causal" and not colon:
         return Mask.causal(n, m)
     if kind in ("keep", "block") and argument:
         grid = to_matrix(argument, name=f"--mask {kind}")
@@ -81,7 +88,7 @@ def parse_mask_spec(spec: str, n: int, m: int) -> Mask:
             raise MaskError(f"--mask {kind}: the grid is {mask.shape[0]}x{mask.shape[1]}, the scores are {n}x{m}")
         return mask
     if kind == "padding" and argument:
-        if not argument.strip().isdigit():
+        if not re.fullmatch(r"[0-9]{1,6}", argument.strip()):
             raise MaskError(f"--mask padding: expected a whole number of valid keys, got {argument!r}")
         return Mask.padding(n, m, int(argument))
     raise MaskError(
@@ -89,15 +96,25 @@ def parse_mask_spec(spec: str, n: int, m: int) -> Mask:
     )
 
 
+def _check_size(n: int, m: int) -> None:
+    for what, count in (("queries (n)", n), ("keys (m)", m)):
+        if count > MAX_TOKENS:
+            raise InputLimitError(
+                f"{count} {what} exceed the attention command's limit of {MAX_TOKENS}: it prints every closed "
+                "form; use the Python API (symbolic_attn.attention) for larger matrices"
+            )
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.digits <= MAX_DIGITS:
         raise ParseError(f"--digits must be between 0 and {MAX_DIGITS}, got {args.digits}")
     options = {"on_empty_row": args.empty_row}
-    value = to_matrix(args.v, name="--v")
+    value = to_matrix(args.v, name="--v", limits=TEXT_LIMITS)
     if args.scores is not None:
         if args.q is not None or args.k is not None:
             raise ParseError("give either --scores or --q and --k, not both")
-        scores = to_matrix(args.scores, name="--scores")
+        scores = to_matrix(args.scores, name="--scores", limits=TEXT_LIMITS)
+        _check_size(scores.rows, scores.cols)
         if args.scale == "default":
             raise ParseError("--scale default needs d_k, which --scores does not have: use --scale none or an expression")
         mask = parse_mask_spec(args.mask, scores.rows, scores.cols)
@@ -105,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.q is None or args.k is None:
             raise ParseError("give --q and --k (or --scores)")
-        query, key = to_matrix(args.q, name="--q"), to_matrix(args.k, name="--k")
+        query = to_matrix(args.q, name="--q", limits=TEXT_LIMITS)
+        key = to_matrix(args.k, name="--k", limits=TEXT_LIMITS)
+        _check_size(query.rows, key.rows)
         mask = parse_mask_spec(args.mask, query.rows, key.rows)
         result = attention(query, key, value, mask=mask, scale=args.scale or "default", **options)
     if args.format == "json":

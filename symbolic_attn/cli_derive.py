@@ -18,6 +18,7 @@ import sys
 
 from symbolic_attn import derive as _derive
 from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.latex import plain_text
 from symbolic_attn.markdown import markdown_document
 from symbolic_attn.notes import compile_pdf
 
@@ -75,9 +76,9 @@ def run_list(args) -> int:
     """Handler of ``list``: one block per script, nothing verified or written."""
     for script in _derive.load_scripts([args.path] if args.path else []):
         result = script.result()
-        print(f"{script.name}  {script.path}  {result.title}")
+        print(f"{script.name}  {script.path}  {plain_text(result.title)}")
         for part in result.parts:
-            print(f"    {part.title}: {part.scope}")
+            print(f"    {plain_text(part.title)}: {part.scope}")
     return 0
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "BUILDERS",
     "DEFAULT_FOLDER",
     "DerivationFailure",
+    "OutputError",
     "Script",
     "ScriptError",
     "derive",
@@ -55,6 +56,10 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 class ScriptError(SymbolicAttnError, ValueError):
     """A folder or script that cannot be used (missing, no NAME/build, import fails)."""
+
+
+class OutputError(SymbolicAttnError, OSError):
+    """The output folder cannot be created or written to."""
 
 
 class DerivationFailure(ProofError):
@@ -206,7 +211,13 @@ def render_documents(results: Sequence[Result], builders: Sequence[Callable] = B
 def write_documents(documents: dict, out_dir) -> list:
     """Write each document atomically (temporary file + ``os.replace``); return the paths."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe_handle, probe = tempfile.mkstemp(prefix=".probe.", dir=out)
+        os.close(probe_handle)
+        os.unlink(probe)
+    except OSError as error:
+        raise OutputError(f"cannot write into the output folder {str(out)!r}: {error.strerror or error}") from None
     written = []
     for name in sorted(documents):
         target = out / name

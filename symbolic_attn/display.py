@@ -107,7 +107,7 @@ def text_report(result, digits: int = 3) -> str:
         for i in range(matrix.rows):
             for j in range(matrix.cols):
                 entry, shown = matrix[i, j], decimals[i][j]
-                exact = sympy.sstr(entry)
+                exact = sympy.sstr(entry, order="none")
                 if shown is None:
                     lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}")
                 elif entry.is_Integer:
@@ -118,24 +118,29 @@ def text_report(result, digits: int = 3) -> str:
 
 
 def latex_report(result, digits: int = 3) -> str:
-    r"""The stages as one amsmath ``align*``: exact matrix, then its decimals."""
-    lines = [r"\begin{align*}"]
-    stages = _stages(result)
-    for number, (key, symbol, _title) in enumerate(stages):
-        matrix = result.stage(key)
-        lhs = {
-            "scores": r"S &" if result.query is None else r"S &= QK^{\mathsf{T}}",
-            "scaled": r"S' &= " + expr_latex(result.scale) + r"\, S",
-            "weights": r"A &= \operatorname{softmax}(" + ("S'" if result.scale != 1 else "S") + ")",
-            "output": r"Z &= AV",
-        }[key]
-        rhs = matrix_latex(matrix)
+    r"""The stages as one amsmath ``align*``: exact matrix, then its decimals.
+
+    A mask, when there is one, is shown as its keep-grid M (1 = may attend), and the
+    weights as :math:`\operatorname{softmax}_M`.
+    """
+    masked = not all(all(row) for row in result.mask.allowed)
+    softmax = r"\operatorname{softmax}_M" if masked else r"\operatorname{softmax}"
+    source = "S'" if result.scale != 1 else "S"
+    names = {
+        "scores": r"S" if result.query is None else r"S &= QK^{\mathsf{T}}",
+        "scaled": r"S' &= " + expr_latex(result.scale) + r"\, S",
+        "weights": rf"A &= {softmax}({source})",
+        "output": r"Z &= AV",
+    }
+    rows = []
+    if masked:
+        rows.append(r"M &= " + matrix_latex(sympy.Matrix(result.mask.keep_grid())) + r" && \text{(1 = may attend)}")
+    for key, _symbol, _title in _stages(result):
+        lhs = names[key] if "&" in names[key] else names[key] + " &"
         decimals = result.decimals(key, digits)
         approx = r"\begin{bmatrix}" + r" \\ ".join(" & ".join(d or "?" for d in row) for row in decimals) + r"\end{bmatrix}"
-        end = r" \\" if number < len(stages) - 1 else ""
-        lines.append(f"{lhs} = {rhs} \\approx {approx}{end}")
-    lines.append(r"\end{align*}")
-    return "\n".join(lines)
+        rows.append(f"{lhs} = {matrix_latex(result.stage(key), order='none')} \\approx {approx}")
+    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
 
 
 def json_report(result) -> str:
@@ -149,8 +154,8 @@ def json_report(result) -> str:
     for key in ("scores", "scaled", "weights", "output"):
         matrix = result.stage(key)
         document[key] = {
-            "exact": [[sympy.sstr(e) for e in matrix.row(i)] for i in range(matrix.rows)],
-            "latex": matrix_latex(matrix),
+            "exact": [[sympy.sstr(e, order="none") for e in matrix.row(i)] for i in range(matrix.rows)],
+            "latex": matrix_latex(matrix, order="none"),
             "decimal": result.decimals(key, JSON_DIGITS, significant=True),
         }
     return json.dumps(document, indent=2, ensure_ascii=False)

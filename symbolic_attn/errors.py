@@ -7,6 +7,7 @@ can print ``str(error)`` as it is.
 """
 
 __all__ = [
+    "shown",
     "SymbolicAttnError",
     "ParseError",
     "InputLimitError",
@@ -58,3 +59,15 @@ class ProofError(SymbolicAttnError, ValueError):
 
 class ExerciseError(SymbolicAttnError, ValueError):
     """An exercise file that cannot be read or is invalid."""
+
+
+def shown(value, width: int = 40) -> str:
+    """An offending value for an error message, cut short: it may be enormous.
+
+    >>> shown(10**100)
+    '1000000000000000000000000000000000000...'
+    """
+    import sympy  # only here: the exceptions themselves need nothing
+
+    text = sympy.sstr(value) if isinstance(value, sympy.Basic) else str(value)
+    return text if len(text) <= width else text[: width - 3] + "..."

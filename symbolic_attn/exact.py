@@ -28,7 +28,7 @@ from fractions import Fraction
 import sympy
 
 from symbolic_attn.errors import FloatInputError, ParseError, ShapeError
-from symbolic_attn.parsing import DEFAULT_LIMITS, parse_expression, parse_matrix
+from symbolic_attn.parsing import DEFAULT_LIMITS, Limits, parse_expression, parse_matrix
 
 __all__ = ["to_exact", "to_matrix"]
 
@@ -67,13 +67,16 @@ def to_exact(value) -> sympy.Expr:
     raise ParseError(f"cannot use a {type(value).__name__} as an exact number: {value!r}"[:200])
 
 
-def to_matrix(value, *, name: str = "matrix") -> sympy.ImmutableMatrix:
+def to_matrix(value, *, name: str = "matrix", limits: Limits = DEFAULT_LIMITS) -> sympy.ImmutableMatrix:
     """An exact SymPy matrix from nested lists, a SymPy matrix, an array or matrix text.
 
-    ``name`` is used in error messages (``"Q"``, ``"scores"``...).
+    ``name`` is used in error messages (``"Q"``, ``"scores"``...); ``limits`` bounds text.
     """
     if isinstance(value, str):
-        matrix = parse_matrix(value)
+        try:
+            matrix = parse_matrix(value, limits=limits)
+        except ParseError as error:
+            raise type(error)(f"{name}: {error}") from None
     elif isinstance(value, sympy.MatrixBase):
         matrix = sympy.ImmutableMatrix(value)
         for entry in matrix:

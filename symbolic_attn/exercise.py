@@ -123,7 +123,7 @@ def parse_exercise(data, source: str = "<exercise>") -> Exercise:
         offset = data.index(b"\0")
         raise ExerciseError(f"{source}: binary data (a NUL byte at offset {offset}), not a TOML text file")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark some editors write
     except UnicodeDecodeError as error:
         raise ExerciseError(f"{source}: not UTF-8 text (invalid byte at offset {error.start})") from None
     try:
@@ -161,7 +161,8 @@ class _Reader:
             raise self.fail(key, f'TOML float {value} loses its written precision; write it as a string: "{value}"')
         if isinstance(value, bool):
             return
-        if isinstance(value, int) and len(str(abs(value))) > LIMITS["integer_digits"]:
+        # bit_length, not str(): str() of a huge integer is itself slow (or refused).
+        if isinstance(value, int) and abs(value).bit_length() > LIMITS["integer_digits"] * 10 // 3:
             raise self.fail(key, f"integer with more than {LIMITS['integer_digits']} digits")
         if isinstance(value, str) and len(value) > LIMITS["string"]:
             raise self.fail(key, f"string of {len(value)} characters exceeds the limit of {LIMITS['string']}")
@@ -314,8 +315,9 @@ class _Reader:
         if value in ("default", "none"):
             return value
         result = self.exact(key, value, names)
-        if isinstance(result, sympy.MatrixBase) or result.free_symbols or result == 0:
-            raise self.fail(key, f'expected "default", "none" or a non-zero number, got {_show(value)}')
+        # Any exact real number, as in the attention command (0 gives uniform weights).
+        if isinstance(result, sympy.MatrixBase) or result.free_symbols:
+            raise self.fail(key, f'expected "default", "none" or a number, got {_show(value)}')
         return result
 
     def mask(self, table: dict, shape) -> tuple:

@@ -14,7 +14,7 @@ files are byte-identical across runs.
 
 import sympy
 
-__all__ = ["expr_latex", "matrix_latex", "escape_text", "prose_latex"]
+__all__ = ["expr_latex", "matrix_latex", "escape_text", "plain_text", "prose_latex"]
 
 _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -33,16 +33,21 @@ _TEXT_ESCAPES = {
 }
 
 
-def expr_latex(expr) -> str:
-    """LaTeX of one exact SymPy expression (or matrix), with fixed printer settings."""
+def expr_latex(expr, order: str | None = None) -> str:
+    """LaTeX of one exact SymPy expression (or matrix), with fixed printer settings.
+
+    ``order="none"`` prints sums in SymPy's internal (canonical, deterministic) order
+    instead of sorting their terms, which for big closed forms means evaluating every term
+    numerically: many times faster, the same value.
+    """
     if isinstance(expr, sympy.MatrixBase):
-        return matrix_latex(expr)
-    return sympy.latex(expr, ln_notation=True)
+        return matrix_latex(expr, order)
+    return sympy.latex(expr, ln_notation=True, order=order)
 
 
-def matrix_latex(matrix) -> str:
+def matrix_latex(matrix, order: str | None = None) -> str:
     """A matrix as a ``bmatrix`` environment (amsmath), one row per ``\\``."""
-    rows = [" & ".join(expr_latex(entry) for entry in matrix.row(i)) for i in range(matrix.rows)]
+    rows = [" & ".join(expr_latex(entry, order) for entry in matrix.row(i)) for i in range(matrix.rows)]
     return r"\begin{bmatrix}" + r" \\ ".join(rows) + r"\end{bmatrix}"
 
 
@@ -74,3 +79,31 @@ def _text_with_code(text: str) -> str:
     return "".join(
         f"\\texttt{{{escape_text(piece)}}}" if index % 2 else escape_text(piece) for index, piece in enumerate(pieces)
     )
+
+
+_PLAIN = [
+    (r"\sqrt{", "sqrt("), (r"\max", "max"), (r"\ln", "ln"), (r"\cdot", "·"), (r"\mathbf{1}", "1"),
+    (r"\dots", "..."), (r"\le", "<="), (r"\ge", ">="), (r"\neq", "!="), (r"\operatorname", ""),
+]
+
+
+def plain_text(prose: str) -> str:
+    r"""Prose with ``$math$`` as terminal text: dollars dropped, common commands spelled out.
+
+    >>> plain_text(r"The $\sqrt{d_k}$ scaling, $m = \max_k s_k$")
+    'The sqrt(d_k) scaling, m = max_k s_k'
+    """
+    text = prose.replace("$", "")
+    for command, spelled in _PLAIN:
+        if command.endswith("{"):
+            # \sqrt{x} -> sqrt(x): close the parenthesis where the group closes.
+            while command in text:
+                start = text.index(command) + len(command)
+                depth, end = 1, start
+                while end < len(text) and depth:
+                    depth += {"{": 1, "}": -1}.get(text[end], 0)
+                    end += 1
+                text = text[: text.index(command)] + spelled + text[start : end - 1] + ")" + text[end:]
+        else:
+            text = text.replace(command, spelled)
+    return text.replace("\\", "").replace("{", "").replace("}", "")

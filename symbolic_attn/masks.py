@@ -112,6 +112,8 @@ class Mask:
     def padding(cls, n: int, m: int, valid: int) -> Mask:
         """Only the first ``valid`` keys are real tokens; the rest are padding."""
         _check_size(n, m)
+        if not isinstance(valid, int) or isinstance(valid, bool):
+            raise MaskError(f"padding: the valid key count must be a whole number, got {valid!r}")
         if not 0 <= valid <= m:
             raise MaskError(f"padding: valid key count {valid} is outside 0..{m}")
         return cls(tuple(tuple(j < valid for j in range(m)) for _ in range(n)))

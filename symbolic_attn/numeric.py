@@ -33,7 +33,7 @@ from fractions import Fraction
 import flint
 import sympy
 
-from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.errors import ProofError, UndecidedError, shown
 from symbolic_attn.proof import prove_equal
 
 __all__ = [
@@ -50,7 +50,10 @@ __all__ = [
 #: Bits of working precision for the first attempt, and the most we try before giving up
 #: (then an exact proof is attempted; if that fails too, the answer is "undecided").
 START_PRECISION = 128
-MAX_PRECISION = 8192
+MAX_PRECISION = 32768
+#: Decimals are shown for magnitudes between 2**-MAX_BINARY_EXPONENT and 2**MAX_BINARY_EXPONENT
+#: (about 10**+-3000); anything further out is refused rather than printed digit by digit.
+MAX_BINARY_EXPONENT = 10_000
 
 
 @contextmanager
@@ -75,10 +78,10 @@ def to_arb(expr) -> flint.arb:
     if expr.is_Rational:
         return flint.arb(flint.fmpq(int(expr.p), int(expr.q)))
     if expr.free_symbols:
-        raise UndecidedError(f"{expr} has free symbols {sorted(map(str, expr.free_symbols))}; it has no decimal value")
+        raise UndecidedError(f"{shown(expr)} has free symbols {sorted(map(str, expr.free_symbols))}; it has no decimal value")
     value = _arb_of(expr)
     if not value.is_finite():
-        raise UndecidedError(f"{expr} is not a finite real number")
+        raise UndecidedError(f"{shown(expr)} is not a finite real number (or too large to enclose)")
     return value
 
 
@@ -112,7 +115,7 @@ def _arb_of(expr) -> flint.arb:
         return _arb_of(expr.args[0]).log()
     if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan)):
         return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
-    raise UndecidedError(f"no certified evaluation for {type(expr).__name__} in {expr}")
+    raise UndecidedError(f"no certified evaluation for {type(expr).__name__} in {shown(expr)}")
 
 
 def _ball_bounds(ball: flint.arb) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -121,6 +124,8 @@ def _ball_bounds(ball: flint.arb) -> tuple[tuple[int, int], tuple[int, int]]:
     def exact(endpoint: flint.arb) -> tuple[int, int]:
         mantissa, exponent = endpoint.man_exp()
         mantissa, exponent = int(mantissa), int(exponent)
+        if mantissa and not -MAX_BINARY_EXPONENT - 2 * MAX_PRECISION < exponent < MAX_BINARY_EXPONENT:
+            raise UndecidedError(f"a value of magnitude about 2^{exponent + mantissa.bit_length()} is too large or too small to show as a decimal")
         return (mantissa << exponent, 1) if exponent >= 0 else (mantissa, 1 << -exponent)
 
     # lower() and upper() round outward to the working precision, so they are always
@@ -241,7 +246,10 @@ def decimal_string(expr, digits: int, significant: bool = False) -> str:
     exact = _proved_rational(expr)
     if exact is not None:
         return rational_decimal(exact, digits, significant)
-    raise UndecidedError(f"cannot certify {digits} digits of {expr}: it stays on a rounding boundary")
+    raise UndecidedError(
+        f"cannot certify {digits} digits of {shown(expr)}: not decided at {MAX_PRECISION} bits of precision "
+        "(a value extremely close to a rounding boundary)"
+    )
 
 
 def within(expr, center: Fraction, radius: Fraction) -> bool:
@@ -265,7 +273,9 @@ def within(expr, center: Fraction, radius: Fraction) -> bool:
     exact = _proved_rational(expr)
     if exact is not None:
         return abs(exact - center) <= radius
-    raise UndecidedError(f"cannot decide whether |{expr} - {center}| <= {radius}")
+    raise UndecidedError(
+        f"cannot decide whether |{shown(expr)} - {center}| <= {radius} at {MAX_PRECISION} bits of precision"
+    )
 
 
 def _proved_rational(expr) -> Fraction | None:

@@ -38,7 +38,7 @@ from typing import Mapping
 
 import sympy
 
-from symbolic_attn.errors import InputLimitError, ParseError
+from symbolic_attn.errors import InputLimitError, ParseError, shown
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "parse_expression", "parse_matrix", "exact_decimal"]
 
@@ -53,7 +53,9 @@ class Limits:
     max_digits: int = 400  # digits in one number literal
     max_decimal_exponent: int = 400  # |e| in 1e-3 style literals
     max_power_exponent: int = 1_000  # |p| and q in x**(p/q)
-    max_result_bits: int = 20_000  # size of an exact rational built by a power
+    max_result_bits: int = 4_000  # size of any exact rational built (about 1,200 digits)
+    max_matrix_products: int = 6  # '@' in one expression
+    max_product_work: int = 100_000  # multiply-adds of all '@' in one expression together
     max_rows: int = 1_024
     max_cols: int = 1_024
     max_entries: int = 65_536
@@ -70,7 +72,8 @@ _FUNCTIONS = {
     "cos": (1, 1, sympy.cos),
 }
 _CONSTANTS = {"e": sympy.E, "E": sympy.E, "pi": sympy.pi}
-_DIGIT_RUN = re.compile(r"\d+")
+# Runs of letters, digits and underscores: numbers (0x... too) and names, bounded alike.
+_TOKEN_RUN = re.compile(r"\w+")
 _EXPONENT = re.compile(r"(?<![A-Za-z_])\d*\.?\d+[eE]([+-]?\d+)")
 _NUMBER_TEXT = re.compile(r"^(\d+)?(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
 
@@ -137,8 +140,8 @@ def parse_matrix(text: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Immutab
 
 
 def _snippet(text: str, width: int = 60) -> str:
-    shown = text if len(text) <= width else text[: width - 3] + "..."
-    return '"' + shown.replace('"', '\\"') + '"'
+    """The offending text, quoted and cut short, for an error message."""
+    return '"' + shown(text, width).replace('"', '\\"') + '"'
 
 
 def _parse_tree(text: str, limits: Limits) -> ast.Expression:
@@ -158,11 +161,12 @@ def _parse_tree(text: str, limits: Limits) -> ast.Expression:
             depth -= 1
     if deepest > limits.max_depth:
         raise InputLimitError(f"brackets nested {deepest} deep exceed the limit of {limits.max_depth}")
-    for run in _DIGIT_RUN.finditer(text):
+    for run in _TOKEN_RUN.finditer(text):
         if len(run.group()) > limits.max_digits:
-            raise InputLimitError(
-                f"a number with {len(run.group())} digits at column {run.start() + 1} exceeds the limit of {limits.max_digits}"
-            )
+            what = f"a number with {len(run.group())} digits" if run.group()[0].isdigit() else f"a name of {len(run.group())} characters"
+            raise InputLimitError(f"{what} at column {run.start() + 1} exceeds the limit of {limits.max_digits}")
+    if text.count("@") > limits.max_matrix_products:
+        raise InputLimitError(f"{text.count('@')} matrix products exceed the limit of {limits.max_matrix_products}")
     for match in _EXPONENT.finditer(text):
         if abs(int(match.group(1))) > limits.max_decimal_exponent:
             raise InputLimitError(
@@ -196,6 +200,7 @@ class _Evaluator:
         self.original = text
         self.names = dict(names)
         self.limits = limits
+        self.work = 0  # multiply-adds spent on matrix products so far
 
     def fail(self, node: ast.AST, what: str) -> ParseError:
         column = getattr(node, "col_offset", None)
@@ -206,7 +211,32 @@ class _Evaluator:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"{_describe(node)} is not allowed")
-        return method(node)
+        return self.checked(node, method(node))
+
+    def checked(self, node: ast.AST, value):
+        """Every intermediate value is bounded in size and must be real."""
+        entries = value if isinstance(value, sympy.MatrixBase) else (value,)
+        for entry in entries:
+            if entry.is_Rational:  # the common case, checked cheaply
+                if max(abs(entry.p).bit_length(), entry.q.bit_length()) > self.limits.max_result_bits:
+                    raise InputLimitError(
+                        f"a number of about {max(abs(entry.p).bit_length(), entry.q.bit_length()) * 3 // 10} digits "
+                        f"built at column {node.col_offset + 1} exceeds the limit of "
+                        f"{self.limits.max_result_bits * 3 // 10} digits"
+                    )
+                continue
+            for number in entry.atoms(sympy.Rational):
+                bits = max(abs(number.p).bit_length(), number.q.bit_length())
+                if bits > self.limits.max_result_bits:
+                    raise InputLimitError(
+                        f"a number of about {bits * 3 // 10} digits built at column {node.col_offset + 1} exceeds the "
+                        f"limit of {self.limits.max_result_bits * 3 // 10} digits"
+                    )
+            if entry.is_number and entry.is_extended_real is False:
+                raise self.fail(node, f"{shown(entry)} is not a real number")
+            if entry.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+                raise self.fail(node, f"{shown(entry)} is not a finite number")
+        return value
 
     def scalar(self, node: ast.AST):
         value = self.visit(node)
@@ -217,9 +247,11 @@ class _Evaluator:
     def visit_Constant(self, node: ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise self.fail(node, f"{_describe(node)} is not allowed")
-        literal = ast.get_source_segment(self.text, node) or ""
+        literal = (ast.get_source_segment(self.text, node) or "").replace("_", "")
+        if not _NUMBER_TEXT.match(literal):
+            raise self.fail(node, f"only decimal numbers are allowed, not {literal[:20]!r}")
         # The literal's own text, never Python's float: "0.1" must stay exactly 1/10.
-        return exact_decimal(literal.replace("_", "")) if not isinstance(node.value, int) or "_" in literal else sympy.Integer(node.value)
+        return exact_decimal(literal)
 
     def visit_Name(self, node: ast.Name):
         if node.id in self.names:
@@ -255,6 +287,12 @@ class _Evaluator:
             if isinstance(op, ast.MatMult):
                 if not (isinstance(left, sympy.MatrixBase) and isinstance(right, sympy.MatrixBase)):
                     raise self.fail(node, "'@' needs a matrix on both sides")
+                self.work += left.rows * left.cols * right.cols
+                if self.work > self.limits.max_product_work:
+                    raise InputLimitError(
+                        f"matrix products at column {node.col_offset + 1} need {self.work} multiplications, over the "
+                        f"limit of {self.limits.max_product_work}"
+                    )
                 return left @ right
         except (sympy.ShapeError, TypeError) as error:
             raise self.fail(node, f"incompatible operands ({_one_line(error)})") from None
@@ -281,7 +319,7 @@ class _Evaluator:
             p, q = abs(exponent.p), exponent.q
             if p > self.limits.max_power_exponent or q > self.limits.max_power_exponent:
                 raise InputLimitError(
-                    f"exponent {exponent} at column {node.col_offset + 1} exceeds the limit of "
+                    f"exponent {shown(exponent)} at column {node.col_offset + 1} exceeds the limit of "
                     f"{self.limits.max_power_exponent}"
                 )
             if base.is_Rational:
@@ -308,9 +346,11 @@ class _Evaluator:
             raise self.fail(node, f"'{name}' takes {low if low == high else f'{low} or {high}'} argument(s)")
         args = [self.scalar(arg) for arg in node.args]
         if name in ("ln", "log") and args[0].is_number and not args[0].is_positive:
-            raise self.fail(node, f"{name} of a non-positive number ({args[0]})")
+            raise self.fail(node, f"{name} of a non-positive number ({shown(args[0])})")
+        if name == "log" and len(args) == 2 and args[1].is_number and (not args[1].is_positive or args[1] == 1):
+            raise self.fail(node, f"log base must be positive and not 1, got {shown(args[1])}")
         if name == "sqrt" and args[0].is_number and args[0].is_negative:
-            raise self.fail(node, f"sqrt of a negative number ({args[0]})")
+            raise self.fail(node, f"sqrt of a negative number ({shown(args[0])})")
         return function(*args)
 
     def visit_Attribute(self, node: ast.Attribute):

@@ -66,8 +66,16 @@ def test_masks_and_scales(capsys):
         (["--scores", "[[1]]", "--v", "[[1]]", "--scale", "default"], r"--scale default needs d_k"),
         (["--v", "[[1]]"], r"give --q and --k"),
         ([*BY_HAND, "--digits", "1000"], r"--digits must be between 0 and 100"),
+        ([*BY_HAND, "--mask", "none:"], r"--mask: unknown mask 'none:'"),
+        ([*BY_HAND, "--mask", "padding:²"], r"--mask padding: expected a whole number of valid keys, got '²'"),
+        (["--q", "[[10**999*10**999]]", "--k", "[[1]]", "--v", "[[1]]"], r"--q: a number of about \d+ digits built"),
+        (["--q", "[[pi**pi**pi**pi]]", "--k", "[[1]]", "--v", "[[1]]"], r"too large or too small to show as a decimal"),
+        (["--q", "[[0x" + "f" * 1000 + "]]", "--k", "[[1]]", "--v", "[[1]]"], r"--q: a number with 1002 digits"),
+        (["--q", "[[(-1)**(1/2)]]", "--k", "[[1]]", "--v", "[[1]]"], r"--q: I is not a real number"),
+        (["--q", str([[1]] * 17), "--k", "[[1]]", "--v", "[[1]]"], r"17 queries \(n\) exceed the attention command's limit of 16"),
     ],
-    ids=["shape", "mask-kind", "mask-shape", "empty-row", "code", "power", "name", "scale", "missing", "digits"],
+    ids=["shape", "mask-kind", "mask-shape", "empty-row", "code", "power", "name", "scale", "missing", "digits",
+         "none-colon", "unicode-digit", "big-product", "huge-value", "hex", "complex", "too-many-queries"],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)
@@ -92,3 +100,18 @@ def test_console_entry_point_and_module_run_in_a_real_process():
     assert completed.stderr.startswith("symbolic-attn: error: --mask: unknown mask") and "Traceback" not in completed.stderr
     usage = subprocess.run([sys.executable, "-m", "symbolic_attn", "attention", "--bogus"], capture_output=True, text=True, timeout=60)
     assert usage.returncode == 2 and usage.stderr.count("\n") == 1
+
+
+def test_latex_output_compiles_with_pdflatex(capsys, tmp_path):
+    import shutil
+
+    code, out, _ = run(capsys, *BY_HAND, "--mask", "causal", "--format", "latex")
+    assert code == 0 and r"M &= \begin{bmatrix}1 & 0 & 0" in out and r"\operatorname{softmax}_M(S')" in out
+    document = "\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n" + out + "\\end{document}\n"
+    (tmp_path / "stages.tex").write_text(document)
+    pdflatex = shutil.which("pdflatex")
+    assert pdflatex, "pdflatex is required (CI installs texlive-latex-base)"
+    compiled = subprocess.run(
+        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "stages.tex"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert compiled.returncode == 0, compiled.stdout[-1500:]

@@ -115,3 +115,13 @@ def test_builders_can_add_a_document(tmp_path):
     extra = lambda results: {"extra.tex": "\\documentclass{article}\n"}  # noqa: E731
     written = derive.derive([tmp_path / "mine"], tmp_path / "out", builders=derive.BUILDERS + (extra,))
     assert sorted(p.name for p in written) == ["extra.tex", "index.tex", "notes.tex", "square.tex"]
+
+
+def test_unusable_output_folder_exits_2_with_one_line(tmp_path, capsys):
+    not_a_folder = tmp_path / "afile"
+    not_a_folder.write_text("keep me\n")
+    write(tmp_path / "mine", "square", GOOD.format(name="square"))
+    assert main(["derive", str(tmp_path / "mine"), "--out", str(not_a_folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("symbolic-attn: error: cannot write into the output folder") and err.count("\n") == 1
+    assert not_a_folder.read_text() == "keep me\n"  # nothing lost or overwritten

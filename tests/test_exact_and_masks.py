@@ -98,3 +98,9 @@ def test_keep_and_block_are_each_others_inverse(grid):
     assert Mask.block(Mask.keep(grid).block_grid()) == Mask.keep(grid)
     assert Mask.keep(Mask.block(grid).keep_grid()) == Mask.block(grid)
     assert Mask.keep(grid).inverted().inverted() == Mask.keep(grid)
+
+
+@pytest.mark.parametrize("valid", [[1, 2], "2", 1.0, True], ids=str)
+def test_padding_needs_a_whole_number(valid):
+    with pytest.raises(MaskError, match=r"^padding: the valid key count must be a whole number"):
+        Mask.padding(2, 3, valid)

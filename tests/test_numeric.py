@@ -69,3 +69,16 @@ def test_irrational_rounding_is_within_half_an_ulp(k, places):
     # (c - h)^2 < k < (c + h)^2, checked in exact integers.
     c, h = Fraction(text), Fraction(1, 2 * 10**places)
     assert (c - h) ** 2 < k < (c + h) ** 2
+
+
+def test_values_extremely_close_to_a_boundary_are_still_decided():
+    # 1/8 + e^-10000 needs about 14,400 bits to separate from the boundary 0.125 +- 0.005.
+    above, below = R(1, 8) + sympy.exp(-10000), R(1, 8) - sympy.exp(-10000)
+    assert within(above, Fraction(13, 100), Fraction(1, 200)) and not within(above, Fraction(12, 100), Fraction(1, 200))
+    assert within(below, Fraction(12, 100), Fraction(1, 200)) and not within(below, Fraction(13, 100), Fraction(1, 200))
+
+
+@pytest.mark.parametrize("value", [sympy.pi ** (sympy.pi ** (sympy.pi**sympy.pi)), sympy.exp(-(10**6))], ids=["huge", "tiny"])
+def test_magnitudes_beyond_printing_are_refused_not_hung(value):
+    with pytest.raises(UndecidedError, match=r"too large or too small to show as a decimal"):
+        decimal_string(value, 3, significant=True)

@@ -77,6 +77,12 @@ def test_names_matrix_product_and_transpose():
         ("True", r"^literal True is not allowed"),
         ("1j", r"not allowed"),
         ("X @ 2", r"^unknown name 'X'"),
+        ("0x10", r"^only decimal numbers are allowed, not '0x10'"),
+        ("0b101", r"^only decimal numbers are allowed"),
+        ("log(2, 0)", r"^log base must be positive and not 1, got 0"),
+        ("log(2, 1)", r"^log base must be positive and not 1, got 1"),
+        ("(-1)**(1/2)", r"^I is not a real number"),
+        ("(-8)^(1/3)", r"^2\*\(-1\)\*\*\(1/3\) is not a real number"),
     ],
     ids=lambda v: v[:30],
 )
@@ -98,6 +104,9 @@ def test_refusals_name_the_problem(text, message):
         ("1*" * 500 + "1", r"^expression nested more than 200 operations deep"),
         ("(2**999)**999", r"^power at column 1 would have about"),
         ("2**(1/10001)", r"^exponent 1/10001 at column 1 exceeds the limit"),
+        ("10**399*10**399*10**399*10**399", r"^a number of about \d+ digits built at column 1 exceeds the limit of 1200 digits"),
+        ("0x" + "f" * 100_000, r"^a number with 100002 digits at column 1 exceeds the limit"),
+        ("a" * 500, r"^a name of 500 characters at column 1 exceeds the limit"),
     ],
     ids=lambda v: v[:20],
 )
@@ -154,3 +163,19 @@ def test_expression_alphabet_fuzz(text):
         parse_expression(text)
     except ParseError:
         pass
+
+
+def test_matrix_products_are_bounded_in_number_and_work():
+    X = sympy.ones(64, 64)
+    with pytest.raises(InputLimitError, match=r"^7 matrix products exceed the limit of 6"):
+        parse_expression("@".join(["X"] * 8), {"X": X})
+    with pytest.raises(InputLimitError, match=r"^matrix products at column 1 need 262144 multiplications, over the limit"):
+        parse_expression("X @ X", {"X": X})
+    small = sympy.ones(8, 8)
+    assert parse_expression("X @ X @ X", {"X": small}) == 64 * small
+
+
+def test_error_messages_cut_enormous_values_short():
+    with pytest.raises(InputLimitError) as caught:
+        parse_expression("(10**399)**999")
+    assert len(str(caught.value)) < 200
