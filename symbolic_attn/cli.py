@@ -58,6 +58,10 @@ def main(argv=None) -> int:
     except RecursionError:
         print(f"{PROG}: error: input nested too deeply", file=sys.stderr)
         return 2
+    except (OverflowError, MemoryError) as error:
+        # A last line of defence: input that passed every bound yet is too big to compute.
+        print(f"{PROG}: error: input too large to process ({type(error).__name__})", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # The reader (e.g. `| head`) stopped early: not an error of ours.
         sys.stderr.close()

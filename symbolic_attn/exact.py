@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import sympy
 
-from symbolic_attn.errors import FloatInputError, ParseError, ShapeError
+from symbolic_attn.errors import FloatInputError, ParseError, ShapeError, shown
 from symbolic_attn.parsing import DEFAULT_LIMITS, Limits, parse_expression, parse_matrix
 
 __all__ = ["to_exact", "to_matrix"]
@@ -59,7 +59,9 @@ def to_exact(value) -> sympy.Expr:
             floats = sorted(str(f) for f in value.atoms(sympy.Float))
             raise FloatInputError(f"SymPy Float {floats[0]} in {value} refused: use Rational or a decimal string")
         if value.has(sympy.nan, sympy.zoo) or value.has(sympy.oo, -sympy.oo):
-            raise ParseError(f"not a finite number: {value}")
+            raise ParseError(f"not a finite number: {shown(value)}")
+        if value.is_number and value.is_extended_real is False:
+            raise ParseError(f"not a real number: {shown(value)} (attention here is over the reals)")
         return value
     # NumPy integer scalars and similar: exact only if they are integers.
     if hasattr(value, "is_integer") and hasattr(value, "item"):

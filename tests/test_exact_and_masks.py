@@ -104,3 +104,8 @@ def test_keep_and_block_are_each_others_inverse(grid):
 def test_padding_needs_a_whole_number(valid):
     with pytest.raises(MaskError, match=r"^padding: the valid key count must be a whole number"):
         Mask.padding(2, 3, valid)
+
+
+def test_complex_numbers_are_refused():
+    with pytest.raises(ParseError, match=r"^X\[1,1\]: not a real number: I"):
+        to_matrix([[sympy.I]], name="X")
