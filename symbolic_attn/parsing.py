@@ -56,6 +56,7 @@ class Limits:
     max_result_bits: int = 4_000  # size of any exact rational built (about 1,200 digits)
     max_matrix_products: int = 6  # '@' in one expression
     max_product_work: int = 100_000  # multiply-adds of all '@' in one expression together
+    max_function_argument: int = 6_900  # |x| in exp(x), sin(x), cos(x): e^6900 is about 10^2997
     max_rows: int = 1_024
     max_cols: int = 1_024
     max_entries: int = 65_536
@@ -351,6 +352,11 @@ class _Evaluator:
             raise self.fail(node, f"log base must be positive and not 1, got {shown(args[1])}")
         if name == "sqrt" and args[0].is_number and args[0].is_negative:
             raise self.fail(node, f"sqrt of a negative number ({shown(args[0])})")
+        if name in ("exp", "sin", "cos") and _magnitude_exceeds(args[0], self.limits.max_function_argument):
+            raise InputLimitError(
+                f"{name} of {shown(args[0])} at column {node.col_offset + 1}: arguments beyond "
+                f"+-{self.limits.max_function_argument} are refused (exp of them is beyond 10^3000)"
+            )
         return function(*args)
 
     def visit_Attribute(self, node: ast.Attribute):
@@ -364,6 +370,29 @@ class _Evaluator:
 
     def visit_List(self, node: ast.List):
         raise self.fail(node, "a list is only allowed as a whole matrix")
+
+
+def _magnitude_exceeds(value, bound: int) -> bool:
+    """Whether a numeric value certainly or possibly exceeds ``bound`` in absolute value.
+
+    Checked with a coarse interval (64 bits), never a float: a value whose enclosure is not
+    finite, or reaches past the bound, is treated as too large.
+    """
+    if not value.is_number:
+        return False
+    if value.is_Rational:
+        return abs(value) > bound
+    import flint  # the interval library, as in symbolic_attn.numeric
+
+    from symbolic_attn.numeric import to_arb, working_precision
+    from symbolic_attn.errors import UndecidedError
+
+    try:
+        with working_precision(64):
+            ball = abs(to_arb(value))
+            return not ball.is_finite() or not ball < flint.arb(bound)
+    except UndecidedError:
+        return True
 
 
 def _describe(node: ast.AST) -> str:

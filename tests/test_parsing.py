@@ -107,6 +107,9 @@ def test_refusals_name_the_problem(text, message):
         ("10**399*10**399*10**399*10**399", r"^a number of about \d+ digits built at column 1 exceeds the limit of 1200 digits"),
         ("0x" + "f" * 100_000, r"^a number with 100002 digits at column 1 exceeds the limit"),
         ("a" * 500, r"^a name of 500 characters at column 1 exceeds the limit"),
+        ("sin(exp(10**5))", r"^exp of 100000 at column 5: arguments beyond \+-6900 are refused"),
+        ("exp(exp(exp(10)))", r"^exp of exp\(10\) at column 5"),
+        ("exp(-7000)", r"^exp of -7000 at column 1"),
     ],
     ids=lambda v: v[:20],
 )
