@@ -149,13 +149,22 @@ def _round_half_away(num: int, den: int, places: int) -> int:
 
 
 def _decimal_exponent(num: int, den: int) -> int:
-    """floor(log10(|num/den|)) for a nonzero fraction, computed exactly."""
+    """floor(log10(|num/den|)) for a nonzero fraction, computed exactly.
+
+    Estimated from bit lengths (str() of a huge integer is slow, or refused), then
+    corrected by exact integer comparisons.
+    """
     num = abs(num)
-    guess = len(str(num)) - len(str(den))
-    # num/den lies in [10**(guess-1), 10**(guess+1)): one comparison settles it.
-    if guess >= 0:
-        return guess if num >= den * 10**guess else guess - 1
-    return guess if num * 10**-guess >= den else guess - 1
+
+    def at_least(power: int) -> bool:  # num/den >= 10**power
+        return num >= den * 10**power if power >= 0 else num * 10**-power >= den
+
+    guess = (num.bit_length() - den.bit_length()) * 30103 // 100000
+    while not at_least(guess):
+        guess -= 1
+    while at_least(guess + 1):
+        guess += 1
+    return guess
 
 
 def _format(integer: int, places: int) -> str:
@@ -220,6 +229,8 @@ def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -
     """The certified rounding of every point in ``ball``, or None if the ball is too wide."""
     if not ball.is_finite():
         return None
+    if not significant and digits < 1000 and abs(ball) < flint.arb(2) ** -MAX_BINARY_EXPONENT:
+        return _format(0, digits)  # far below the last place shown: certainly rounds to zero
     low, high = _ball_bounds(ball)
     return _round_interval(low, high, digits, significant)
 

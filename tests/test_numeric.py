@@ -82,3 +82,23 @@ def test_values_extremely_close_to_a_boundary_are_still_decided():
 def test_magnitudes_beyond_printing_are_refused_not_hung(value):
     with pytest.raises(UndecidedError, match=r"too large or too small to show as a decimal"):
         decimal_string(value, 3, significant=True)
+
+
+def test_tiny_values_round_to_zero_places_without_being_expanded():
+    assert decimal_string(sympy.exp(-(10**6)), 3) == "0.000"
+    assert decimal_string(-sympy.exp(-(10**6)), 30) == "0." + "0" * 30
+
+
+def test_tiny_weights_keep_their_significant_digits():
+    import mpmath
+
+    from symbolic_attn.attention import attention_from_scores
+
+    weights = attention_from_scores([[0, 8000]], [[1], [2]]).decimals("weights", 30, significant=True)
+    with mpmath.workdps(60):  # an independent evaluation, to well beyond the 30 digits shown
+        expected = mpmath.nstr(1 / (1 + mpmath.exp(8000)), 30, min_fixed=1, max_fixed=0)
+    from decimal import Decimal
+
+    assert Decimal(weights[0][0]) == Decimal(expected)  # mpmath drops the trailing zero
+    assert weights[0][0] == "4.40701748898901325239212049070e-3475"
+    assert weights[0][1] == "1.00000000000000000000000000000"
