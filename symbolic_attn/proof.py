@@ -123,7 +123,7 @@ class Frac(sympy.Expr):
     """
 
     def __new__(cls, numerator, denominator):
-        return sympy.Expr.__new__(cls, sympy.sympify(numerator), sympy.sympify(denominator))
+        return sympy.Expr.__new__(cls, _sympify(numerator), _sympify(denominator))
 
     def doit(self, **hints):
         numerator, denominator = self.args

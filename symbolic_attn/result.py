@@ -42,8 +42,21 @@ class Case:
     relation: str = "="
 
 
+class _Part:
+    """Display shared by the parts of a result: ``sympy.latex``, notebooks, terminals."""
+
+    def _latex(self, printer=None) -> str:
+        return self.latex()
+
+    def _repr_latex_(self) -> str:
+        return self.latex()
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
 @dataclass(frozen=True)
-class Check:
+class Check(_Part):
     """A statement checked, with :func:`prove_equal`, in each of finitely many cases.
 
     ``summary`` lines say which cases were covered (printed); ``shown`` cases are
@@ -103,18 +116,9 @@ class Check:
     def describe(self) -> str:
         return f"{self.title}: {self.scope} ({len(self.cases)} cases)"
 
-    def _latex(self, printer=None) -> str:
-        return self.latex()
-
-    def _repr_latex_(self) -> str:
-        return self.latex()
-
-    def __str__(self) -> str:
-        return self.describe()
-
 
 @dataclass(frozen=True)
-class Counterexample:
+class Counterexample(_Part):
     """Exact inputs (``givens``: LaTeX name, value) for which ``lhs`` and ``rhs`` differ."""
 
     title: str
@@ -149,15 +153,6 @@ class Counterexample:
 
     def describe(self) -> str:
         return f"{self.title}: {self.scope}"
-
-    def _latex(self, printer=None) -> str:
-        return self.latex()
-
-    def _repr_latex_(self) -> str:
-        return self.latex()
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 @dataclass(frozen=True)
