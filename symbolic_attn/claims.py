@@ -408,7 +408,7 @@ def _equal(exact, claimed) -> bool:
         return exact == claimed
     from symbolic_attn.proof import prove_equal
 
-    if not (exact - claimed).free_symbols and _certified_sign(exact - claimed) not in (None, 0):
+    if not (exact - claimed).free_symbols and numeric.certified_sign(exact - claimed) not in (None, 0):
         return False  # the intervals exclude zero: certainly different
     try:
         prove_equal(exact, claimed)
@@ -439,28 +439,12 @@ def _within_relative(exact, claimed, ratio) -> bool:
 
 def _decide(exact, margin, boundary_points) -> bool:
     """True iff margin <= 0.  Intervals first; on the boundary, an exact proof."""
-    sign = _certified_sign(margin)
+    sign = numeric.certified_sign(margin)
     if sign is not None:
         return sign <= 0
     if any(_proved_zero(exact - point) for point in boundary_points):
         return True
     raise UndecidedError(f"{exact} is too close to the boundary of the rule to decide")
-
-
-def _certified_sign(expr):
-    """-1 or 1 when intervals prove the sign, 0 for a literal zero, None if undecided."""
-    if expr == 0:
-        return 0
-    bits = numeric.START_PRECISION
-    while bits <= numeric.MAX_PRECISION:
-        with numeric.working_precision(bits):
-            ball = numeric.to_arb(expr)
-            if ball > 0:
-                return 1
-            if ball < 0:
-                return -1
-        bits *= 2
-    return None
 
 
 def _proved_zero(expr) -> bool:

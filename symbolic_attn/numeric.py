@@ -42,6 +42,8 @@ __all__ = [
     "certified_decimal",
     "decimal_string",
     "within",
+    "with_rising_precision",
+    "certified_sign",
     "working_precision",
     "START_PRECISION",
     "MAX_PRECISION",
@@ -235,6 +237,44 @@ def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -
     return _round_interval(low, high, digits, significant)
 
 
+def with_rising_precision(attempt):
+    """Run ``attempt()`` at START_PRECISION, doubling up to MAX_PRECISION, until it answers.
+
+    ``attempt`` computes with arb at the current working precision and returns None while
+    its intervals are too wide to decide; the first other answer is returned (else None).
+    """
+    bits = START_PRECISION
+    while bits <= MAX_PRECISION:
+        with working_precision(bits):
+            answer = attempt()
+        if answer is not None:
+            return answer
+        bits *= 2
+    return None
+
+
+def certified_sign(expr) -> int | None:
+    """-1, 0 or 1: the sign of ``expr`` proved by intervals (0 only for a literal zero);
+    None when no precision up to MAX_PRECISION decides it."""
+    if expr == 0:
+        return 0
+
+    def attempt():
+        ball = to_arb(expr)
+        return 1 if ball > 0 else -1 if ball < 0 else None
+
+    return with_rising_precision(attempt)
+
+
+def _certain_le(left: flint.arb, right: flint.arb) -> bool | None:
+    """True/False when the balls decide ``left <= right``; None when they overlap."""
+    if left < right:
+        return True
+    if left > right:
+        return False
+    return None
+
+
 def decimal_string(expr, digits: int, significant: bool = False) -> str:
     """The correctly rounded decimal of an exact real value, certified.
 
@@ -245,13 +285,9 @@ def decimal_string(expr, digits: int, significant: bool = False) -> str:
     expr = sympy.Integer(expr) if isinstance(expr, int) else expr
     if expr.is_Rational:
         return rational_decimal(Fraction(int(expr.p), int(expr.q)), digits, significant)
-    bits = START_PRECISION
-    while bits <= MAX_PRECISION:
-        with working_precision(bits):
-            text = certified_decimal(to_arb(expr), digits, significant)
-        if text is not None:
-            return text
-        bits *= 2
+    text = with_rising_precision(lambda: certified_decimal(to_arb(expr), digits, significant))
+    if text is not None:
+        return text
     # Irrational values are never on a boundary; a value that stays on one may be an exact
     # rational (such as 0) in disguise.  Only a proof may say so.
     exact = _proved_rational(expr)
@@ -271,16 +307,9 @@ def within(expr, center: Fraction, radius: Fraction) -> bool:
     """
     if expr.is_Rational:
         return abs(Fraction(int(expr.p), int(expr.q)) - center) <= radius
-    bits = START_PRECISION
-    while bits <= MAX_PRECISION:
-        with working_precision(bits):
-            distance = abs(to_arb(expr) - to_arb(center))
-            bound = to_arb(radius)
-            if distance < bound:
-                return True
-            if distance > bound:
-                return False
-        bits *= 2
+    inside = with_rising_precision(lambda: _certain_le(abs(to_arb(expr) - to_arb(center)), to_arb(radius)))
+    if inside is not None:
+        return inside
     exact = _proved_rational(expr)
     if exact is not None:
         return abs(exact - center) <= radius

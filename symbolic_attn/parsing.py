@@ -36,9 +36,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
 
+import flint
 import sympy
 
-from symbolic_attn.errors import InputLimitError, ParseError, shown
+from symbolic_attn.errors import InputLimitError, ParseError, UndecidedError, shown
+from symbolic_attn.numeric import to_arb, working_precision
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "parse_expression", "parse_matrix", "exact_decimal"]
 
@@ -382,11 +384,6 @@ def _magnitude_exceeds(value, bound: int) -> bool:
         return False
     if value.is_Rational:
         return abs(value) > bound
-    import flint  # the interval library, as in symbolic_attn.numeric
-
-    from symbolic_attn.numeric import to_arb, working_precision
-    from symbolic_attn.errors import UndecidedError
-
     try:
         with working_precision(64):
             ball = abs(to_arb(value))
