@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import sympy  # noqa: E402
 
-from symbolic_attn.attention import attention  # noqa: E402
+from symbolic_attn.model.attention import attention  # noqa: E402
 
 D = 16
 

@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from symbolic_attn.attention import attention  # noqa: E402
-from symbolic_attn.exercise import load_exercise  # noqa: E402
-from symbolic_attn.report import check_exercise, render_text  # noqa: E402
+from symbolic_attn.model.attention import attention  # noqa: E402
+from symbolic_attn.grading.exercise import load_exercise  # noqa: E402
+from symbolic_attn.grading.report import check_exercise, render_text  # noqa: E402
 
 N, D_K, D_V, PLACES = 16, 4, 16, 4
 
@@ -80,7 +80,7 @@ def main():
                               cwd=ROOT, capture_output=True, text=True)
         cold = time.perf_counter() - started
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import symbolic_attn.cli_check"], cwd=ROOT, check=True)
+        subprocess.run([sys.executable, "-c", "import symbolic_attn.cli.check"], cwd=ROOT, check=True)
         startup = time.perf_counter() - started
         started = time.perf_counter()
         report = check_exercise(load_exercise(path))

@@ -12,11 +12,11 @@ import itertools
 import sympy
 from sympy import Sum, exp, log
 
-from symbolic_attn.attention import attention_from_scores, softmax
-from symbolic_attn.proof import Frac
-from symbolic_attn.derivation import Assumption, Computed, Derivation, Scope, Step, cited
-from symbolic_attn.masks import Mask
-from symbolic_attn.result import Case, Check, Counterexample, Result
+from symbolic_attn.model.attention import attention_from_scores, softmax
+from symbolic_attn.proofs.prove import Frac
+from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step, cited
+from symbolic_attn.model.masks import Mask
+from symbolic_attn.proofs.result import Case, Check, Counterexample, Result
 
 NAME = "masked_renormalization"
 

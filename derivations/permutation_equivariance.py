@@ -12,10 +12,10 @@ import itertools
 import sympy
 from sympy import MatMul, MatrixExpr, MatrixSymbol
 
-from symbolic_attn.attention import attention, softmax
-from symbolic_attn.derivation import Assumption, Computed, Derivation, Scope, Step, cited
-from symbolic_attn.masks import Mask
-from symbolic_attn.result import Case, Check, Counterexample, Result
+from symbolic_attn.model.attention import attention, softmax
+from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step, cited
+from symbolic_attn.model.masks import Mask
+from symbolic_attn.proofs.result import Case, Check, Counterexample, Result
 
 NAME = "permutation_equivariance"
 

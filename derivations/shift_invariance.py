@@ -8,10 +8,10 @@ max-subtracted form that implementations use to avoid overflow.
 import sympy
 from sympy import Mul, Sum, exp
 
-from symbolic_attn.attention import softmax
-from symbolic_attn.proof import Frac
-from symbolic_attn.derivation import Assumption, Computed, Derivation, Scope, Step
-from symbolic_attn.result import Case, Check, Result
+from symbolic_attn.model.attention import softmax
+from symbolic_attn.proofs.prove import Frac
+from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step
+from symbolic_attn.proofs.result import Case, Check, Result
 
 NAME = "shift_invariance"
 

@@ -11,9 +11,9 @@ import sympy
 from sympy import Function, Sum, sqrt
 from sympy.stats import E as expectation, Normal, Rademacher, Uniform, variance
 
-from symbolic_attn.proof import Frac
-from symbolic_attn.derivation import Assumption, Computed, Derivation, Scope, Step
-from symbolic_attn.result import Case, Check, Counterexample, Result
+from symbolic_attn.proofs.prove import Frac
+from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step
+from symbolic_attn.proofs.result import Case, Check, Counterexample, Result
 
 NAME = "sqrt_dk_scaling"
 

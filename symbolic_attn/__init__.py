@@ -1,8 +1,8 @@
 """symbolic_attn: transformer attention in exact arithmetic.
 
-Exact inputs (:mod:`~symbolic_attn.exact`, :mod:`~symbolic_attn.parsing`), structural
-masks (:mod:`~symbolic_attn.masks`), the attention core with every stage kept
-(:mod:`~symbolic_attn.attention`) and certified decimals (:mod:`~symbolic_attn.numeric`).
+Exact inputs (:mod:`~symbolic_attn.exact.convert`, :mod:`~symbolic_attn.exact.parse`), structural
+masks (:mod:`~symbolic_attn.model.masks`), the attention core with every stage kept
+(:mod:`~symbolic_attn.model.attention`) and certified decimals (:mod:`~symbolic_attn.exact.certified`).
 
 >>> from symbolic_attn import attention_from_scores
 >>> attention_from_scores([["0", "ln(2)", "ln(3)"]], [[1, 0], [0, 2], [3, 1]]).weights
@@ -16,21 +16,11 @@ import os
 # on every machine, so pin the choice unless the user has made it explicitly.
 os.environ.setdefault("SYMPY_GROUND_TYPES", "python")
 
-from symbolic_attn.attention import AttentionResult, attention, attention_from_scores, softmax  # noqa: E402
-from symbolic_attn.errors import (  # noqa: E402
-    EmptyRowError,
-    ExerciseError,
-    FloatInputError,
-    InputLimitError,
-    MaskError,
-    ParseError,
-    ProofError,
-    ShapeError,
-    SymbolicAttnError,
-    UndecidedError,
-)
-from symbolic_attn.exact import to_exact, to_matrix  # noqa: E402
-from symbolic_attn.masks import Mask  # noqa: E402
+from symbolic_attn.model.attention import AttentionResult, attention, attention_from_scores, softmax  # noqa: E402
+from symbolic_attn.errors import *  # noqa: E402,F401,F403  (every error type, as listed in errors.__all__)
+from symbolic_attn import errors as _errors  # noqa: E402
+from symbolic_attn.exact.convert import to_exact, to_matrix  # noqa: E402
+from symbolic_attn.model.masks import Mask  # noqa: E402
 
 __all__ = [
     "attention",
@@ -40,14 +30,4 @@ __all__ = [
     "Mask",
     "to_exact",
     "to_matrix",
-    "SymbolicAttnError",
-    "ParseError",
-    "InputLimitError",
-    "FloatInputError",
-    "ShapeError",
-    "MaskError",
-    "EmptyRowError",
-    "UndecidedError",
-    "ProofError",
-    "ExerciseError",
-]
+] + [name for name in _errors.__all__ if name[0].isupper()]

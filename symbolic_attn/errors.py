@@ -18,6 +18,10 @@ __all__ = [
     "UndecidedError",
     "ProofError",
     "ExerciseError",
+    "ScriptError",
+    "OutputError",
+    "DerivationFailure",
+    "PdfError",
 ]
 
 
@@ -59,6 +63,26 @@ class ProofError(SymbolicAttnError, ValueError):
 
 class ExerciseError(SymbolicAttnError, ValueError):
     """An exercise file that cannot be read or is invalid."""
+
+
+class ScriptError(SymbolicAttnError, ValueError):
+    """A folder or derivation script that cannot be used (missing, no NAME/build, import fails)."""
+
+
+class OutputError(SymbolicAttnError, OSError):
+    """The output folder or a file in it cannot be written; nothing was changed."""
+
+
+class DerivationFailure(ProofError):
+    """A step of a derivation script that did not verify; the message names the file."""
+
+    def __init__(self, path: str, error: Exception):
+        super().__init__(f"{path}: {error}")
+        self.path = path
+
+
+class PdfError(SymbolicAttnError, RuntimeError):
+    """pdflatex is missing or failed on the generated notes."""
 
 
 def shown(value, width: int = 40) -> str:

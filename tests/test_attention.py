@@ -6,9 +6,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from sympy import E, Rational as R, exp, log, sqrt
 
-from symbolic_attn.attention import attention, attention_from_scores, softmax
+from symbolic_attn.model.attention import attention, attention_from_scores, softmax
 from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError
-from symbolic_attn.masks import Mask
+from symbolic_attn.model.masks import Mask
 
 X = sympy.Matrix([[1, 0], [0, 1], [1, 1]])
 
@@ -254,7 +254,7 @@ def test_outputs_lie_between_allowed_values(problem):
 
 @given(st.lists(st.tuples(small, st.sampled_from([0, 1, R(1, 2), -R(3, 4), log(2), 2 + log(3)])), min_size=1, max_size=6))
 def test_fast_combination_is_identical_to_sympys_own_sum(terms):
-    from symbolic_attn.attention import _combination
+    from symbolic_attn.model.attention import _combination
 
     coefficients = [c for c, _ in terms]
     exponentials = [exp(s) for _, s in terms]

@@ -7,7 +7,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symbolic_attn.claims import Element, judge_element, judge_values, parse_claimed, parse_rule, select
+from symbolic_attn.grading.claims import Element, judge_element, judge_values, parse_claimed, parse_rule, select
 from symbolic_attn.errors import ParseError
 
 R = sympy.Rational

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from symbolic_attn import derive
+from symbolic_attn.cli.derive import derive as run_derive
+from symbolic_attn.notes import build
+from symbolic_attn.proofs import scripts as derivation_scripts
 from symbolic_attn.cli import main
 
 OUT = Path(__file__).resolve().parent.parent / "out"
@@ -16,7 +18,7 @@ GOOD = '''
 Expanding a square.
 """
 import sympy
-from symbolic_attn.derivation import Derivation, Scope, Step
+from symbolic_attn.proofs.chain import Derivation, Scope, Step
 
 NAME = "{name}"
 x = sympy.Symbol("x")
@@ -113,7 +115,7 @@ def test_list_shows_names_and_scopes(capsys):
 def test_builders_can_add_a_document(tmp_path):
     write(tmp_path / "mine", "square", GOOD.format(name="square"))
     extra = lambda results: {"extra.tex": "\\documentclass{article}\n"}  # noqa: E731
-    written = derive.derive([tmp_path / "mine"], tmp_path / "out", builders=derive.BUILDERS + (extra,))
+    written = run_derive([tmp_path / "mine"], tmp_path / "out", builders=build.BUILDERS + (extra,))
     assert sorted(p.name for p in written) == ["extra.tex", "index.tex", "notes.tex", "square.tex"]
 
 

@@ -3,9 +3,9 @@
 import pytest
 import sympy
 
-from symbolic_attn.derivation import Assumption, Computed, Derivation, Scope, Step, cited
+from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step, cited
 from symbolic_attn.errors import ProofError
-from symbolic_attn.result import Case, Check, Counterexample, Result
+from symbolic_attn.proofs.result import Case, Check, Counterexample, Result
 
 x = sympy.Symbol("x", real=True)
 t = sympy.Symbol("t", real=True)

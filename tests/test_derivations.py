@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 import sympy
 
-from symbolic_attn import derive
-from symbolic_attn.derivation import Computed
+from symbolic_attn.cli.derive import derive as run_derive
+from symbolic_attn.notes import build
+from symbolic_attn.proofs import scripts as derivation_scripts
+from symbolic_attn.proofs.chain import Computed
 from symbolic_attn.errors import ProofError
 
 OUT = Path(__file__).resolve().parent.parent / "out"
@@ -20,7 +22,7 @@ NAMES = ["masked_renormalization", "permutation_equivariance", "shift_invariance
 
 @pytest.fixture(scope="module")
 def scripts():
-    return {script.name: script for script in derive.load_scripts()}
+    return {script.name: script for script in derivation_scripts.load_scripts()}
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +40,7 @@ def test_result_verifies(results, name):
 
 
 def test_committed_latex_is_current(results):
-    documents = derive.render_documents([results[name] for name in NAMES])
+    documents = build.render_documents([results[name] for name in NAMES])
     for file_name, text in documents.items():
         committed = OUT / file_name
         assert committed.exists(), f"{committed} missing; {REFRESH}"

@@ -6,11 +6,11 @@ decimals as a student would write them; the checker must fail them and name the 
 
 import pytest
 
-from symbolic_attn.attention import attention, attention_from_scores
-from symbolic_attn.diagnose import MISTAKES, Diagnoser
-from symbolic_attn.exercise import parse_exercise
-from symbolic_attn.masks import Mask
-from symbolic_attn.report import check_exercise
+from symbolic_attn.model.attention import attention, attention_from_scores
+from symbolic_attn.grading.diagnose import MISTAKES, Diagnoser
+from symbolic_attn.grading.exercise import parse_exercise
+from symbolic_attn.model.masks import Mask
+from symbolic_attn.grading.report import check_exercise
 
 X = [[1, 0], [0, 1], [1, 1]]
 V = [[2, 0], [0, 2], [2, 2]]
@@ -118,7 +118,7 @@ def test_passing_claims_are_not_diagnosed():
 
 def test_variants_are_settings_of_the_one_core():
     """Every candidate is an AttentionResult of the core (or its rounded stages), never a copy."""
-    from symbolic_attn.attention import AttentionResult
+    from symbolic_attn.model.attention import AttentionResult
 
     ex = exercise([("output", 3, "[0, 0]")], "causal")
     for candidate in Diagnoser(ex).candidates(ex.claims[0]):

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from symbolic_attn.errors import FloatInputError, MaskError, ParseError, ShapeError
-from symbolic_attn.exact import to_exact, to_matrix
-from symbolic_attn.masks import Mask
+from symbolic_attn.exact.convert import to_exact, to_matrix
+from symbolic_attn.model.masks import Mask
 
 R = sympy.Rational
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symbolic_attn.errors import ExerciseError
-from symbolic_attn.exercise import LIMITS, load_exercise, parse_exercise
+from symbolic_attn.grading.exercise import LIMITS, load_exercise, parse_exercise
 
 BASE = """
 title = "t"

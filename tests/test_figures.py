@@ -3,7 +3,7 @@
 import pytest
 
 from symbolic_attn.errors import ShapeError
-from symbolic_attn.figures import heatmap, mask_grid, shade
+from symbolic_attn.render.figures import heatmap, mask_grid, shade
 
 ROWS = COLS = ("it", "was", "tired")
 VALUES = (("1.000", "0.000", "0.000"), ("0.330", "0.670", "0.000"), ("0.248", "0.248", "0.503"))

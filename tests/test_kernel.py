@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sympy import Rational, log, sqrt
 
-from symbolic_attn import kernel
-from symbolic_attn.attention import softmax
+from symbolic_attn.notes import kernel
+from symbolic_attn.model.attention import softmax
 from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, UndecidedError
-from symbolic_attn.masks import Mask
+from symbolic_attn.model.masks import Mask
 
 CASES = [
     ([[0, log(2), log(3)]], [[1, 1, 1]], [[Rational(1, 6), Rational(1, 3), Rational(1, 2)]]),

@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from symbolic_attn import derive
-from symbolic_attn.attention import attention
-from symbolic_attn.markdown import markdown_document
+from symbolic_attn.cli.derive import derive as run_derive
+from symbolic_attn.notes import build
+from symbolic_attn.proofs import scripts as derivation_scripts
+from symbolic_attn.model.attention import attention
+from symbolic_attn.notes.markdown import markdown_document
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "out"
@@ -62,7 +64,7 @@ def tex_math(text):
 
 @pytest.fixture(scope="module")
 def results():
-    return derive.verify_all(derive.load_scripts())
+    return derivation_scripts.verify_all(derivation_scripts.load_scripts())
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from symbolic_attn import derive, notes, worked
-from symbolic_attn.blocks import Figure, Math
+from symbolic_attn.notes import build, document as notes, worked
+from symbolic_attn.proofs import scripts as derivation_scripts
+from symbolic_attn.render.blocks import Figure, Math
 from symbolic_attn.cli import main
 
 OUT = Path(__file__).resolve().parent.parent / "out"
@@ -15,7 +16,7 @@ OUT = Path(__file__).resolve().parent.parent / "out"
 
 @pytest.fixture(scope="module")
 def results():
-    return derive.verify_all(derive.load_scripts())
+    return derivation_scripts.verify_all(derivation_scripts.load_scripts())
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,7 @@ def notes_tex(results):
 
 
 def test_notes_is_a_builder_and_committed(notes_tex):
-    assert notes.notes_document in derive.BUILDERS
+    assert notes.notes_document in build.BUILDERS
     assert (OUT / "notes.tex").read_text(encoding="utf-8") == notes_tex, "run `symbolic-attn derive`"
 
 

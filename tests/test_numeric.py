@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from symbolic_attn.errors import UndecidedError
-from symbolic_attn.numeric import decimal_string, rational_decimal, within
+from symbolic_attn.exact.certified import decimal_string, rational_decimal, within
 
 R = sympy.Rational
 
@@ -92,7 +92,7 @@ def test_tiny_values_round_to_zero_places_without_being_expanded():
 def test_tiny_weights_keep_their_significant_digits():
     import mpmath
 
-    from symbolic_attn.attention import attention_from_scores
+    from symbolic_attn.model.attention import attention_from_scores
 
     weights = attention_from_scores([[0, 8000]], [[1], [2]]).decimals("weights", 30, significant=True)
     with mpmath.workdps(60):  # an independent evaluation, to well beyond the 30 digits shown

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from symbolic_attn.errors import InputLimitError, ParseError
-from symbolic_attn.parsing import exact_decimal, parse_expression, parse_matrix
+from symbolic_attn.exact.parse import exact_decimal, parse_expression, parse_matrix
 
 R = sympy.Rational
 

@@ -5,9 +5,9 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symbolic_attn.attention import softmax
+from symbolic_attn.model.attention import softmax
 from symbolic_attn.errors import ProofError, UndecidedError
-from symbolic_attn.proof import Assumption, Frac, prove_equal, prove_positive, prove_unequal
+from symbolic_attn.proofs.prove import Assumption, Frac, prove_equal, prove_positive, prove_unequal
 
 x, y = sympy.symbols("x y")
 c = sympy.Symbol("c", real=True)

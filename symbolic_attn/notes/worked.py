@@ -1,8 +1,8 @@
 r"""The worked examples of the three reference documents, step by step, by the core.
 
-Each function returns a list of :mod:`~symbolic_attn.blocks`.  The numbers come from the
+Each function returns a list of :mod:`~symbolic_attn.render.blocks`.  The numbers come from the
 one attention core and its certified decimals; each claim the prose makes is decided by
-``prove_equal`` while the blocks are built (see :func:`~symbolic_attn.blocks.check`).
+``prove_equal`` while the blocks are built (see :func:`~symbolic_attn.render.blocks.check`).
 
 * :func:`by_hand` -- "Attention, by hand" (004): compare, scale, normalize, combine on
   three tokens, then with the causal mask;
@@ -23,11 +23,11 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, log
 
-from symbolic_attn.attention import attention, attention_from_scores
-from symbolic_attn.blocks import (Figure, Heading, Math, Text, check, dec_matrix, denominator, heat,
-                                  mask_panel, matrix, normalize_rows, row_line, tex)
-from symbolic_attn.masks import Mask
-from symbolic_attn.numeric import decimal_string
+from symbolic_attn.model.attention import attention, attention_from_scores
+from symbolic_attn.notes.steps import check, denominator, heat, mask_panel, normalize_rows, row_line
+from symbolic_attn.render.blocks import Figure, Heading, Math, Text, dec_matrix, matrix, tex
+from symbolic_attn.model.masks import Mask
+from symbolic_attn.exact.certified import decimal_string
 
 __all__ = ["by_hand", "one_row", "lab", "all_examples"]
 

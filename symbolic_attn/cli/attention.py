@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 import re
 
-from symbolic_attn.attention import attention, attention_from_scores
-from symbolic_attn.display import json_report, latex_report, text_report
+from symbolic_attn.model.attention import attention, attention_from_scores
+from symbolic_attn.render.display import json_report, latex_report, text_report
 from symbolic_attn.errors import InputLimitError, MaskError, ParseError
-from symbolic_attn.exact import to_matrix
-from symbolic_attn.masks import EMPTY_ROW_POLICIES, Mask
-from symbolic_attn.parsing import Limits
+from symbolic_attn.exact.convert import to_matrix
+from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
+from symbolic_attn.exact.limits import Limits
 
 __all__ = ["add_parser", "parse_mask_spec"]
 
@@ -101,7 +101,7 @@ def _check_size(n: int, m: int) -> None:
         if count > MAX_TOKENS:
             raise InputLimitError(
                 f"{count} {what} exceed the attention command's limit of {MAX_TOKENS}: it prints every closed "
-                "form; use the Python API (symbolic_attn.attention) for larger matrices"
+                "form; use the Python API (symbolic_attn.model.attention) for larger matrices"
             )
 
 

@@ -2,7 +2,7 @@
 
 Accepted: ``int``, :class:`fractions.Fraction`, :class:`decimal.Decimal` (an exact
 decimal), SymPy numbers, symbols and expressions, and text (through the safe parser
-:mod:`symbolic_attn.parsing`).  Matrices: nested lists or tuples of those, SymPy
+:mod:`symbolic_attn.exact.parse`).  Matrices: nested lists or tuples of those, SymPy
 matrices, objects with ``tolist()`` (NumPy arrays of integers), or matrix text.
 
 **Float policy: refuse.**  A Python ``float`` (or a SymPy ``Float``) is a binary
@@ -28,7 +28,8 @@ from fractions import Fraction
 import sympy
 
 from symbolic_attn.errors import FloatInputError, ParseError, ShapeError, shown
-from symbolic_attn.parsing import DEFAULT_LIMITS, Limits, parse_expression, parse_matrix
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
+from symbolic_attn.exact.parse import parse_expression, parse_matrix
 
 __all__ = ["to_exact", "to_matrix"]
 

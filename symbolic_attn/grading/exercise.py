@@ -2,7 +2,7 @@ r"""Exercise files (TOML): the inputs of an attention exercise and a solution's 
 
 Exercise files come from students, so everything here treats the file as data: sizes are
 bounded before parsing, every value's TOML type is checked, expressions go through the
-safe parser (:mod:`symbolic_attn.parsing`, never ``eval``), and every problem is an
+safe parser (:mod:`symbolic_attn.exact.parse`, never ``eval``), and every problem is an
 :class:`ExerciseError` naming the file, the key (``claims[3].value``) and the value.
 
 >>> text = '''
@@ -35,10 +35,10 @@ from pathlib import Path
 
 import sympy
 
-from symbolic_attn.claims import QUANTITIES, Claim, parse_claimed, parse_rule
+from symbolic_attn.grading.claims import QUANTITIES, Claim, parse_claimed, parse_rule
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
-from symbolic_attn.masks import Mask
-from symbolic_attn.parsing import parse_expression
+from symbolic_attn.model.masks import Mask
+from symbolic_attn.exact.parse import parse_expression
 
 __all__ = ["Exercise", "AttentionSpec", "load_exercise", "parse_exercise", "LIMITS"]
 

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from symbolic_attn.errors import ShapeError
-from symbolic_attn.latex import prose_latex
+from symbolic_attn.render.latex import prose_latex
 
 __all__ = ["heatmap", "mask_grid", "shade"]
 

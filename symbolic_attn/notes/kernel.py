@@ -5,7 +5,7 @@ the largest allowed score subtracted first (the stable form).  It has no ``if`` 
 ``raise`` so that latexify-py can turn its very source into the formula printed in the
 notes (latexify refuses functions that branch to raise); the checks live outside it, in
 :func:`kernel_softmax`.  The tests execute this same function and compare it, exactly,
-with the core's :func:`~symbolic_attn.attention.softmax`.
+with the core's :func:`~symbolic_attn.model.attention.softmax`.
 
 >>> from sympy import log
 >>> masked_softmax_weight([0, log(2), log(3)], [1, 1, 0], 1, 3)
@@ -22,7 +22,7 @@ import sympy
 from sympy import exp
 
 from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, UndecidedError
-from symbolic_attn.exact import to_matrix
+from symbolic_attn.exact.convert import to_matrix
 
 __all__ = ["masked_softmax_weight", "kernel_softmax", "kernel_latex", "kernel_source", "KERNEL_NAMES"]
 

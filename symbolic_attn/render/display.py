@@ -1,9 +1,9 @@
-r"""How an :class:`~symbolic_attn.attention.AttentionResult` is shown: text, LaTeX, JSON.
+r"""How an :class:`~symbolic_attn.model.attention.AttentionResult` is shown: text, LaTeX, JSON.
 
 Every stage is shown exactly, with certified decimals beside it.  ``≈`` marks a rounded
 decimal; ``=`` marks a decimal that *is* the exact value.
 
->>> from symbolic_attn.attention import attention_from_scores
+>>> from symbolic_attn.model.attention import attention_from_scores
 >>> result = attention_from_scores([["0", "ln(2)", "ln(3)"]], [[1, 0], [0, 2], [3, 1]])
 >>> print(text_report(result, digits=3))  # doctest: +NORMALIZE_WHITESPACE
 attention from given scores: n=1 queries, m=3 keys, d_v=2; scale 1 (none); mask none
@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import sympy
 
-from symbolic_attn.latex import expr_latex, matrix_latex
+from symbolic_attn.render.latex import expr_latex, matrix_latex
 
 __all__ = ["text_report", "latex_report", "json_report", "JSON_DIGITS"]
 
@@ -63,12 +63,10 @@ def _describe_scale(result) -> str:
 
 
 def _describe_mask(result) -> str:
-    n, m = result.mask.shape
-    from symbolic_attn.masks import Mask
-
-    if all(all(row) for row in result.mask.allowed):
+    allowed = result.mask.allowed
+    if all(all(row) for row in allowed):
         return "mask none"
-    if result.mask == Mask.causal(n, m):
+    if all(ok == (j <= i) for i, row in enumerate(allowed) for j, ok in enumerate(row)):
         return "mask causal"
     return "mask keep " + str(result.mask.keep_grid()).replace(" ", "")
 

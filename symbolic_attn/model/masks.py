@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import sympy
 
 from symbolic_attn.errors import MaskError
-from symbolic_attn.parsing import DEFAULT_LIMITS
+from symbolic_attn.exact.limits import DEFAULT_LIMITS
 
 __all__ = ["Mask", "EMPTY_ROW_POLICIES"]
 

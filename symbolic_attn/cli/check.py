@@ -7,8 +7,8 @@ as one line (file, key, problem) with exit status 2.
 
 import sys
 
-from symbolic_attn.exercise import load_exercise
-from symbolic_attn.report import check_exercise, render_json, render_text
+from symbolic_attn.grading.exercise import load_exercise
+from symbolic_attn.grading.report import check_exercise, render_json, render_text
 
 __all__ = ["add_parser", "run"]
 

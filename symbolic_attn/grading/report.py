@@ -1,14 +1,14 @@
 r"""Checking an exercise: one verdict per claim, as a text table or as JSON.
 
 :func:`check_exercise` runs the attention core once, judges every claim by how it is
-written (:mod:`symbolic_attn.claims`), and asks :mod:`symbolic_attn.diagnose` which known
+written (:mod:`symbolic_attn.grading.claims`), and asks :mod:`symbolic_attn.grading.diagnose` which known
 mistake produced each wrong one.  Decimals shown beside the exact values are certified.
 
 Claims are judged lazily: certified intervals of the stages, computed from the rational
 scores, settle most of them; a closed form is built only to be printed, or when a claim
 sits so close to a rounding boundary that only the exact value can decide.
 
->>> from symbolic_attn.exercise import parse_exercise
+>>> from symbolic_attn.grading.exercise import parse_exercise
 >>> exercise = parse_exercise('''
 ... [inputs]
 ... V = [[1, 0], [0, 2], [3, 1]]
@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 import sympy
 from sympy.printing.str import sstr
 
-from symbolic_attn import numeric
-from symbolic_attn.attention import STAGES
-from symbolic_attn.claims import judge_values
-from symbolic_attn.diagnose import MISTAKES, Diagnoser, compute
+from symbolic_attn.exact import certified as numeric
+from symbolic_attn.model.attention import STAGES
+from symbolic_attn.grading.claims import judge_values
+from symbolic_attn.grading.diagnose import MISTAKES, Diagnoser, compute
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
 
 __all__ = ["ClaimOutcome", "CheckReport", "check_exercise", "render_text", "render_json"]

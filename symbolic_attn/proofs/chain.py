@@ -2,7 +2,7 @@ r"""A derivation is a chain ``e0 R1 e1 R2 e2 ...``, each link justified and chec
 
 Modelled on Lean's ``calc`` blocks: every :class:`Step` holds the relation, the next
 expression and a justification.  :meth:`Derivation.verify` decides each link with
-:func:`symbolic_attn.proof.prove_equal` (or :func:`prove_positive` for ``<``/``>``),
+:func:`symbolic_attn.proofs.prove.prove_equal` (or :func:`prove_positive` for ``<``/``>``),
 using only the :class:`Assumption` objects the step names.  A step that is a *cited*
 rule (a known fact we do not machine-check, e.g. a lemma checked only up to some n) is
 never passed off as checked: it is printed with "cited, not machine-checked".
@@ -29,8 +29,8 @@ from typing import Sequence
 import sympy
 
 from symbolic_attn.errors import ProofError, UndecidedError
-from symbolic_attn.latex import escape_text, expr_latex, prose_latex
-from symbolic_attn.proof import Assumption, prove_equal, prove_positive
+from symbolic_attn.render.latex import escape_text, expr_latex, prose_latex
+from symbolic_attn.proofs.prove import Assumption, prove_equal, prove_positive
 
 __all__ = ["Assumption", "Computed", "Scope", "Step", "Derivation", "cited"]
 

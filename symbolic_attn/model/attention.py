@@ -36,9 +36,9 @@ import sympy
 from sympy.core.add import _addsort
 
 from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, UndecidedError
-from symbolic_attn.exact import to_exact, to_matrix
-from symbolic_attn.masks import EMPTY_ROW_POLICIES, Mask
-from symbolic_attn.numeric import MAX_PRECISION, START_PRECISION, certified_decimal, decimal_string, to_arb, working_precision
+from symbolic_attn.exact.convert import to_exact, to_matrix
+from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
+from symbolic_attn.exact.certified import MAX_PRECISION, START_PRECISION, certified_decimal, decimal_string, to_arb, working_precision
 
 __all__ = ["Options", "Shape", "STAGES", "softmax", "attention", "attention_from_scores", "AttentionResult", "as_mask"]
 
@@ -202,7 +202,7 @@ def attention(query, key, value, mask=None, scale="default", **options) -> Atten
 
     Args:
         query: Q, n x d_k.  key: K, m x d_k.  value: V, m x d_v (exact values or text).
-        mask: ``None``/"none", "causal", or a :class:`~symbolic_attn.masks.Mask` (n x m).
+        mask: ``None``/"none", "causal", or a :class:`~symbolic_attn.model.masks.Mask` (n x m).
         scale: "default" (1/sqrt(d_k)), "none" (1, unscaled), or any exact expression.
         **options: ``masking``, ``axis``, ``on_empty_row``, ``stable`` (see :class:`Options`).
     """
@@ -312,12 +312,12 @@ class AttentionResult:
         return f"<AttentionResult n={n} m={m} d_k={d_k} d_v={d_v} scale={sympy.sstr(self.scale)}>"
 
     def __str__(self) -> str:
-        from symbolic_attn.display import text_report
+        from symbolic_attn.render.display import text_report
 
         return text_report(self)
 
     def _latex(self, printer=None) -> str:
-        from symbolic_attn.display import latex_report
+        from symbolic_attn.render.display import latex_report
 
         return latex_report(self)
 

@@ -3,7 +3,7 @@ r"""A result: the statement, assumptions and scope of one theorem, and its check
 A :class:`Result` is what one derivation script builds and what ``symbolic-attn derive``
 writes to one ``.tex`` file.  Its parts are any mix of
 
-* :class:`~symbolic_attn.derivation.Derivation` -- a checked chain (general statements);
+* :class:`~symbolic_attn.proofs.chain.Derivation` -- a checked chain (general statements);
 * :class:`Check` -- one statement checked in finitely many cases (scope: "checked");
 * :class:`Counterexample` -- exact values certified to differ (scope: "counterexample").
 
@@ -24,10 +24,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Sequence
 
-from symbolic_attn.derivation import Computed, Derivation, Scope, latex_of, value_of
+from symbolic_attn.proofs.chain import Computed, Derivation, Scope, latex_of, value_of
 from symbolic_attn.errors import ProofError, UndecidedError
-from symbolic_attn.latex import escape_text, prose_latex
-from symbolic_attn.proof import prove_equal, prove_positive, prove_unequal
+from symbolic_attn.render.latex import escape_text, prose_latex
+from symbolic_attn.proofs.prove import prove_equal, prove_positive, prove_unequal
 
 __all__ = ["Case", "Check", "Counterexample", "Result"]
 
@@ -226,7 +226,7 @@ class Result:
     def _repr_markdown_(self) -> str:
         # A whole result is prose with displays, not one formula: notebooks (which prefer
         # Markdown to LaTeX) show it as headings, lists and $$ math.
-        from symbolic_attn.markdown import result_markdown
+        from symbolic_attn.render.markdown import result_markdown
 
         return result_markdown(self)
 

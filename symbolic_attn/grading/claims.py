@@ -9,7 +9,7 @@ A claim is judged **by how it is written**:
   ``"1.52e-3"`` is a decimal too: half a unit of its last written digit.
 
 Every comparison with an irrational value is **certified**: interval bounds
-(:mod:`symbolic_attn.numeric`, python-flint's arb) at rising precision until the answer is
+(:mod:`symbolic_attn.exact.certified`, python-flint's arb) at rising precision until the answer is
 sure; when the exact value sits exactly on the boundary, an exact proof decides.  No
 binary float is ever compared.
 
@@ -38,9 +38,9 @@ from fractions import Fraction
 import sympy
 
 from symbolic_attn.errors import ParseError, ProofError, UndecidedError
-from symbolic_attn.exact import to_exact
-from symbolic_attn import numeric
-from symbolic_attn.parsing import exact_decimal, parse_expression
+from symbolic_attn.exact.convert import to_exact
+from symbolic_attn.exact import certified as numeric
+from symbolic_attn.exact.parse import exact_decimal, parse_expression
 
 __all__ = [
     "QUANTITIES",
@@ -406,7 +406,7 @@ def _equal(exact, claimed) -> bool:
     """Exact equality: rationals directly; otherwise refuted by intervals, or proved."""
     if exact.is_Rational and claimed.is_Rational:
         return exact == claimed
-    from symbolic_attn.proof import prove_equal
+    from symbolic_attn.proofs.prove import prove_equal
 
     if not (exact - claimed).free_symbols and numeric.certified_sign(exact - claimed) not in (None, 0):
         return False  # the intervals exclude zero: certainly different
@@ -452,7 +452,7 @@ def _proved_zero(expr) -> bool:
 
     Refuted and undecided are both "not proved" here; callers decide what that means.
     """
-    from symbolic_attn.proof import prove_equal
+    from symbolic_attn.proofs.prove import prove_equal
 
     try:
         prove_equal(expr, 0)

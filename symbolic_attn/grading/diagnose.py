@@ -2,7 +2,7 @@ r"""Diagnosis: which known mistake reproduces a wrong claimed number.
 
 Exact arithmetic makes a diagnosis unambiguous: recompute the exercise under a mistake and
 judge the claim again, by the same rule.  Every mistake is a **variant of the one
-attention core** (:func:`symbolic_attn.attention.attention`): a different ``scale``,
+attention core** (:func:`symbolic_attn.model.attention.attention`): a different ``scale``,
 ``masking``, ``axis``, mask or value matrix -- never a second implementation.  The rounding
 mistakes continue the core's own intermediate results after rounding them.
 
@@ -26,7 +26,7 @@ Ids (as in the grading rubric):
 Rows that a variant leaves without any allowed key (an inverted or shifted mask) get zero
 weights, as PyTorch's scaled_dot_product_attention does.
 
->>> from symbolic_attn.exercise import parse_exercise
+>>> from symbolic_attn.grading.exercise import parse_exercise
 >>> exercise = parse_exercise('''
 ... [inputs]
 ... X = [[1, 0], [0, 1], [1, 1]]
@@ -48,11 +48,11 @@ from functools import cached_property
 
 import sympy
 
-from symbolic_attn.attention import attention, attention_from_scores
-from symbolic_attn.claims import judge_values, select
+from symbolic_attn.model.attention import attention, attention_from_scores
+from symbolic_attn.grading.claims import judge_values, select
 from symbolic_attn.errors import SymbolicAttnError
-from symbolic_attn.masks import Mask
-from symbolic_attn.parsing import exact_decimal
+from symbolic_attn.model.masks import Mask
+from symbolic_attn.exact.parse import exact_decimal
 
 __all__ = ["MISTAKES", "Diagnoser", "compute"]
 

@@ -1,6 +1,7 @@
 """The ``symbolic-attn`` command: argparse subcommands, the only place that exits.
 
-Each subcommand lives in its own ``cli_<name>.py`` module exposing
+Each subcommand lives in its own module of this package (``attention``, ``check``,
+``derive``) exposing
 ``add_parser(subparsers)``; the parser it adds carries ``handler=function(args) -> int``.
 Errors the library raises on purpose (:class:`SymbolicAttnError`) become one line on
 stderr and exit status 2, never a traceback.
@@ -31,17 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     subparsers.required = True
-    # Imported here so that a missing optional subcommand never breaks the others.
-    from symbolic_attn import cli_attention
+    from symbolic_attn.cli import attention, check, derive
 
-    cli_attention.add_parser(subparsers)
-    for module_name in ("cli_derive", "cli_check"):
-        try:
-            module = __import__(f"symbolic_attn.{module_name}", fromlist=["add_parser"])
-        except ModuleNotFoundError as error:
-            if error.name != f"symbolic_attn.{module_name}":
-                raise
-            continue
+    for module in (attention, derive, check):
         module.add_parser(subparsers)
     return parser
 

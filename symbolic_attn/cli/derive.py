@@ -15,19 +15,28 @@ without verifying anything.
 """
 
 import sys
+from typing import Callable, Iterable, Sequence
 
-from symbolic_attn import derive as _derive
+from symbolic_attn.cli.output import write_documents
+from symbolic_attn.notes.build import BUILDERS, render_documents
+from symbolic_attn.proofs.scripts import load_scripts, verify_all
 from symbolic_attn.errors import ProofError, UndecidedError
-from symbolic_attn.latex import plain_text
-from symbolic_attn.markdown import markdown_document
-from symbolic_attn.notes import compile_pdf
+from symbolic_attn.render.latex import plain_text
+from symbolic_attn.notes.markdown import markdown_document
+from symbolic_attn.notes.document import compile_pdf
 
-__all__ = ["add_parser", "run_derive", "run_list"]
+__all__ = ["add_parser", "derive", "run_derive", "run_list"]
 
 PROG = "symbolic-attn"
 
-#: Which builders each ``--format`` runs (see :data:`symbolic_attn.derive.BUILDERS`).
-FORMATS = {"tex": _derive.BUILDERS, "md": (markdown_document,)}
+#: Which builders each ``--format`` runs (see :data:`symbolic_attn.proofs.scripts.BUILDERS`).
+FORMATS = {"tex": BUILDERS, "md": (markdown_document,)}
+
+
+def derive(paths: Iterable = (), out_dir="out", builders: Sequence[Callable] = BUILDERS) -> list:
+    """Load, verify, render and (only then) write; return the written paths."""
+    results = verify_all(load_scripts(paths))
+    return write_documents(render_documents(results, builders), out_dir)
 
 
 def add_parser(subparsers) -> None:
@@ -61,7 +70,7 @@ def run_derive(args) -> int:
         print(f"{PROG}: error: --pdf compiles notes.tex, so it needs --format tex", file=sys.stderr)
         return 2
     try:
-        written = _derive.derive(args.paths, args.out, FORMATS[args.format])
+        written = derive(args.paths, args.out, FORMATS[args.format])
     except (ProofError, UndecidedError) as error:
         print(f"{PROG}: verification failed: {_one_line(str(error))}", file=sys.stderr)
         return 1
@@ -74,7 +83,7 @@ def run_derive(args) -> int:
 
 def run_list(args) -> int:
     """Handler of ``list``: one block per script, nothing verified or written."""
-    for script in _derive.load_scripts([args.path] if args.path else []):
+    for script in load_scripts([args.path] if args.path else []):
         result = script.result()
         print(f"{script.name}  {script.path}  {plain_text(result.title)}")
         for part in result.parts:

@@ -33,8 +33,7 @@ from fractions import Fraction
 import flint
 import sympy
 
-from symbolic_attn.errors import ProofError, UndecidedError, shown
-from symbolic_attn.proof import prove_equal
+from symbolic_attn.errors import UndecidedError, shown
 
 __all__ = [
     "to_arb",
@@ -42,6 +41,7 @@ __all__ = [
     "certified_decimal",
     "decimal_string",
     "within",
+    "proved_zero",
     "with_rising_precision",
     "certified_sign",
     "working_precision",
@@ -319,16 +319,49 @@ def within(expr, center: Fraction, radius: Fraction) -> bool:
 
 
 def _proved_rational(expr) -> Fraction | None:
-    """The rational ``expr`` equals, when simplification proves it; otherwise None.
+    """The rational ``expr`` equals, when exact algebra proves it; otherwise None.
 
     Reached only when intervals of :data:`MAX_PRECISION` bits cannot separate ``expr`` from
     a rational boundary, which in practice means ``expr`` is that rational in disguise.
+    ``simplify`` only *proposes* the rational; :func:`proved_zero` must confirm it.
     """
     candidate = sympy.simplify(expr)
-    if not candidate.is_Rational:
-        return None
-    try:
-        prove_equal(expr, candidate)  # equality is decided in one place
-    except (ProofError, UndecidedError):
+    if not candidate.is_Rational or not proved_zero(expr - candidate):
         return None
     return Fraction(int(candidate.p), int(candidate.q))
+
+
+#: Above this many operations the exact zero test gives up (it is then "not proved").
+MAX_ZERO_TEST_OPS = 400
+
+
+def proved_zero(expr) -> bool:
+    """True only when exact algebra shows that the symbol-free ``expr`` is exactly 0.
+
+    No floating-point evaluation is ever consulted: ``expand`` (valid rewriting only), then,
+    for an algebraic number, its minimal polynomial (exact arithmetic in a number field).
+    False means "not proved", never "nonzero": a certified nonzero comes from
+    :func:`certified_sign`.
+
+    >>> proved_zero(sympy.sqrt(8) - 2 * sympy.sqrt(2))
+    True
+    >>> proved_zero((1 + sympy.sqrt(2)) ** 2 - 3 - 2 * sympy.sqrt(2))
+    True
+    >>> proved_zero(sympy.acos(1 - sympy.Rational(1, 10**7)))
+    False
+    """
+    expr = sympy.sympify(expr, strict=True)
+    if expr == 0:
+        return True
+    if expr.free_symbols or expr.has(sympy.Float) or expr.count_ops() > MAX_ZERO_TEST_OPS:
+        return False
+    expanded = sympy.expand(expr)
+    if expanded == 0:
+        return True
+    if expanded.is_algebraic is not True:
+        return False
+    x = sympy.Dummy("x")
+    try:
+        return sympy.minimal_polynomial(expanded, x) == x
+    except (NotImplementedError, ValueError, TypeError):
+        return False

@@ -1,0 +1,9 @@
+"""Exact values from text and Python values; certified decimals.  The bottom layer.
+
+Owns: the bounds on untrusted input (:mod:`.limits`), the safe parser, one grammar in
+which a nested list is a matrix everywhere (:mod:`.parse`), the float policy and Python
+value conversion (:mod:`.convert`), and certified arb intervals, rounding decisions and
+the exact zero test for numbers (:mod:`.certified`).
+
+May import: :mod:`symbolic_attn.errors` only.
+"""

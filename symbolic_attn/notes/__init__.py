@@ -1,0 +1,9 @@
+"""Lecture notes: worked examples, the latexified kernel, building the documents.
+
+Owns: the worked examples of the reference documents (:mod:`.worked`, filled and checked
+by :mod:`.steps`), the stable masked softmax kernel (:mod:`.kernel`), ``notes.tex`` and its
+PDF (:mod:`.document`), ``notes.md`` (:mod:`.markdown`) and the set of documents
+``derive`` writes (:mod:`.build`).
+
+May import: every layer below it (errors, exact, render, model, proofs, grading).
+"""

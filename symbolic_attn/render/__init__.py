@@ -1,0 +1,10 @@
+"""How exact values and documents print: LaTeX, Markdown, text tables, JSON, figures.
+
+Owns: LaTeX of exact expressions and matrices, escaping of free text (:mod:`.latex`), the
+text/LaTeX/JSON views of a computed trace (:mod:`.display`), document blocks
+(:mod:`.blocks`), Markdown conversion (:mod:`.markdown`) and TikZ figures (:mod:`.figures`).
+It sits *below* the objects it prints (they print themselves through it), so it works
+on duck-typed values and never imports them.
+
+May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`.
+"""
