@@ -22,6 +22,7 @@ __all__ = [
     "OutputError",
     "DerivationFailure",
     "PdfError",
+    "StageError",
 ]
 
 
@@ -79,6 +80,10 @@ class DerivationFailure(ProofError):
     def __init__(self, path: str, error: Exception):
         super().__init__(f"{path}: {error}")
         self.path = path
+
+
+class StageError(SymbolicAttnError, ValueError):
+    """An unknown or malformed stage path, or a row/column outside the stage."""
 
 
 class PdfError(SymbolicAttnError, RuntimeError):

@@ -35,9 +35,10 @@ import flint
 import sympy
 from sympy.core.add import _addsort
 
-from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, UndecidedError
+from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, StageError, UndecidedError, shown
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
+from symbolic_attn.model.trace import Trace
 from symbolic_attn.exact.certified import MAX_PRECISION, START_PRECISION, certified_decimal, decimal_string, to_arb, working_precision
 
 __all__ = ["Options", "Shape", "STAGES", "softmax", "attention", "attention_from_scores", "AttentionResult", "as_mask"]
@@ -327,8 +328,29 @@ class AttentionResult:
     def stage(self, name: str) -> sympy.ImmutableMatrix:
         """One stage by name: "scores", "scaled", "weights" or "output"."""
         if name not in STAGES:
-            raise ValueError(f"unknown stage {name!r}: expected one of {', '.join(STAGES)}")
+            raise StageError(f"unknown stage {shown(name)!r}: expected one of {', '.join(STAGES)}")
         return getattr(self, name)
+
+    @cached_property
+    def trace(self) -> Trace:
+        """The stages as a :class:`~symbolic_attn.model.trace.Trace`: the inputs given
+        (``query``, ``key``, ``value``), then ``scores``, ``scaled``, ``weights``, ``output``.
+
+        >>> r = attention([[1, 0]], [[1, 0], [0, 1]], [[1], [0]], scale=1)
+        >>> list(r.trace)
+        ['query', 'key', 'value', 'scores', 'scaled', 'weights', 'output']
+        """
+        inputs = {"query": self.query, "key": self.key} if self.query is not None else {}
+        stages = {**inputs, "value": self.value, **{name: (lambda n=name: getattr(self, n)) for name in STAGES}}
+
+        def decimals(path, digits, significant):
+            if path in STAGES:
+                return self.decimals(path, digits, significant)
+            value = stages[path]
+            return [[decimal_string(e, digits, significant) for e in value.row(i)] for i in range(value.rows)]
+
+        return Trace(stages, decimals=decimals,
+                     settings={"scale": self.scale, "mask": self.mask, "options": self.options, "d_k": self.d_k})
 
     # -- certified decimals ----------------------------------------------------------
 
@@ -375,7 +397,7 @@ class AttentionResult:
         builds on the one before (the output needs the weights, which need the scores).
         """
         if stage not in STAGES:
-            raise ValueError(f"unknown stage {stage!r}: expected one of {', '.join(STAGES)}")
+            raise StageError(f"unknown stage {shown(stage)!r}: expected one of {', '.join(STAGES)}")
         if bits not in self._interval_cache:
             self._interval_cache[bits] = self._all_intervals(bits)
         return self._interval_cache[bits][stage]

@@ -1,0 +1,171 @@
+r"""A trace: the named stages of one exact computation, and the ONE selection helper.
+
+Every computation of the model layer (attention today; heads, positions, LayerNorm and
+whole blocks later) can be seen as a :class:`Trace`: an ordered mapping from *stage paths*
+to exact matrices.  A path is a dotted name, each part optionally indexed from 1::
+
+    weights            output             head[2].weights        block.norm1
+
+Claims, diagnosis, reports and display all find what they need with :func:`select`
+(path, row, col -> the entries and their 1-based positions), so "row 3, column 2 of the
+weights" is spelled out in exactly one place.
+
+Stages are computed lazily: a stage may be given as a matrix or as a function of no
+arguments that computes it the first time it is asked for.
+
+>>> import sympy
+>>> t = Trace({"scores": sympy.Matrix([[1, 2], [3, 4]]), "output": lambda: sympy.Matrix([[5, 6]])})
+>>> list(t)
+['scores', 'output']
+>>> t["output"]
+Matrix([[5, 6]])
+>>> s = select(t, "scores", col=2)
+>>> s.entries, s.positions, s.shape
+([2, 4], [(1, 2), (2, 2)], (2,))
+>>> nested = Trace({}).with_nested("head[1]", t)
+>>> list(nested)
+['head[1].scores', 'head[1].output']
+>>> select(t, "weights")
+Traceback (most recent call last):
+...
+symbolic_attn.errors.StageError: unknown stage 'weights': expected one of scores, output
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Callable
+
+import sympy
+
+from symbolic_attn.errors import StageError, shown
+
+__all__ = ["Trace", "Selection", "select", "check_path", "PATH"]
+
+#: A stage path: dotted names, each optionally indexed from 1 (``head[2].weights``).
+PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[1-9][0-9]{0,3}\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[1-9][0-9]{0,3}\])?)*$")
+MAX_PATH_LENGTH = 200
+
+
+def check_path(path) -> str:
+    """``path`` if it is a well-formed stage path, else a :class:`StageError` naming it.
+
+    >>> check_path("head[2].weights")
+    'head[2].weights'
+    >>> check_path("head[0]")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.StageError: malformed stage path 'head[0]': ...
+    """
+    if not isinstance(path, str) or len(path) > MAX_PATH_LENGTH or not PATH.match(path):
+        raise StageError(
+            f"malformed stage path {shown(path)!r}: expected names joined by '.', each optionally "
+            "indexed from 1, as in 'weights' or 'head[2].weights'"
+        )
+    return path
+
+
+class Trace(Mapping):
+    """Ordered stage path -> exact matrix; stages given as functions are computed once.
+
+    ``decimals`` (optional) is a function ``(path, digits, significant) -> rows of str``
+    that a computation with a faster certified route (attention's arb intervals) provides;
+    otherwise each entry is rounded on its own by :func:`~symbolic_attn.exact.certified.decimal_string`.
+    """
+
+    def __init__(self, stages: Mapping[str, object], *, decimals: Callable | None = None, settings: Mapping | None = None):
+        self._stages = {check_path(name): stage for name, stage in stages.items()}
+        self._values: dict[str, sympy.ImmutableMatrix] = {}
+        self._decimals = decimals
+        #: What produced the trace (scale, mask, options...), for display and diagnosis.
+        self.settings = dict(settings or {})
+
+    def __getitem__(self, path: str) -> sympy.ImmutableMatrix:
+        if path not in self._stages:
+            check_path(path)
+            raise StageError(f"unknown stage {shown(path)!r}: expected one of {', '.join(self._stages) or 'none'}")
+        if path not in self._values:
+            stage = self._stages[path]
+            value = stage() if callable(stage) else stage
+            self._values[path] = sympy.ImmutableMatrix(value)
+        return self._values[path]
+
+    def __iter__(self):
+        return iter(self._stages)
+
+    def __len__(self) -> int:
+        return len(self._stages)
+
+    def __repr__(self) -> str:
+        return f"<Trace {', '.join(self._stages)}>"
+
+    def shape(self, path: str) -> tuple[int, int]:
+        value = self[path]
+        return value.rows, value.cols
+
+    def with_nested(self, prefix: str, other: "Trace") -> "Trace":
+        """This trace plus every stage of ``other`` under ``prefix.`` (``head[2].weights``)."""
+        check_path(prefix)
+        stages = dict(self._stages)
+        for path in other:
+            stages[f"{prefix}.{path}"] = (lambda p=path: other[p])
+        return Trace(stages, settings=self.settings)
+
+    def decimals(self, path: str, digits: int = 3, significant: bool = False) -> list[list[str | None]]:
+        """Certified decimals of one stage (``None`` for an entry with free symbols)."""
+        from symbolic_attn.exact.certified import decimal_string
+
+        if self._decimals is not None and path in self._stages:
+            return self._decimals(path, digits, significant)
+        value = self[path]
+        return [[None if e.free_symbols else decimal_string(e, digits, significant) for e in value.row(i)]
+                for i in range(value.rows)]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Part of a stage: its entries in reading order and their 1-based (row, col) positions.
+
+    ``shape`` is ``None`` for one entry, ``(k,)`` for a row or column, ``(rows, cols)``
+    for a whole matrix.
+    """
+
+    path: str
+    row: int | None
+    col: int | None
+    entries: list
+    positions: list
+    shape: tuple | None
+
+    def where(self, index: int) -> str:
+        """``'weights[3,2]'``: where entry ``index`` of the selection is, for messages."""
+        i, j = self.positions[index]
+        return f"{self.path}[{i},{j}]"
+
+
+def select(source, path: str, row: int | None = None, col: int | None = None) -> Selection:
+    """Entries of ``source[path]`` at 1-based ``row``/``col`` (``None`` = all), with positions.
+
+    ``source`` is a :class:`Trace` or any mapping of paths to matrices.  A row or column
+    outside the stage is a :class:`StageError` naming the stage and its shape.
+    """
+    matrix = source[path]
+    rows, cols = matrix.shape
+    for name, index, size in (("row", row, rows), ("column", col, cols)):
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= size):
+            raise StageError(f"{name} {shown(index)} is outside {path}, which is {rows}x{cols} (rows and columns count from 1)")
+    row_range = [row] if row is not None else range(1, rows + 1)
+    col_range = [col] if col is not None else range(1, cols + 1)
+    positions = [(i, j) for i in row_range for j in col_range]
+    entries = [matrix[i - 1, j - 1] for i, j in positions]
+    if row is not None and col is not None:
+        shape = None
+    elif row is not None:
+        shape = (cols,)
+    elif col is not None:
+        shape = (rows,)
+    else:
+        shape = (rows, cols)
+    return Selection(path, row, col, entries, positions, shape)
