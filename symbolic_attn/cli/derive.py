@@ -160,7 +160,7 @@ def run_derive(args) -> int:
     except (ProofError, UndecidedError) as error:
         print(f"{PROG}: verification failed: {_one_line(str(error))}", file=sys.stderr)
         return 1
-    for path in written:
+    for path in sorted(written, key=lambda p: (p.suffix == ".pdf", p.name)):  # the PDF last: it is built last
         print(_one_line(str(path)))
     return 0
 
