@@ -416,3 +416,30 @@ def test_failing_pdflatex_writes_nothing(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err == "symbolic-attn: error: pdflatex failed on notes.tex: ! Emergency stop.; nothing was written\n"
     _assert_untouched(out)
+
+
+@pytest.mark.parametrize("command", [["derive"], ["list"]], ids=["derive", "list"])
+def test_script_exiting_while_imported_is_one_line_exit_2(tmp_path, capsys, command):
+    write(tmp_path / "mine", "quits", "import sys\nsys.exit(0)\n")
+    assert main(command + [str(tmp_path / "mine")]) == 2
+    err = capsys.readouterr().err
+    assert err == "symbolic-attn: error: importing a derivation script raised SystemExit: 0\n"
+
+
+def test_unwritable_out_folder_exits_2_and_leaves_nothing(tmp_path, capsys, monkeypatch):
+    import tempfile
+
+    out = _old_out(tmp_path)
+    real_mkstemp, calls = tempfile.mkstemp, []
+
+    def mkstemp(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+        return real_mkstemp(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    assert main(["derive", str(tmp_path / "mine"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(": Permission denied; no file was changed\n") and err.count("\n") == 1
+    _assert_untouched(out)

@@ -59,6 +59,16 @@ def builders_for(fmt: str, paths: Iterable = (), title: str | None = None) -> tu
     return tex_builders(title=title, examples=examples)
 
 
+def load(paths: Iterable) -> list:
+    """:func:`load_scripts`, with a script that exits or raises oddly while imported as bad input."""
+    try:
+        return load_scripts(paths)
+    except SymbolicAttnError:
+        raise
+    except (Exception, SystemExit) as error:
+        raise ScriptError(f"importing a derivation script raised {_exception(error)}") from None
+
+
 def verify_scripts(scripts: Sequence) -> list:
     """Build and verify every script's result, whatever a script's ``build()`` does.
 
@@ -97,7 +107,7 @@ def derive(paths: Iterable = (), out_dir="out", builders: Sequence[Callable] | N
     paths = list(paths)
     if pdf:
         find_pdflatex()  # before any work: missing pdflatex is one line, nothing written
-    results = verify_scripts(load_scripts(paths))
+    results = verify_scripts(load(paths))
     documents = render_documents(results, builders if builders is not None else builders_for(fmt, paths, title))
     if pdf:
         documents["notes.pdf"] = compile_pdf(documents)
@@ -172,7 +182,7 @@ def run_list(args) -> int:
     block per script; every failure is one line of the listing).
     """
     status = 0
-    for script in load_scripts([args.path] if args.path else []):
+    for script in load([args.path] if args.path else []):
         if not args.verify:
             title = script.doc.strip().partition("\n")[0].strip() or script.name
             print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(heading(title)))}")

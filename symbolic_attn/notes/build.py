@@ -38,10 +38,17 @@ def index_document(results: Sequence[Result]) -> dict:
         lines.append(f"\\item \\textbf{{{prose_latex(result.title)}}} (\\texttt{{{escape_text(result.name)}.tex}})")
         lines.append("\\begin{itemize}")
         for part in result.parts:
-            lines.append(f"\\item {prose_latex(part.title)}: {escape_text(part.scope.sentence())}")
+            lines.append(f"\\item {prose_latex(part.title)}: {_scope_latex(part.scope)}")
         lines.append("\\end{itemize}")
     lines.append("\\end{itemize}")
     return {"index.tex": "\n".join(lines) + "\n"}
+
+
+def _scope_latex(scope) -> str:
+    """A scope as LaTeX: its own ``latex()`` when it has one (so math in a scope is printed
+    as math, as in the result's file), else its sentence as escaped text."""
+    method = getattr(scope, "latex", None)
+    return method() if callable(method) else escape_text(scope.sentence())
 
 
 #: The documents ``derive`` writes, in order.  Add a builder here to add a document.
