@@ -443,3 +443,14 @@ def test_unwritable_out_folder_exits_2_and_leaves_nothing(tmp_path, capsys, monk
     err = capsys.readouterr().err
     assert err.endswith(": Permission denied; no file was changed\n") and err.count("\n") == 1
     _assert_untouched(out)
+
+
+def test_temporaries_of_a_killed_run_are_cleaned_up(tmp_path):
+    out = _old_out(tmp_path)
+    # What SIGKILL mid-write leaves; and files of the user's that only look similar.
+    (out / ".notes.tex.k2j_9x0a.tmp").write_text("half\n")
+    (out / ".index.tex.abcdefgh.old.tmp").write_text("mine\n")
+    (out / ".other.tex.abcdefgh.tmp").write_text("mine\n")
+    assert main(["derive", str(tmp_path / "mine"), "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [".index.tex.abcdefgh.old.tmp", ".other.tex.abcdefgh.tmp",
+                                                     "index.tex", "notes.tex", "square.tex"]

@@ -3,6 +3,7 @@
 1. *Verify*: every target must be absent or a regular file (a directory is refused before
    anything is written);
 2. *stage*: every document is written to a temporary ``.NAME.*.tmp`` beside its target;
+   (leftovers of a killed run, named like ours, are removed first);
 3. *commit*: only when all are written, each is renamed into place (``os.replace``).  An
    old file is kept as a hard link (or copy) until every rename succeeded, so a failure
    half-way through the renames puts every old file back and removes the new ones.
@@ -23,6 +24,7 @@ as they are.
 """
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -48,6 +50,15 @@ def _check_targets(out: Path, names) -> None:
         if target.exists() and not target.is_file():
             kind = "a directory" if target.is_dir() else "not a regular file"
             raise OutputError(f"cannot write {str(target)!r}: it is {kind}; no file was changed")
+
+
+def _remove_stale(out: Path, names) -> None:
+    """Remove temporaries a killed run (SIGKILL, power loss) left: ``.NAME.XXXXXXXX.tmp``
+    exactly as :func:`tempfile.mkstemp` names ours, for this run's documents only."""
+    patterns = [re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}\.tmp") for name in names]
+    for entry in out.iterdir():
+        if any(p.fullmatch(entry.name) for p in patterns) and entry.is_file() and not entry.is_symlink():
+            _remove(entry)
 
 
 def _stage(out: Path, name: str, content, mode: int) -> str:
@@ -103,6 +114,7 @@ def write_documents(documents: dict, out_dir) -> list:
     mode = 0o666 & ~_umask()
     staged, backups, replaced = [], {}, []
     try:
+        _remove_stale(out, names)
         for name in names:
             staged.append((_stage(out, name, documents[name], mode), out / name))
         for _, target in staged:
