@@ -129,3 +129,121 @@ def test_notebook_displays_render_and_print(results):
     assert str(shift).startswith("Shift invariance of softmax (shift_invariance)\n  Adding a constant")
     assert str(chain).splitlines()[0] == "Adding a constant to every score  [proved for every length n, all real scores and every real constant]"
     assert "A[1,1] = 1" in str(lab) and "\\begin" not in str(lab) + str(shift) + str(chain)
+
+
+# ----------------------------------------------------------------------------- no math leaks into text
+
+# In Markdown text (outside math spans and code) none of these may appear: a LaTeX command,
+# an unescaped ^ _ $ or brace -- each means a math span was split or lost its dollars.
+LEAKS = {
+    "command": r"\\[A-Za-z]+",
+    "caret": r"(?<!\\)\^",
+    "underscore": r"(?<!\\)_",
+    "dollar": r"(?<!\\)\$",
+    "brace": r"(?<!\\)[{}]",
+}
+
+
+def text_segments(markdown):
+    """The Markdown's text: without comments, code, display math and inline math spans."""
+    text = re.sub(r"<!--.*?-->", "", markdown, flags=re.S)
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"^\$\$\n.*?\n\$\$$", "", text, flags=re.S | re.M)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    return re.sub(r"(?<!\\)\$((?:[^$\\\n]|\\.)+?)\$", "", text)
+
+
+def leaks(markdown):
+    """[(kind, line)] of math leaked into text."""
+    found = []
+    for line in text_segments(markdown).splitlines():
+        found += [(kind, line) for kind, pattern in LEAKS.items() if re.search(pattern, line)]
+    return found
+
+
+def every_markdown(results, notes_md):
+    """(id, text) of every Markdown output: the notes and each result's notebook display."""
+    return [("notes.md", notes_md)] + [(f"{r.name}._repr_markdown_", r._repr_markdown_()) for r in results]
+
+
+def test_no_math_leaks_into_text(results, notes_md):
+    for name, markdown in every_markdown(results, notes_md):
+        assert leaks(markdown) == [], name
+
+
+def test_every_math_span_of_every_markdown_output_renders(results, notes_md):
+    for name, markdown in every_markdown(results, notes_md):
+        blocks = markdown_math(markdown)
+        assert blocks, name
+        assert katex_errors(blocks) == [], name
+
+
+def test_shift_invariance_introduction_pairs_its_dollars(results, notes_md):
+    shift = next(r for r in results if r.name == "shift_invariance")
+    for markdown in (notes_md, shift._repr_markdown_()):
+        spans = [tex for tex, display in markdown_math(markdown) if not display]
+        assert r"\operatorname{softmax}(s + c\mathbf{1}) = \operatorname{softmax}(s)" in spans
+        assert r"c = -\max_k s_k" in spans
+
+
+def test_user_notes_markdown_keeps_math_and_escaped_dollars(tmp_path):
+    from symbolic_attn.cli.derive import derive
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "square.py").write_text(USER_SCRIPT, encoding="utf-8")
+    derive([folder], tmp_path / "out", fmt="md")
+    markdown = (tmp_path / "out" / "notes.md").read_text(encoding="utf-8")
+    assert leaks(markdown) == []
+    inline = [tex for tex, display in markdown_math(markdown) if not display]
+    assert "(x+1)^2 = x^2 + 2x + 1" in inline and "a_{ij}" in inline and "n" in inline
+    assert r"it costs \$5, not \$3" in markdown and "5, not" not in "".join(inline)
+    assert katex_errors(markdown_math(markdown)) == []
+
+
+USER_SCRIPT = r'''"""Squares.
+
+The square $(x+1)^2 =
+x^2 + 2x + 1$ for real $x$, and
+$a_{ij}$ holds.
+"""
+import sympy
+from symbolic_attn.proofs.chain import Derivation, Scope, Step
+
+NAME = "square"
+x = sympy.Symbol("x")
+
+
+def build():
+    # The scope is plain text, escaped for LaTeX: its dollars become \$ and must stay text.
+    return Derivation("Square $n$", (x + 1) ** 2, [Step(x**2 + 2*x + 1, "expand $(a+b)^2$")],
+                      scope=Scope.proved("every x; it costs $5, not $3"))
+'''
+
+
+@pytest.mark.parametrize("markdown, kind", [
+    # The old output of the shift-invariance introduction: dollars paired across the line break.
+    ("$\\operatorname{softmax}(s + c\\mathbf{1}) =$\n\\operatorname{softmax}(s)$, for every $n$.", "command"),
+    ("Taking $c = -\\max_k s_k$ gives the$\nmax-subtracted form", "dollar"),
+    ("the scores s_1 and s^2", "underscore"),
+    ("an exponent e^x", "caret"),
+    ("a set {1, 2}", "brace"),
+], ids=["split-span", "lone-dollar", "underscore", "caret", "brace"])
+def test_leak_check_is_able_to_fail(markdown, kind):
+    assert kind in [found for found, _ in leaks(markdown)]
+
+
+@pytest.mark.parametrize("prose, expected", [
+    ("a $x =\ny$ b", "a $x = y$ b"),
+    (r"costs \$5 and $a$", r"costs \$5 and $a$"),
+    (r"$a = \$1$ and $b$", r"$a = \$1$ and $b$"),
+    ("a lone $ sign", r"a lone \$ sign"),
+    ("$x$ and a lone $", r"$x$ and a lone \$"),
+    ("$ x $", "$x$"),
+    (r"50\% of \textbf{all} \texttt{zero\_score}", "50% of **all** `zero_score`"),
+], ids=["span-across-lines", "escaped-dollar-in-text", "escaped-dollar-in-math", "lone-dollar",
+        "trailing-lone-dollar", "inner-spaces", "text-escapes"])
+def test_text_markdown(prose, expected):
+    from symbolic_attn.render.markdown import text_markdown
+
+    assert text_markdown(prose) == expected

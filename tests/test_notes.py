@@ -1,5 +1,6 @@
 """notes.tex: inputs every result, holds the worked examples, compiles; derive --pdf and --format md."""
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -72,6 +73,12 @@ def test_examples_have_figures_and_steps():
         assert step in titles
 
 
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _pdflatex():
     found = shutil.which("pdflatex")
     if found is None:
@@ -99,16 +106,18 @@ def test_derive_pdf_writes_notes_pdf(tmp_path, capsys):
     assert main(["derive", "--out", str(tmp_path), "--pdf"]) == 0
     assert (tmp_path / "notes.pdf").read_bytes().startswith(b"%PDF")
     assert capsys.readouterr().out.splitlines()[-1] == str(tmp_path / "notes.pdf")
+    assert oct(os.stat(tmp_path / "notes.pdf").st_mode & 0o777) == oct(0o666 & ~_umask())
     assert not list(tmp_path.glob("*.aux")) and not list(tmp_path.glob("*.log"))
 
 
-def test_derive_pdf_without_pdflatex_says_so_in_one_line(tmp_path, capsys, monkeypatch):
+def test_derive_pdf_without_pdflatex_says_so_in_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     assert main(["derive", "--out", str(tmp_path / "o"), "--pdf"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("symbolic-attn: error: --pdf needs pdflatex, which is not on PATH")
-    assert (tmp_path / "o" / "notes.tex").exists() and not (tmp_path / "o" / "notes.pdf").exists()
+    assert err.endswith("; nothing was written\n")
+    assert not (tmp_path / "o").exists()
 
 
 def test_derive_format_md_writes_only_notes_md(tmp_path, capsys):

@@ -6,6 +6,7 @@ add a document.  Output is byte-stable: no dates, versions, paths or hash order;
 and a final newline.
 """
 
+import dataclasses
 from typing import Callable, Sequence
 
 from symbolic_attn.errors import ScriptError
@@ -13,7 +14,7 @@ from symbolic_attn.notes.document import notes_document
 from symbolic_attn.proofs.result import Result
 from symbolic_attn.render.latex import escape_text, prose_latex
 
-__all__ = ["BUILDERS", "index_document", "render_documents", "result_documents"]
+__all__ = ["BUILDERS", "heading", "index_document", "render_documents", "result_documents", "tex_builders"]
 
 
 def result_documents(results: Sequence[Result]) -> dict:
@@ -37,10 +38,17 @@ def index_document(results: Sequence[Result]) -> dict:
         lines.append(f"\\item \\textbf{{{prose_latex(result.title)}}} (\\texttt{{{escape_text(result.name)}.tex}})")
         lines.append("\\begin{itemize}")
         for part in result.parts:
-            lines.append(f"\\item {prose_latex(part.title)}: {escape_text(part.scope.sentence())}")
+            lines.append(f"\\item {prose_latex(part.title)}: {_scope_latex(part.scope)}")
         lines.append("\\end{itemize}")
     lines.append("\\end{itemize}")
     return {"index.tex": "\n".join(lines) + "\n"}
+
+
+def _scope_latex(scope) -> str:
+    """A scope as LaTeX: its own ``latex()`` when it has one (so math in a scope is printed
+    as math, as in the result's file), else its sentence as escaped text."""
+    method = getattr(scope, "latex", None)
+    return method() if callable(method) else escape_text(scope.sentence())
 
 
 #: The documents ``derive`` writes, in order.  Add a builder here to add a document.
@@ -48,8 +56,30 @@ def index_document(results: Sequence[Result]) -> dict:
 BUILDERS = (result_documents, index_document, notes_document)
 
 
+def tex_builders(title: str | None = None, examples: bool = True) -> tuple:
+    """The LaTeX builders; ``notes.tex`` titled ``title``, with or without the worked examples
+    (the built-in notes have them; a user's own folder gets its own results only)."""
+    if title is None and examples:
+        return BUILDERS
+    return (result_documents, index_document, lambda results: notes_document(results, title, examples))
+
+
+def heading(title: str) -> str:
+    """A title as a heading: a docstring's final period dropped (an ellipsis kept).
+
+    >>> heading("A good one: squares."), heading("And so on...")
+    ('A good one: squares', 'And so on...')
+    """
+    title = title.strip()
+    return title[:-1].rstrip() if title.endswith(".") and not title.endswith("..") else title
+
+
 def render_documents(results: Sequence[Result], builders: Sequence[Callable] = BUILDERS) -> dict:
-    """All documents as ``{file name: text}``; a name produced twice is an error."""
+    """All documents as ``{file name: text}``; a name produced twice is an error.
+
+    Result titles are headings: a final period (from a script's docstring) is dropped.
+    """
+    results = [dataclasses.replace(r, title=heading(r.title)) if isinstance(r, Result) else r for r in results]
     documents = {}
     for builder in builders:
         for name, text in builder(results).items():

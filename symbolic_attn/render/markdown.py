@@ -26,32 +26,103 @@ from typing import Sequence
 
 from symbolic_attn.render.blocks import Code, Figure, Heading, Math, Text
 
-__all__ = ["render_markdown", "latex_to_markdown", "result_markdown"]
+__all__ = ["render_markdown", "latex_to_markdown", "result_markdown", "text_markdown", "split_math",
+           "escape_markdown"]
 
 # Text-mode escapes of symbolic_attn.render.latex.escape_text, undone for Markdown text.
 _TEXT = [
     (r"\textless{}", "&lt;"), (r"\textgreater{}", "&gt;"), (r"\textbackslash{}", "\\\\"),
-    (r"\textasciitilde{}", "~"), (r"\textasciicircum{}", "^"),
+    (r"\textasciitilde{}", "~"), (r"\textasciicircum{}", "\\^"),
     (r"\%", "%"), (r"\&", "&amp;"), (r"\#", "#"), (r"\$", "\\$"), (r"\{", "{"), (r"\}", "}"), (r"\_", "\\_"),
 ]
 # Inside math, \text{...} may hold the same escapes; KaTeX and MathJax read these forms.
 _IN_MATH = [(r"\textless{}", "<"), (r"\textgreater{}", ">"), (r"\textbackslash{}", r"\backslash ")]
+# Characters that would start Markdown markup in a title given on the command line.
+_MARKUP = re.compile(r"([\\`*_{}\[\]#|~$])")
 
 
-def _text(prose: str) -> str:
-    """LaTeX-escaped prose (with $math$) as Markdown text: math kept, escapes undone."""
-    pieces = prose.split("$")
-    out = []
-    for index, piece in enumerate(pieces):
-        if index % 2:
-            out.append(f"${piece}$")
+def split_math(prose: str) -> list:
+    r"""``[(is_math, piece)]`` of LaTeX prose: inline ``$...$`` spans and the text between.
+
+    A backslash escapes the next character (``\$`` is a dollar sign, in text and in math),
+    so a span ends at the first *unescaped* ``$``; a ``$`` that nothing closes is text.
+    Spans may run across line breaks (a paragraph is split as a whole, not line by line).
+
+    >>> split_math(r"costs \$5, $a = \$1$ and $x")
+    [(False, 'costs \\$5, '), (True, 'a = \\$1'), (False, ' and $x')]
+    """
+    pieces, text, i = [], [], 0
+    while i < len(prose):
+        char = prose[i]
+        if char == "\\":
+            text.append(prose[i:i + 2])
+            i += 2
             continue
-        piece = re.sub(r"\\textbf\{([^{}]*)\}", r"**\1**", piece)
-        piece = re.sub(r"\\texttt\{([^{}]*)\}", lambda m: "`" + m.group(1).replace("\\_", "_") + "`", piece)
-        for old, new in _TEXT:
-            piece = piece.replace(old, new)
-        out.append(piece)
+        if char == "$":
+            end = _closing_dollar(prose, i + 1)
+            if end is not None and end > i + 1:
+                if text:
+                    pieces.append((False, "".join(text)))
+                    text = []
+                pieces.append((True, prose[i + 1:end]))
+                i = end + 1
+                continue
+        text.append(char)
+        i += 1
+    if text:
+        pieces.append((False, "".join(text)))
+    return pieces
+
+
+def _closing_dollar(prose: str, start: int):
+    i = start
+    while i < len(prose):
+        if prose[i] == "\\":
+            i += 2
+        elif prose[i] == "$":
+            return i
+        else:
+            i += 1
+    return None
+
+
+def _text_piece(piece: str) -> str:
+    piece = re.sub(r"\\textbf\{([^{}]*)\}", r"**\1**", piece)
+    piece = re.sub(r"\\texttt\{([^{}]*)\}", lambda m: "`" + m.group(1).replace("\\_", "_") + "`", piece)
+    for old, new in _TEXT:
+        piece = piece.replace(old, new)
+    # A lone "$" that opens nothing must not open math in the Markdown renderer either.
+    return re.sub(r"(?<!\\)\$", r"\\$", piece)
+
+
+def text_markdown(prose: str) -> str:
+    r"""LaTeX-escaped prose (with ``$math$``) as Markdown text: each math span kept on one
+    line with no space inside its dollars (as pandoc and markdown-it require), escapes undone.
+
+    >>> text_markdown("The form $\\operatorname{softmax}(s) =\n\\operatorname{softmax}(t)$ and 50\\%.")
+    'The form $\\operatorname{softmax}(s) = \\operatorname{softmax}(t)$ and 50%.'
+    """
+    out = []
+    for is_math, piece in split_math(prose):
+        if is_math:
+            out.append("$" + _math(" ".join(piece.split())) + "$")
+        else:
+            out.append(_text_piece(piece))
     return "".join(out)
+
+
+_text = text_markdown
+
+
+def escape_markdown(text: str) -> str:
+    r"""Plain text (a title from the command line) shown literally in Markdown.
+
+    >>> escape_markdown("a_b <c> & $d$")
+    'a\\_b &lt;c&gt; &amp; \\$d\\$'
+    """
+    text = " ".join(text.split())
+    text = _MARKUP.sub(r"\\\1", text)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _math(body: str) -> str:
@@ -68,42 +139,71 @@ def _display(rows: Sequence[str]) -> str:
 
 def latex_to_markdown(latex: str) -> str:
     r"""Translate a result's LaTeX fragment (sections, paragraphs, itemize, align*,
-    equation*, verbatim) to Markdown; anything else is kept as text."""
-    out, block, kind, depth = [], [], None, 0
+    equation*, verbatim) to Markdown; anything else is kept as text.
+
+    Every block (heading, paragraph, list, display, code) is separated from the next by a
+    blank line, and a paragraph is converted as a whole, so inline math may span lines.
+
+    >>> print(latex_to_markdown("None.\n\\paragraph{Scope.}\nText $a =\nb$."))
+    None.
+    <BLANKLINE>
+    **Scope.**
+    <BLANKLINE>
+    Text $a = b$.
+    <BLANKLINE>
+    """
+    blocks, paragraph, items, block, kind, depth = [], [], [], [], None, 0
+
+    def flush():
+        if paragraph:
+            blocks.append(text_markdown("\n".join(paragraph)))
+            paragraph.clear()
+
     for line in latex.splitlines():
         if kind:  # inside a display or verbatim block
             if line.strip() == f"\\end{{{kind}}}":
                 if kind == "verbatim":
-                    out.append("\n```python\n" + "\n".join(block) + "\n```\n")
+                    blocks.append("```python\n" + "\n".join(block) + "\n```")
                 else:
                     rows = [row.strip() for row in "\n".join(block).split("\\\\\n")]
-                    # A blank line before $$: some renderers only see display math as a block.
-                    out.append("\n" + (_display(rows) if kind == "align*" else f"$$\n{_math(' '.join(block))}\n$$\n"))
+                    shown = _display(rows) if kind == "align*" else f"$$\n{_math(' '.join(block))}\n$$\n"
+                    blocks.append(shown.rstrip("\n"))
                 block, kind = [], None
             else:
                 block.append(line)
             continue
-        begin = re.fullmatch(r"\\begin\{(align\*|equation\*|verbatim)\}", line.strip())
-        heading = re.fullmatch(r"\\(section|subsection)\*\{(.*)\}", line.strip())
+        stripped = line.strip()
+        begin = re.fullmatch(r"\\begin\{(align\*|equation\*|verbatim)\}", stripped)
+        heading = re.fullmatch(r"\\(section|subsection)\*\{(.*)\}", stripped)
         if begin:
+            flush()
             kind = begin.group(1)
         elif heading:
-            out.append(("## " if heading.group(1) == "section" else "### ") + _text(heading.group(2)) + "\n")
+            flush()
+            blocks.append(("## " if heading.group(1) == "section" else "### ") + text_markdown(heading.group(2)))
         elif line.startswith("\\paragraph{"):
-            out.append("**" + _text(line[len("\\paragraph{"):].rstrip("}")) + "**\n")
-        elif line.strip() == "\\begin{itemize}":
+            flush()
+            blocks.append("**" + text_markdown(line[len("\\paragraph{"):].rstrip("}")) + "**")
+        elif stripped == "\\begin{itemize}":
+            flush()
             depth += 1
-        elif line.strip() == "\\end{itemize}":
+        elif stripped == "\\end{itemize}":
             depth -= 1
-            if depth == 0:
-                out.append("")
+            if depth <= 0 and items:
+                blocks.append("\n".join(items))
+                items, depth = [], 0
         elif line.startswith("\\item "):
-            out.append("  " * (depth - 1) + "- " + _text(line[len("\\item "):]))
+            items.append("  " * max(depth - 1, 0) + "- " + text_markdown(line[len("\\item "):]))
         elif line.startswith("%"):
             continue
+        elif not stripped:
+            flush()
         else:
-            out.append(_text(line))
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(out).strip("\n")) + "\n"
+            paragraph.append(line)
+    flush()
+    if items:
+        blocks.append("\n".join(items))
+    return "\n\n".join(b for b in blocks if b.strip()) + "\n"
 
 
 def result_markdown(result) -> str:
