@@ -26,18 +26,20 @@ False
 
 from __future__ import annotations
 
-import math
+import operator
 from contextlib import contextmanager
 from fractions import Fraction
 
 import flint
 import sympy
 
-from symbolic_attn.errors import UndecidedError, shown
+from symbolic_attn.errors import DigitsError, UndecidedError, shown
 
 __all__ = [
     "to_arb",
+    "check_digits",
     "rational_decimal",
+    "exact_decimal",
     "certified_decimal",
     "decimal_string",
     "within",
@@ -47,15 +49,48 @@ __all__ = [
     "working_precision",
     "START_PRECISION",
     "MAX_PRECISION",
+    "MAX_DIGITS",
 ]
 
 #: Bits of working precision for the first attempt, and the most we try before giving up
 #: (then an exact proof is attempted; if that fails too, the answer is "undecided").
 START_PRECISION = 128
 MAX_PRECISION = 32768
-#: Decimals are shown for magnitudes between 2**-MAX_BINARY_EXPONENT and 2**MAX_BINARY_EXPONENT
-#: (about 10**+-3000); anything further out is refused rather than printed digit by digit.
-MAX_BINARY_EXPONENT = 10_000
+#: Decimals are shown up to about 10**3010 (2**10000) and, with significant digits, down to
+#: about 10**-22000; anything further out is refused rather than printed digit by digit.
+#: (Places after the point need no lower limit: a tiny value rounds to 0.000.)
+MAX_DECIMAL_EXPONENT = 3010
+MIN_DECIMAL_EXPONENT = -22_000
+#: The most digits (places, or significant digits) a decimal may be asked for.
+MAX_DIGITS = 1000
+
+
+def check_digits(digits, significant=False) -> int:
+    """``digits`` as an int, if it is a valid digit count: 0..MAX_DIGITS places after the
+    point, or 1..MAX_DIGITS significant digits; otherwise a :class:`DigitsError`.
+
+    >>> check_digits(3)
+    3
+    >>> check_digits(-3)
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.DigitsError: digit count -3 is outside 0..1000 (places after the point)
+    >>> check_digits(0, significant=True)
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.DigitsError: digit count 0 is outside 1..1000 (significant digits)
+    """
+    if not isinstance(significant, bool):
+        raise DigitsError(f"significant must be True or False, got {shown(significant)!r} ({type(significant).__name__})")
+    # bool is an int, and a float or a string is not a count; NumPy integers are.
+    if isinstance(digits, bool) or not hasattr(type(digits), "__index__"):
+        raise DigitsError(f"digit count must be a whole number, got {shown(digits)!r} ({type(digits).__name__})")
+    digits = operator.index(digits)
+    lowest = 1 if significant else 0
+    if not lowest <= digits <= MAX_DIGITS:
+        what = "significant digits" if significant else "places after the point"
+        raise DigitsError(f"digit count {shown(digits)} is outside {lowest}..{MAX_DIGITS} ({what})")
+    return digits
 
 
 @contextmanager
@@ -120,22 +155,6 @@ def _arb_of(expr) -> flint.arb:
     raise UndecidedError(f"no certified evaluation for {type(expr).__name__} in {shown(expr)}")
 
 
-def _ball_bounds(ball: flint.arb) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The ball's exact lower and upper endpoints, each as an integer pair (num, den)."""
-
-    def exact(endpoint: flint.arb) -> tuple[int, int]:
-        mantissa, exponent = endpoint.man_exp()
-        mantissa, exponent = int(mantissa), int(exponent)
-        if mantissa and not -MAX_BINARY_EXPONENT - 2 * MAX_PRECISION < exponent < MAX_BINARY_EXPONENT:
-            raise UndecidedError(f"a value of magnitude about 2^{exponent + mantissa.bit_length()} is too large or too small to show as a decimal")
-        return (mantissa << exponent, 1) if exponent >= 0 else (mantissa, 1 << -exponent)
-
-    # lower() and upper() round outward to the working precision, so they are always
-    # valid bounds; a generous precision keeps them as tight as the ball itself.
-    with working_precision(4 * MAX_PRECISION):
-        return exact(ball.lower()), exact(ball.upper())
-
-
 # Rounding works on exact fractions given as integer pairs (num, den > 0): plain integer
 # arithmetic, because this runs for every displayed entry.
 
@@ -192,7 +211,14 @@ def rational_decimal(value: Fraction, digits: int, significant: bool = False) ->
     >>> rational_decimal(Fraction(1, 16), 3), rational_decimal(Fraction(-2, 3), 4, True)
     ('0.063', '-0.6667')
     """
-    exact = (value.numerator, value.denominator)
+    digits = check_digits(digits, significant)
+    return exact_decimal(value.numerator, value.denominator, digits, significant)
+
+
+def exact_decimal(numerator: int, denominator: int, digits: int, significant: bool = False) -> str:
+    """:func:`rational_decimal` of ``numerator/denominator`` (denominator > 0), for a digit
+    count already checked by :func:`check_digits` (the attention decimals' fast path)."""
+    exact = (numerator, denominator)
     return _round_interval(exact, exact, digits, significant)
 
 
@@ -228,13 +254,81 @@ def _round_interval(low, high, digits: int, significant: bool) -> str | None:
 
 
 def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -> str | None:
-    """The certified rounding of every point in ``ball``, or None if the ball is too wide."""
+    """The certified rounding of every point in ``ball``, or None if the ball is too wide.
+
+    ``digits`` must be valid (:func:`check_digits`).  The ball is first enclosed in a
+    decimal interval ``[mid - rad, mid + rad] * 10**exp`` of integers (arb's own rigorous
+    conversion, a few digits beyond those shown), then both ends are rounded with integer
+    arithmetic: rounding is monotone, so equal roundings of both ends are the rounding of
+    every point.  An exact ball (radius 0, such as an exact 0 or 1) decides at once.
+
+    >>> certified_decimal(flint.arb(1), 30, significant=True)
+    '1.00000000000000000000000000000'
+    >>> certified_decimal(flint.arb(0), 3), certified_decimal(flint.arb(0), 3, True)
+    ('0.000', '0')
+    >>> print(certified_decimal(flint.arb("0.0625 +/- 1e-30"), 3))  # straddles 0.0625
+    None
+    """
     if not ball.is_finite():
         return None
-    if not significant and digits < 1000 and abs(ball) < flint.arb(2) ** -MAX_BINARY_EXPONENT:
-        return _format(0, digits)  # far below the last place shown: certainly rounds to zero
-    low, high = _ball_bounds(ball)
-    return _round_interval(low, high, digits, significant)
+    if ball.is_zero():
+        return "0" if significant else _format(0, digits)
+    mid, rad, exp10 = (int(part) for part in ball.mid_rad_10exp(8))  # first, the magnitude
+    top = abs(mid) + rad  # |x| <= top * 10**exp10
+    top_exponent = len(str(top)) - 1 + exp10  # |x| < 10**(top_exponent + 1)
+    if not significant and top_exponent < -digits - 1:
+        return _format(0, digits)  # below half a unit of the last place: rounds to zero
+    if top_exponent > MAX_DECIMAL_EXPONENT or (significant and top_exponent < MIN_DECIMAL_EXPONENT):
+        raise UndecidedError(
+            f"a value of magnitude about 10^{top_exponent} is too large or too small to show as a decimal"
+        )
+    if significant and rad >= abs(mid):
+        return None  # the ball reaches 0: no leading digit yet
+    # Enough digits that the conversion never hides the answer: two beyond the last one
+    # shown (arb adds a few more).
+    needed = digits + 2 if significant else top_exponent + digits + 3
+    if needed > 8:
+        mid, rad, exp10 = (int(part) for part in ball.mid_rad_10exp(needed))
+    low, high = mid - rad, mid + rad  # the ball lies in [low, high] * 10**exp10
+    if not significant:
+        first = _round_scaled(low, exp10 + digits)
+        if first != _round_scaled(high, exp10 + digits):
+            return None
+        return _format(first, digits)
+    if low <= 0 <= high:
+        return None
+    first = _round_significant(low, exp10, digits)
+    if first != _round_significant(high, exp10, digits):
+        return None
+    first, places, exponent = first
+    if -5 <= exponent < 30:
+        return _format(first, places)
+    return _scientific(first, digits, exponent)
+
+
+def _round_scaled(value: int, shift: int) -> int:
+    """round(value * 10**shift), ties away from zero."""
+    if shift >= 0:
+        return value * 10**shift
+    unit = 10**-shift
+    quotient, remainder = divmod(abs(value), unit)
+    if 2 * remainder >= unit:
+        quotient += 1
+    return quotient if value >= 0 else -quotient
+
+
+def _round_significant(value: int, exp10: int, digits: int) -> tuple[int, int, int]:
+    """``value * 10**exp10`` (nonzero) rounded to ``digits`` significant digits, as
+    (integer, places, decimal exponent of the rounded value): 0.9999996 and 1.0000001
+    both give (100000, 5, 0), which is what lets a ball around 1 decide."""
+    exponent = len(str(abs(value))) - 1 + exp10  # floor(log10 |value * 10**exp10|)
+    places = digits - 1 - exponent
+    rounded = _round_scaled(value, exp10 + places)
+    if abs(rounded) == 10**digits:  # 9.995 -> 10.0: one more digit before the point
+        rounded //= 10
+        places -= 1
+        exponent += 1
+    return rounded, places, exponent
 
 
 def with_rising_precision(attempt):
@@ -282,6 +376,7 @@ def decimal_string(expr, digits: int, significant: bool = False) -> str:
     :data:`MAX_PRECISION` separates the value from a rounding boundary and it cannot be
     proved to be the rational it seems to be.
     """
+    digits = check_digits(digits, significant)
     expr = sympy.Integer(expr) if isinstance(expr, int) else expr
     if expr.is_Rational:
         return rational_decimal(Fraction(int(expr.p), int(expr.q)), digits, significant)
