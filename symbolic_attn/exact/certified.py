@@ -269,11 +269,36 @@ def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -
     >>> print(certified_decimal(flint.arb("0.0625 +/- 1e-30"), 3))  # straddles 0.0625
     None
     """
-    if not ball.is_finite():
-        return None
-    if ball.is_zero():
+    # Enough digits that the conversion never hides the answer: two beyond the last one
+    # shown (arb adds a few more); for places, first a coarse look at the magnitude.
+    mid, rad, exp10 = ball.mid_rad_10exp(digits + 2 if significant else 8)
+    mid, rad, exp10 = int(mid), int(rad), int(exp10)
+    if not (mid or rad):  # arb's answer for an exact 0, and for infinities and NaN
+        if not ball.is_finite():
+            return None
         return "0" if significant else _format(0, digits)
-    mid, rad, exp10 = (int(part) for part in ball.mid_rad_10exp(8))  # first, the magnitude
+    if significant:
+        # The common case first (it runs for every entry of a stage): the ends of the
+        # interval have the same number of digits, so both round at the same place.
+        size = mid if mid > 0 else -mid
+        if rad >= size:
+            return None  # the ball reaches 0: no leading digit yet
+        low, high = size - rad, size + rad
+        length = len(str(low))
+        exponent = length - 1 + exp10
+        if length > digits and high < _power10(length) and MIN_DECIMAL_EXPONENT <= exponent <= MAX_DECIMAL_EXPONENT:
+            unit = _power10(length - digits)
+            first, remainder = divmod(low, unit)
+            first += 2 * remainder >= unit
+            last, remainder = divmod(high, unit)
+            last += 2 * remainder >= unit
+            if first != last:
+                return None
+            if first < _power10(digits):
+                first = first if mid > 0 else -first
+                if -5 <= exponent < 30:
+                    return _format(first, digits - 1 - exponent)
+                return _scientific(first, digits, exponent)
     top = abs(mid) + rad  # |x| <= top * 10**exp10
     top_exponent = len(str(top)) - 1 + exp10  # |x| < 10**(top_exponent + 1)
     if not significant and top_exponent < -digits - 1:
@@ -282,13 +307,9 @@ def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -
         raise UndecidedError(
             f"a value of magnitude about 10^{top_exponent} is too large or too small to show as a decimal"
         )
-    if significant and rad >= abs(mid):
-        return None  # the ball reaches 0: no leading digit yet
-    # Enough digits that the conversion never hides the answer: two beyond the last one
-    # shown (arb adds a few more).
-    needed = digits + 2 if significant else top_exponent + digits + 3
-    if needed > 8:
-        mid, rad, exp10 = (int(part) for part in ball.mid_rad_10exp(needed))
+    if not significant and top_exponent + digits + 3 > 8:
+        mid, rad, exp10 = ball.mid_rad_10exp(top_exponent + digits + 3)
+        mid, rad, exp10 = int(mid), int(rad), int(exp10)
     low, high = mid - rad, mid + rad  # the ball lies in [low, high] * 10**exp10
     if not significant:
         first = _round_scaled(low, exp10 + digits)
@@ -304,6 +325,13 @@ def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -
     if -5 <= exponent < 30:
         return _format(first, places)
     return _scientific(first, digits, exponent)
+
+
+_POWERS_OF_TEN = [10**k for k in range(64)]
+
+
+def _power10(k: int) -> int:
+    return _POWERS_OF_TEN[k] if k < 64 else 10**k
 
 
 def _round_scaled(value: int, shift: int) -> int:
