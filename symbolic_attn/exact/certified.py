@@ -89,7 +89,9 @@ def check_digits(digits, significant=False) -> int:
     lowest = 1 if significant else 0
     if not lowest <= digits <= MAX_DIGITS:
         what = "significant digits" if significant else "places after the point"
-        raise DigitsError(f"digit count {shown(digits)} is outside {lowest}..{MAX_DIGITS} ({what})")
+        # Not str(digits): Python refuses to print an int of more than 4300 digits.
+        count = digits if digits.bit_length() <= 64 else f"about {'-' if digits < 0 else ''}10^{int(digits.bit_length() * 0.30103)}"
+        raise DigitsError(f"digit count {count} is outside {lowest}..{MAX_DIGITS} ({what})")
     return digits
 
 

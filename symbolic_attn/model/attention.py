@@ -154,7 +154,7 @@ def _combination(coefficients, exponentials):
     number = sympy.S.Zero
     collected: dict = {}
     for c, e in zip(coefficients, exponentials):
-        if c == 0 or e == 0:
+        if e == 0 or (c == 0 and e is not sympy.nan):  # NaN * 0 stays NaN, as in IEEE
             continue
         if e.is_Rational:
             number += c * e

@@ -129,6 +129,12 @@ class StageNumbers:
         # Rational keys (the scores themselves) name the exponentials exactly when the scale
         # is known to be nonzero: scale * r1 == scale * r2 iff r1 == r2.
         self.rational = scores_q is not None and (scale.is_zero is not None)
+        # stable=True subtracts each line's largest allowed scaled score.  Softmax does not
+        # notice, but the zero_score mistake does (its blocked e^0 is not shifted), so
+        # there the lines are shifted exactly as the core shifts them.
+        self.shifted = self.options.stable and self.options.masking == "zero_score"
+        if self.shifted and self.rational:
+            self.rational = bool(scale.is_zero or scale.is_positive or scale.is_negative)
         self.value_q = rational_matrix(result.value)
         self.complete = (
             self.rational and self.value_q is not None and self.options.axis == "keys" and _is_simple_algebraic(scale)
@@ -159,10 +165,25 @@ class StageNumbers:
 
     def _lines(self):
         """(keys, allowed) of every line softmax normalizes: rows, or columns for axis='queries'."""
-        keys, allowed = self._keys(), self.mask.allowed
-        if self.options.axis == "queries":
-            keys, allowed = [list(col) for col in zip(*keys)], self.mask.transposed().allowed
-        return keys, allowed
+        if "lines" not in self._known:
+            keys, allowed = self._keys(), self.mask.allowed
+            if self.options.axis == "queries":
+                keys, allowed = [list(col) for col in zip(*keys)], self.mask.transposed().allowed
+            if self.shifted:
+                keys = [self._shift(line, ok) for line, ok in zip(keys, allowed)]
+            self._known["lines"] = (keys, allowed)
+        return self._known["lines"]
+
+    def _shift(self, line, allowed):
+        """The line minus its largest allowed scaled score (of all, if none is allowed)."""
+        if not self.rational:
+            shift = sympy.Max(*([s for s, ok in zip(line, allowed) if ok] or line))
+            return [s - shift for s in line]
+        if self.result.scale.is_zero:
+            return list(line)
+        pick = max if self.result.scale.is_positive else min
+        shift = pick([r for r, ok in zip(line, allowed) if ok] or line)
+        return [r - shift for r in line]
 
     def plan(self, line: int):
         """Formal (numerators, denominator) of one normalized line: each numerator is a key,
@@ -221,11 +242,14 @@ class StageNumbers:
                 elif any(w is None for w in weights):
                     grid.append([None] * self.d_v)
                 else:
-                    grid.append([_sum(w * V[j][c] for j, w in enumerate(weights) if w != 0) for c in range(self.d_v)])
+                    zero = flint.fmpq(0) if self.value_q is not None else sympy.S.Zero
+                    grid.append([_normal(_sum((w * V[j][c] for j, w in enumerate(weights) if w != 0), zero))
+                                 for c in range(self.d_v)])
             return grid
         return [self._known_output_row(i, V) for i in range(self.n)]
 
     def _known_output_row(self, i, V):
+        zero = flint.fmpq(0) if self.value_q is not None else sympy.S.Zero
         nums, den = self.plan(i)
         if any(t is NAN for t in nums):
             return [NAN] * self.d_v
@@ -241,7 +265,7 @@ class StageNumbers:
             # (its values' sum) / (its count) == q; the first mismatch ends the search.
             q = None
             for key, count in den.items():
-                ratio = _sum(V[j][c] for j in groups.get(key, ())) / count
+                ratio = _sum((V[j][c] for j in groups.get(key, ())), zero) / count
                 if q is None:
                     q = ratio
                 elif ratio != q:
@@ -350,6 +374,8 @@ class StageNumbers:
         if self.rational:
             scores = self._score_rows()
             keys = scores[line] if self.options.axis == "keys" else [row[line] for row in scores]
+            if self.shifted:
+                keys = self._shift(keys, allowed[line])
         else:
             keys = keys[line]
         scaled = self._scaled_line(line, keys)
@@ -410,10 +436,11 @@ class StageNumbers:
             still = []
             for i, j in pending:
                 row = rows[i]
-                if row is None:
+                ball = None if row is None else row[j]
+                if ball is None:
                     symbolic.append((i, j))
                     continue
-                text = certified_decimal(row[j], digits, significant)
+                text = certified_decimal(ball, digits, significant)
                 if text is None:
                     still.append((i, j))
                 else:
@@ -438,8 +465,7 @@ def _identity(x):
     return x
 
 
-def _sum(terms):
-    total = 0
+def _sum(terms, total):
     for term in terms:
         total = total + term
     return total
