@@ -281,28 +281,23 @@ class StageNumbers:
         grids = self._grids.setdefault(bits, {})
         if stage not in grids:
             rows, cols = self.shape(stage)
-            balls = self._balls(stage, bits, [(i, j) for i in range(rows) for j in range(cols)])
-            grids[stage] = [[balls[i, j] for j in range(cols)] for i in range(rows)]
+            balls = self._ball_rows(stage, bits, {i: range(cols) for i in range(rows)})
+            grids[stage] = [[None if balls[i] is None else balls[i][j] for j in range(cols)] for i in range(rows)]
         return grids[stage]
 
     def shape(self, stage: str) -> tuple[int, int]:
         return (self.n, self.d_v) if stage == "output" else (self.n, self.m)
 
-    def _balls(self, stage, bits, positions) -> dict:
-        """{(i, j): ball, or None for an entry with no numeric value (free symbols)}."""
-        rows = self._ball_rows(stage, bits, positions)
-        return {(i, j): (rows[i][j] if rows[i] is not None else None) for i, j in positions}
-
-    def _ball_rows(self, stage, bits, positions) -> dict:
+    def _ball_rows(self, stage, bits, positions: dict) -> dict:
         """{i: the row of balls (or None, for a row with no numeric value)}, holding at
-        least the balls of ``positions`` (whole rows for the weights and the output)."""
+        least the balls of ``positions`` (row -> columns; whole rows for the weights and
+        the output)."""
         with working_precision(bits):
             if stage in ("scores", "scaled"):
-                known, rows = self.known(stage), {}
-                for i, j in positions:
-                    rows.setdefault(i, {})[j] = self._score_ball(stage, i, j, known[i][j])
-                return rows
-            rows = self._stage_rows(bits, sorted({i for i, _ in positions}))
+                known = self.known(stage)
+                return {i: {j: self._score_ball(stage, i, j, known[i][j]) for j in columns}
+                        for i, columns in positions.items()}
+            rows = self._stage_rows(bits, sorted(positions))
             column = 0 if stage == "weights" else 1
             return {i: (None if row is None else row[column]) for i, row in rows.items()}
 
@@ -418,41 +413,41 @@ class StageNumbers:
     def decimals(self, stage: str, digits: int, significant: bool = False) -> list[list[str | None]]:
         """Certified decimals of every entry (None for an entry with free symbols)."""
         digits = check_digits(digits, significant)
-        known = self.known(stage)
-        rows, cols = self.shape(stage)
-        result: list[list[str | None]] = [[None] * cols for _ in range(rows)]
-        pending = []
-        for i in range(rows):
-            for j in range(cols):
-                exact = known[i][j]
-                if exact is None:
-                    pending.append((i, j))
-                else:
-                    result[i][j] = _exact_text(exact, digits, significant)
+        result: list[list[str | None]] = []
+        pending: dict[int, list[int]] = {}  # row -> columns still undecided
+        for i, known in enumerate(self.known(stage)):
+            result.append([None if e is None else _exact_text(e, digits, significant) for e in known])
+            missing = [j for j, e in enumerate(known) if e is None]
+            if missing:
+                pending[i] = missing
         symbolic = []
         bits = START_PRECISION
         while pending and bits <= MAX_PRECISION:
             rows = self._ball_rows(stage, bits, pending)
-            still = []
-            for i, j in pending:
-                row = rows[i]
-                ball = None if row is None else row[j]
-                if ball is None:
-                    symbolic.append((i, j))
-                    continue
-                text = certified_decimal(ball, digits, significant)
-                if text is None:
-                    still.append((i, j))
-                else:
-                    result[i][j] = text
+            still = {}
+            for i, columns in pending.items():
+                row, texts, left = rows[i], result[i], []
+                for j in columns:
+                    ball = None if row is None else row[j]
+                    if ball is None:
+                        symbolic.append((i, j))
+                        continue
+                    text = certified_decimal(ball, digits, significant)
+                    if text is None:
+                        left.append(j)
+                    else:
+                        texts[j] = text
+                if left:
+                    still[i] = left
             pending, bits = still, bits * 2
-        if pending and self.complete:
-            i, j = pending[0]
+        undecided = [(i, j) for i, columns in pending.items() for j in columns]
+        if undecided and self.complete:
+            i, j = undecided[0]
             raise UndecidedError(
                 f"cannot certify {digits} digits of {stage} ({i + 1},{j + 1}): not decided at {MAX_PRECISION} bits "
                 "of precision (an irrational value extremely close to a rounding boundary)"
             )
-        for i, j in pending + symbolic:  # only for symbolic or unusual inputs
+        for i, j in undecided + symbolic:  # only for symbolic or unusual inputs
             entry = self.result.stage(stage)[i, j]
             if entry is sympy.nan:
                 result[i][j] = "nan"
