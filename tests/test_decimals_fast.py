@@ -233,3 +233,27 @@ def test_unknown_stage_names(stage):
         result.decimals(stage, 3)
     with pytest.raises(StageError, match=r"^unknown stage "):
         result.intervals(stage, 128)
+
+
+@pytest.mark.parametrize("axis", ["keys", "queries"])
+def test_symbolic_values_leave_the_weights_numeric(axis):
+    x = sympy.Symbol("x")
+    result = attention_from_scores([[0, 1], [1, 1]], [[x], [2]], axis=axis)
+    assert result.decimals("weights", 3) == reference(result, "weights", 3, False)
+    assert result.decimals("output", 3) == [[None], [None]]
+    assert result.intervals("output", 128) == [[None], [None]]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0, sympy.log(2), sympy.log(3), sympy.Rational(1, 2)]), min_size=3, max_size=3),
+                min_size=1, max_size=2),
+       st.lists(st.sampled_from([sympy.Rational(1, 2), sympy.sqrt(2), 0, 1]), min_size=3, max_size=3),
+       st.integers(0, 3))
+def test_symbolic_scores_and_irrational_values_equal_the_closed_forms(scores, column, digits):
+    """The general path (no rational scores): exact entries are found structurally, and an
+    entry left on a boundary (log scores can give weights exactly 1/2) falls back to its
+    closed form, proved rational."""
+    values = [[v] for v in column]
+    result = attention_from_scores(scores, values)
+    for stage in STAGES:
+        assert result.decimals(stage, digits) == reference(attention_from_scores(scores, values), stage, digits, False)

@@ -319,17 +319,15 @@ class StageNumbers:
         if self.options.axis == "queries":
             rows = range(self.n) if any(i not in cache for i in rows) else []
             if rows:
-                cache.update(self._queries_rows())
+                cache.update(self._queries_rows(bits))
             return cache
-        values = None
         for i in rows:
             if i in cache:
                 continue
-            if values is None:
-                values = self._value_balls()
             weights = self._weights_line(i)
-            if weights is None or values is None:
-                cache[i] = None
+            values = self._value_balls(bits)
+            if weights is None or values is None:  # no numbers: weights, or only the output
+                cache[i] = None if weights is None else (weights, None)
                 continue
             product = flint.arb_mat([weights]) * values
             output = [product[0, c] for c in range(self.d_v)]
@@ -339,13 +337,18 @@ class StageNumbers:
             cache[i] = (weights, output)
         return cache
 
-    def _value_balls(self):
-        if self.value_q is not None:
-            return flint.arb_mat(self.value_q)
-        try:
-            return flint.arb_mat([[to_arb(v) for v in row] for row in self.result.value.tolist()])
-        except UndecidedError:
-            return None
+    def _value_balls(self, bits):
+        """V as an arb_mat at ``bits`` (called inside working_precision), or None if symbolic."""
+        key = ("values", bits)
+        if key not in self._known:
+            if self.value_q is not None:
+                self._known[key] = flint.arb_mat(self.value_q)
+            else:
+                try:
+                    self._known[key] = flint.arb_mat([[to_arb(v) for v in row] for row in self.result.value.tolist()])
+                except UndecidedError:
+                    self._known[key] = None
+        return self._known[key]
 
     def _score_rows(self):
         if "score rows" not in self._known:
@@ -388,16 +391,18 @@ class StageNumbers:
                     weights[j] = _exact_arb(exact)
         return weights
 
-    def _queries_rows(self):
+    def _queries_rows(self, bits):
         columns = [self._normalized_line(j) for j in range(self.m)]
-        values = self._value_balls()
-        if values is None or any(col is None for col in columns):
+        if any(col is None for col in columns):
             return {i: None for i in range(self.n)}
         weights = [list(row) for row in zip(*columns)]
         for i, row in enumerate(self.known("weights")):
             for j, exact in enumerate(row):
                 if exact is not None and exact is not NAN:
                     weights[i][j] = _exact_arb(exact)
+        values = self._value_balls(bits)
+        if values is None:
+            return {i: (weights[i], None) for i in range(self.n)}
         product = flint.arb_mat(weights) * values
         out = {}
         for i in range(self.n):
@@ -478,6 +483,8 @@ def _normal(value):
         return flint.fmpq(value)
     if isinstance(value, sympy.Basic) and value.is_Rational:
         return flint.fmpq(int(value.p), int(value.q))
+    if isinstance(value, sympy.Basic) and value.free_symbols:
+        return None  # symbolic: no decimal (the closed form says so)
     return value
 
 
