@@ -92,8 +92,10 @@ def as_mask(mask, n: int, m: int) -> Mask:
 def _row_parts(scores, allowed, row_number, options, exp, add, zero, one, nan):
     """Numerators and the shared denominator of one softmax row.
 
-    Written once for any number type: exact SymPy (``exp=sympy.exp``) or certified
-    intervals (``exp=arb.exp``), so the decimals come from the very same rules.
+    Written once for any number type: exact SymPy (``exp=sympy.exp``), certified
+    intervals (``exp=arb.exp``), or the formal sums of exponentials with which
+    :mod:`symbolic_attn.model.decimals` finds the entries that are exactly rational, so
+    the decimals come from the very same rules.
     """
     m = len(scores)
     if options.masking == "zero_score":
