@@ -12,7 +12,8 @@ attention and 30 significant digits of every weight and every output entry.  Fig
   -- the floor: no certification, no exact entries, no rounding decisions.
 * ours / mpmath: the same with mpmath at 35 digits (no error bounds at all).
 * peak memory of the n = 256 workload, in a fresh interpreter: tracemalloc's peak of
-  Python allocations during the computation, and the process's maximum resident size.
+  Python allocations during the computation, and the process's maximum resident size
+  (with what the interpreter, SymPy, python-flint and mpmath took before computing).
 * whole commands, each in a fresh interpreter: ``check --format json`` / text mode on
   bench_check.py's 16x16 exercise, ``list`` / ``--help``, ``derive --out TMP`` /
   ``python -c "import symbolic_attn"``.
@@ -146,11 +147,12 @@ import resource, sys, tracemalloc
 sys.path.insert(0, {bench!r})
 from bench_ratios import ours, workload
 Q, K, V = workload(256)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 tracemalloc.start()
 ours(Q, K, V, mask={mask!r})
 peak = tracemalloc.get_traced_memory()[1]
 tracemalloc.stop()
-print(peak, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(peak, before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
@@ -162,9 +164,9 @@ def measure_memory():
         if done.returncode != 0:
             print(f"  {mask or 'unmasked'}: probe failed: {done.stderr.strip()[-200:]}")
             continue
-        traced, maxrss = map(int, done.stdout.split())
-        print(f"  {mask or 'unmasked':<10} tracemalloc peak {traced / 2**20:7.1f} MiB   "
-              f"process max resident {maxrss / 1024:7.1f} MiB   (target < 150 MB)")
+        traced, before, maxrss = map(int, done.stdout.split())
+        print(f"  {mask or 'unmasked':<10} tracemalloc peak {traced / 2**20:6.1f} MiB   process max resident "
+              f"{maxrss / 1024:6.1f} MiB, {before / 1024:6.1f} MiB of it before computing   (target < 150 MB)")
 
 
 def measure_commands(runs):

@@ -284,6 +284,12 @@ def test_results_still_build_from_given_scores():
                              options=Options())
     assert direct.weights == sympy.Matrix([[R(1, 3), R(2, 3)]]) and direct.output == sympy.Matrix([[3]])
     assert direct == attention_from_scores([[0, log(2)]], [[1], [4]])
+    import dataclasses
+
+    causal = dataclasses.replace(attention(X, X, 2 * X), mask=Mask.causal(3))
+    assert causal.weights == attention(X, X, 2 * X, mask="causal").weights
+    given = dataclasses.replace(direct, options=Options(masking="zero_score"))
+    assert given.scores == direct.scores and given.options.masking == "zero_score"
     with pytest.raises(ShapeError, match=r"^an attention result needs the scores, or the queries and keys$"):
         AttentionResult(value=sympy.Matrix([[1]]))
 

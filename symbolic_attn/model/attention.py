@@ -275,8 +275,10 @@ class AttentionResult:
     given_scores: sympy.ImmutableMatrix | None = field(default=None, repr=False)
 
     def __init__(self, scores=None, value=None, scale=sympy.S.One, mask=None, options=None,
-                 query=None, key=None, d_k=None):
-        """``scores`` (given), or ``query`` and ``key`` from which they are computed lazily."""
+                 query=None, key=None, d_k=None, given_scores=None):
+        """``scores`` (given), or ``query`` and ``key`` from which they are computed lazily.
+        (``given_scores`` is the field's name, so that ``dataclasses.replace`` works.)"""
+        scores = given_scores if scores is None else scores
         if scores is None and (query is None or key is None):
             raise ShapeError("an attention result needs the scores, or the queries and keys")
         if value is None:
