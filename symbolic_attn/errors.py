@@ -92,7 +92,8 @@ class PdfError(SymbolicAttnError, RuntimeError):
 
 
 class DigitsError(SymbolicAttnError, ValueError):
-    """A digit count for decimals that is not a whole number in the allowed range."""
+    """A digit count (decimal places, significant digits, bits of precision) that is not a
+    whole number in the allowed range."""
 
 
 def shown(value, width: int = 40) -> str:

@@ -270,3 +270,21 @@ def test_symbolic_scores_and_irrational_values_equal_the_closed_forms(scores, co
     result = attention_from_scores(scores, values)
     for stage in STAGES:
         assert result.decimals(stage, digits) == reference(attention_from_scores(scores, values), stage, digits, False)
+
+
+@pytest.mark.parametrize("bits, message", [(0, r"^precision of 0 bits is outside 16\.\.131072$"),
+                                           (-5, r"^precision of -5 bits is outside"),
+                                           (10**6, r"^precision of 1000000 bits is outside"),
+                                           (10**400, r"^precision of a huge number of bits is outside"),
+                                           (128.0, r"^precision must be a whole number of bits, got '128\.0' \(float\)$")],
+                         ids=["zero", "negative", "large", "huge", "float"])
+def test_bad_precisions_are_refused(bits, message):
+    with pytest.raises(DigitsError, match=message):
+        attention([[1, 0]], [[1, 0], [0, 1]], [[1], [0]]).intervals("weights", bits)
+
+
+def test_trace_decimals_of_inputs_are_checked_and_symbolic_entries_are_none():
+    result = attention([[sympy.Symbol("x"), 1]], [[1, 0], [0, 1]], [[1], [0]])
+    assert result.trace.decimals("query", 2) == [[None, "1.00"]]
+    with pytest.raises(DigitsError, match=r"^digit count -1 is outside"):
+        result.trace.decimals("query", -1)

@@ -26,13 +26,14 @@ False
 
 from __future__ import annotations
 
+import operator
 from contextlib import contextmanager
 from fractions import Fraction
 
 import flint
 import sympy
 
-from symbolic_attn.errors import UndecidedError, shown
+from symbolic_attn.errors import DigitsError, UndecidedError, shown
 # The rounding itself (integers only) lives in exact.rounding; re-exported here.
 from symbolic_attn.exact.rounding import (  # noqa: F401
     MAX_DIGITS,
@@ -54,6 +55,7 @@ __all__ = [
     "with_rising_precision",
     "certified_sign",
     "working_precision",
+    "check_precision",
     "START_PRECISION",
     "MAX_PRECISION",
     "MAX_DIGITS",
@@ -63,6 +65,23 @@ __all__ = [
 #: (then an exact proof is attempted; if that fails too, the answer is "undecided").
 START_PRECISION = 128
 MAX_PRECISION = 32768
+def check_precision(bits) -> int:
+    """``bits`` as an int, if it is a usable working precision (16 to 4 * MAX_PRECISION).
+
+    >>> check_precision(0)
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.DigitsError: precision of 0 bits is outside 16..131072
+    """
+    if isinstance(bits, bool) or not hasattr(type(bits), "__index__"):
+        raise DigitsError(f"precision must be a whole number of bits, got {shown(bits)!r} ({type(bits).__name__})")
+    bits = operator.index(bits)
+    if not 16 <= bits <= 4 * MAX_PRECISION:
+        count = bits if bits.bit_length() <= 64 else "a huge number of"
+        raise DigitsError(f"precision of {count} bits is outside 16..{4 * MAX_PRECISION}")
+    return bits
+
+
 @contextmanager
 def working_precision(bits: int):
     """Set arb's (global) working precision for the duration of a ``with`` block."""

@@ -36,7 +36,7 @@ import sympy
 from sympy.core.add import _addsort
 
 from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, StageError, shown
-from symbolic_attn.exact.certified import decimal_string
+from symbolic_attn.exact.certified import check_digits, check_precision, decimal_string
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.decimals import StageNumbers, rational_matrix, sympy_matrix
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
@@ -378,7 +378,9 @@ class AttentionResult:
             if path in STAGES:
                 return self.decimals(path, digits, significant)
             value = stages[path]
-            return [[decimal_string(e, digits, significant) for e in value.row(i)] for i in range(value.rows)]
+            digits = check_digits(digits, significant)
+            return [[None if e.free_symbols else decimal_string(e, digits, significant) for e in value.row(i)]
+                    for i in range(value.rows)]
 
         return Trace(stages, decimals=decimals,
                      settings={"scale": self.scale, "mask": self.mask, "options": self.options, "d_k": self.d_k})
@@ -415,7 +417,7 @@ class AttentionResult:
         entry known to be rational (a blocked weight, say) is an exact ball.  Remembered
         per precision."""
         self._check_stage(stage)
-        return self._numbers.intervals(stage, bits)
+        return self._numbers.intervals(stage, check_precision(bits))
 
     @cached_property
     def _numbers(self) -> StageNumbers:
