@@ -181,6 +181,41 @@ def test_rational_inputs_never_build_closed_forms(monkeypatch):
     assert result.decimals("scores", 3) == reference(attention(Q, Q, V, mask="causal"), "scores", 3, False)
 
 
+PADDED = Mask.causal(6) & Mask.padding(6, 6, valid=4)
+HOLES = Mask.keep([[1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [1, 1, 0, 1, 0, 0], [0, 0, 0, 0, 0, 1],
+                   [1, 1, 1, 1, 1, 1], [0, 0, 1, 1, 0, 0]])
+
+
+@pytest.mark.parametrize(
+    "mask, options, d_k",
+    [
+        ("causal", {}, 2),  # scale 1/sqrt(2): irrational scaled scores
+        (PADDED, {}, 4),
+        (HOLES, {"on_empty_row": "zeros"}, 3),
+        (HOLES, {"on_empty_row": "uniform"}, 2),
+        (HOLES, {"on_empty_row": "nan"}, 4),
+        (HOLES, {"masking": "zero_after_softmax"}, 2),
+        (HOLES, {"masking": "zero_score", "stable": True}, 2),
+    ],
+    ids=["causal-irrational-scale", "causal-and-padding", "empty-zeros", "empty-uniform", "empty-nan",
+         "zero-after-softmax", "zero-score-stable"],
+)
+def test_masks_and_policies_need_no_closed_form(monkeypatch, mask, options, d_k):
+    Q = [[Fraction((3 * i + j) % 5 - 2, 1 + j) for j in range(d_k)] for i in range(6)]
+    K = [[Fraction((i * j) % 3 - 1, 2) for j in range(d_k)] for i in range(6)]
+    V = [[Fraction(1, 2), 1], [0, 1], [Fraction(1, 8), 1], [Fraction(-1, 4), 1], [1, 1], [Fraction(3, 8), 1]]
+    fast = attention(Q, K, V, mask=mask, **options)
+    with monkeypatch.context() as patched:
+        for name in ("_exact_rows", "_product", "sympy_matrix"):
+            patched.setattr(core, name, lambda *a, **k: pytest.fail("a SymPy closed form was built"))
+        got = {(stage, digits, sig): fast.decimals(stage, digits, sig)
+               for stage in STAGES for digits, sig in ((0, False), (2, False), (30, True))}
+    slow = attention(Q, K, V, mask=mask, **options)
+    for (stage, digits, sig), text in got.items():
+        assert text == reference(slow, stage, digits, sig), (stage, digits, sig)
+    assert all(row[1] in ("1", "1.00", "1." + "0" * 29, "0", "0.00", "nan") for row in got["output", 0, False])
+
+
 def test_intervals_hold_exact_balls_for_exact_entries():
     result = attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 2], [3, 4]], mask="causal", scale="none")
     weights = result.intervals("weights", 128)

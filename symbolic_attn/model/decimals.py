@@ -306,7 +306,7 @@ class StageNumbers:
             return _exact_arb(exact)
         try:
             if self.scores_q is not None:  # an irrational scale times a rational score
-                return to_arb(self.result.scale) * flint.arb(self.scores_q[i, j])
+                return self._scale_ball() * flint.arb(self.scores_q[i, j])
             return to_arb(self.result.stage(stage)[i, j])
         except UndecidedError:
             return None
@@ -355,12 +355,19 @@ class StageNumbers:
             self._known["score rows"] = self.scores_q.tolist()
         return self._known["score rows"]
 
+    def _scale_ball(self):
+        """The scale at the current working precision (computed once per precision)."""
+        key = ("scale", flint.ctx.prec)
+        if key not in self._known:
+            self._known[key] = flint.arb(self.scale_q) if self.scale_q is not None else to_arb(self.result.scale)
+        return self._known[key]
+
     def _scaled_line(self, line, keys):
         """The arb scaled scores of one normalized line, or None if one has no value."""
         if self.rational:
-            scale = flint.arb(self.scale_q) if self.scale_q is not None else to_arb(self.result.scale)
             if self.scale_q == 1:
                 return [flint.arb(r) for r in keys]
+            scale = self._scale_ball()
             return [scale * flint.arb(r) for r in keys]
         try:
             return [to_arb(s) for s in keys]
