@@ -23,6 +23,7 @@ __all__ = [
     "DerivationFailure",
     "PdfError",
     "StageError",
+    "DigitsError",
 ]
 
 
@@ -88,6 +89,11 @@ class StageError(SymbolicAttnError, ValueError):
 
 class PdfError(SymbolicAttnError, RuntimeError):
     """pdflatex is missing or failed on the generated notes."""
+
+
+class DigitsError(SymbolicAttnError, ValueError):
+    """A digit count (decimal places, significant digits, bits of precision) that is not a
+    whole number in the allowed range."""
 
 
 def shown(value, width: int = 40) -> str:

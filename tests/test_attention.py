@@ -261,3 +261,41 @@ def test_fast_combination_is_identical_to_sympys_own_sum(terms):
     fast = _combination(coefficients, exponentials)
     assert fast == sympy.Add(*[c * e for c, e in terms and zip(coefficients, exponentials)])
     assert fast.args == sympy.Add(*[c * e for c, e in zip(coefficients, exponentials)]).args
+
+
+# -- lazy scores: rational Q K^T is one python-flint product, read only when asked -----------
+
+
+def test_lazy_scores_equal_the_sympy_product():
+    Q = sympy.Matrix([[R(1, 2), -3], [0, R(2, 7)], [5, 1]])
+    K = sympy.Matrix([[R(-1, 3), 2], [4, R(1, 5)]])
+    result = attention(Q, K, sympy.eye(2))
+    assert result.scores == Q * K.T
+    assert all(entry.is_Rational for entry in result.scores)
+    irrational = attention(sympy.Matrix([[sqrt(2), 1]]), K, sympy.eye(2))
+    assert irrational.scores == sympy.Matrix([[sqrt(2), 1]]) * K.T
+    assert irrational.shape == (1, 2, 2, 2)
+
+
+def test_results_still_build_from_given_scores():
+    from symbolic_attn.model.attention import AttentionResult, Options
+
+    direct = AttentionResult(sympy.Matrix([[0, log(2)]]), value=sympy.Matrix([[1], [4]]), mask=Mask.full(1, 2),
+                             options=Options())
+    assert direct.weights == sympy.Matrix([[R(1, 3), R(2, 3)]]) and direct.output == sympy.Matrix([[3]])
+    assert direct == attention_from_scores([[0, log(2)]], [[1], [4]])
+    import dataclasses
+
+    causal = dataclasses.replace(attention(X, X, 2 * X), mask=Mask.causal(3))
+    assert causal.weights == attention(X, X, 2 * X, mask="causal").weights
+    given = dataclasses.replace(direct, options=Options(masking="zero_score"))
+    assert given.scores == direct.scores and given.options.masking == "zero_score"
+    with pytest.raises(ShapeError, match=r"^an attention result needs the scores, or the queries and keys$"):
+        AttentionResult(value=sympy.Matrix([[1]]))
+
+
+def test_nan_weights_give_nan_outputs_even_against_a_zero_value():
+    blocked = Mask.keep([[1, 1], [0, 0]])
+    result = attention_from_scores([[0, 1], [0, 1]], [[0], [0]], mask=blocked, on_empty_row="nan")
+    assert result.output[1, 0] is sympy.nan  # NaN * 0 is NaN (IEEE, SymPy and PyTorch agree)
+    assert result.decimals("output", 3) == [["0.000"], ["nan"]]

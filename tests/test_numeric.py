@@ -102,3 +102,64 @@ def test_tiny_weights_keep_their_significant_digits():
     assert Decimal(weights[0][0]) == Decimal(expected)  # mpmath drops the trailing zero
     assert weights[0][0] == "4.40701748898901325239212049070e-3475"
     assert weights[0][1] == "1.00000000000000000000000000000"
+
+
+# -- certified_decimal: rounding a ball from arb's decimal enclosure -----------------------
+
+import flint  # noqa: E402
+
+from symbolic_attn.errors import DigitsError  # noqa: E402
+from symbolic_attn.exact.certified import certified_decimal, check_digits, working_precision  # noqa: E402
+
+
+def ball(text):
+    with working_precision(256):  # the default 53 bits would widen these balls
+        return flint.arb(text)
+
+
+@pytest.mark.parametrize(
+    "ball, digits, significant, expected",
+    [
+        (flint.arb(1), 30, True, "1." + "0" * 29),  # exact: decided at once
+        (flint.arb(0), 30, True, "0"),
+        (flint.arb(0), 3, False, "0.000"),
+        (ball("1 +/- 1e-40"), 30, True, "1." + "0" * 29),  # both ends round to 1.000...
+        (ball("0.99999999999999999999999999999999 +/- 1e-40"), 30, True, "1." + "0" * 29),
+        (ball("1 +/- 1e-40"), 3, False, "1.000"),
+        (ball("-0.0625 +/- 1e-40"), 3, False, None),  # straddles the boundary -0.0625
+        (ball("0.0625 +/- 1e-40"), 2, True, None),
+        (ball("0 +/- 1e-40"), 3, True, None),  # no leading digit
+        (ball("0 +/- 1e-40"), 3, False, "0.000"),
+        (ball("123456.5 +/- 1e-20"), 3, True, "123000"),
+        (ball("1.2351e40 +/- 1e10"), 3, True, "1.24e+40"),
+        (ball("-0.0000012345 +/- 1e-30"), 3, True, "-1.23e-6"),
+        (ball("9.9996 +/- 1e-30"), 4, True, "10.00"),  # carry into a new digit
+        (ball("inf"), 3, False, None),
+        (ball("nan"), 3, True, None),
+    ],
+    ids=["one", "zero-sig", "zero-places", "around-1", "just-below-1", "around-1-places", "boundary-places",
+         "boundary-sig", "reaches-zero-sig", "reaches-zero-places", "fixed", "scientific", "tiny-negative", "carry", "inf", "nan"],
+)
+def test_certified_decimal_of_balls(ball, digits, significant, expected):
+    assert certified_decimal(ball, digits, significant) == expected
+
+
+@given(st.fractions(min_value=-10**6, max_value=10**6, max_denominator=10**6), st.integers(1, 40), st.booleans())
+def test_certified_decimal_agrees_with_exact_rounding(value, digits, significant):
+    """A narrow ball around a rational rounds like the rational, unless it straddles a boundary."""
+    exact = rational_decimal(value, digits, significant)
+    with_ball = certified_decimal(flint.arb(flint.fmpq(value.numerator, value.denominator)), digits, significant)
+    assert with_ball in (exact, None)
+    if value.denominator & (value.denominator - 1) == 0:  # a dyadic rational: the ball is exact
+        assert with_ball == exact
+
+
+@pytest.mark.parametrize("digits, significant", [(-1, False), (0, True), (1001, True), (2.0, False), (False, False)],
+                         ids=["negative", "zero-sig", "too-many", "float", "bool"])
+def test_digit_counts_are_checked_everywhere(digits, significant):
+    with pytest.raises(DigitsError, match=r"^digit count "):
+        check_digits(digits, significant)
+    with pytest.raises(DigitsError, match=r"^digit count "):
+        rational_decimal(Fraction(1, 3), digits, significant)
+    with pytest.raises(DigitsError, match=r"^digit count "):
+        decimal_string(sympy.sqrt(2), digits, significant)

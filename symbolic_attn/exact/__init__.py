@@ -2,8 +2,8 @@
 
 Owns: the bounds on untrusted input (:mod:`.limits`), the safe parser, one grammar in
 which a nested list is a matrix everywhere (:mod:`.parse`), the float policy and Python
-value conversion (:mod:`.convert`), and certified arb intervals, rounding decisions and
-the exact zero test for numbers (:mod:`.certified`).
+value conversion (:mod:`.convert`), certified arb intervals and the exact zero test for
+numbers (:mod:`.certified`), and rounding decisions in integers (:mod:`.rounding`).
 
 May import: :mod:`symbolic_attn.errors` only.
 """

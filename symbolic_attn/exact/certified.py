@@ -26,18 +26,28 @@ False
 
 from __future__ import annotations
 
-import math
+import operator
 from contextlib import contextmanager
 from fractions import Fraction
 
 import flint
 import sympy
 
-from symbolic_attn.errors import UndecidedError, shown
+from symbolic_attn.errors import DigitsError, UndecidedError, shown
+# The rounding itself (integers only) lives in exact.rounding; re-exported here.
+from symbolic_attn.exact.rounding import (  # noqa: F401
+    MAX_DIGITS,
+    certified_decimal,
+    check_digits,
+    exact_decimal,
+    rational_decimal,
+)
 
 __all__ = [
     "to_arb",
+    "check_digits",
     "rational_decimal",
+    "exact_decimal",
     "certified_decimal",
     "decimal_string",
     "within",
@@ -45,17 +55,31 @@ __all__ = [
     "with_rising_precision",
     "certified_sign",
     "working_precision",
+    "check_precision",
     "START_PRECISION",
     "MAX_PRECISION",
+    "MAX_DIGITS",
 ]
 
 #: Bits of working precision for the first attempt, and the most we try before giving up
 #: (then an exact proof is attempted; if that fails too, the answer is "undecided").
 START_PRECISION = 128
 MAX_PRECISION = 32768
-#: Decimals are shown for magnitudes between 2**-MAX_BINARY_EXPONENT and 2**MAX_BINARY_EXPONENT
-#: (about 10**+-3000); anything further out is refused rather than printed digit by digit.
-MAX_BINARY_EXPONENT = 10_000
+def check_precision(bits) -> int:
+    """``bits`` as an int, if it is a usable working precision (16 to 4 * MAX_PRECISION).
+
+    >>> check_precision(0)
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.DigitsError: precision of 0 bits is outside 16..131072
+    """
+    if isinstance(bits, bool) or not hasattr(type(bits), "__index__"):
+        raise DigitsError(f"precision must be a whole number of bits, got {shown(bits)!r} ({type(bits).__name__})")
+    bits = operator.index(bits)
+    if not 16 <= bits <= 4 * MAX_PRECISION:
+        count = bits if bits.bit_length() <= 64 else "a huge number of"
+        raise DigitsError(f"precision of {count} bits is outside 16..{4 * MAX_PRECISION}")
+    return bits
 
 
 @contextmanager
@@ -120,123 +144,6 @@ def _arb_of(expr) -> flint.arb:
     raise UndecidedError(f"no certified evaluation for {type(expr).__name__} in {shown(expr)}")
 
 
-def _ball_bounds(ball: flint.arb) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The ball's exact lower and upper endpoints, each as an integer pair (num, den)."""
-
-    def exact(endpoint: flint.arb) -> tuple[int, int]:
-        mantissa, exponent = endpoint.man_exp()
-        mantissa, exponent = int(mantissa), int(exponent)
-        if mantissa and not -MAX_BINARY_EXPONENT - 2 * MAX_PRECISION < exponent < MAX_BINARY_EXPONENT:
-            raise UndecidedError(f"a value of magnitude about 2^{exponent + mantissa.bit_length()} is too large or too small to show as a decimal")
-        return (mantissa << exponent, 1) if exponent >= 0 else (mantissa, 1 << -exponent)
-
-    # lower() and upper() round outward to the working precision, so they are always
-    # valid bounds; a generous precision keeps them as tight as the ball itself.
-    with working_precision(4 * MAX_PRECISION):
-        return exact(ball.lower()), exact(ball.upper())
-
-
-# Rounding works on exact fractions given as integer pairs (num, den > 0): plain integer
-# arithmetic, because this runs for every displayed entry.
-
-
-def _round_half_away(num: int, den: int, places: int) -> int:
-    """round(num/den * 10**places), ties away from zero."""
-    if places >= 0:
-        num *= 10**places
-    else:
-        den *= 10**-places
-    magnitude = (2 * abs(num) + den) // (2 * den)
-    return magnitude if num >= 0 else -magnitude
-
-
-def _decimal_exponent(num: int, den: int) -> int:
-    """floor(log10(|num/den|)) for a nonzero fraction, computed exactly.
-
-    Estimated from bit lengths (str() of a huge integer is slow, or refused), then
-    corrected by exact integer comparisons.
-    """
-    num = abs(num)
-
-    def at_least(power: int) -> bool:  # num/den >= 10**power
-        return num >= den * 10**power if power >= 0 else num * 10**-power >= den
-
-    guess = (num.bit_length() - den.bit_length()) * 30103 // 100000
-    while not at_least(guess):
-        guess -= 1
-    while at_least(guess + 1):
-        guess += 1
-    return guess
-
-
-def _format(integer: int, places: int) -> str:
-    """``integer / 10**places`` written as a decimal (places may be negative)."""
-    sign = "-" if integer < 0 else ""  # a value that rounds to zero prints without a sign
-    digits = str(abs(integer))
-    if places <= 0:
-        return sign + digits + "0" * -places
-    digits = digits.rjust(places + 1, "0")
-    return f"{sign}{digits[:-places]}.{digits[-places:]}"
-
-
-def _scientific(integer: int, significant: int, exponent: int) -> str:
-    sign = "-" if integer < 0 else ""
-    digits = str(abs(integer))
-    mantissa = digits[0] + ("." + digits[1:] if significant > 1 else "")
-    return f"{sign}{mantissa}e{exponent:+d}"
-
-
-def rational_decimal(value: Fraction, digits: int, significant: bool = False) -> str:
-    """Round an exact rational: ``digits`` places after the point, or significant digits.
-
-    >>> rational_decimal(Fraction(1, 16), 3), rational_decimal(Fraction(-2, 3), 4, True)
-    ('0.063', '-0.6667')
-    """
-    exact = (value.numerator, value.denominator)
-    return _round_interval(exact, exact, digits, significant)
-
-
-def _round_interval(low, high, digits: int, significant: bool) -> str | None:
-    """The rounding shared by every point of [low, high], or None if they disagree.
-
-    Rounding half away from zero is a monotone function, so when both endpoints round to
-    the same number, so does every point between them, the exact value included.
-    """
-    if not significant:
-        first = _round_half_away(*low, digits)
-        if first != _round_half_away(*high, digits):
-            return None
-        return _format(first, digits)
-    if low[0] == 0 and high[0] == 0:
-        return "0"
-    if (low[0] <= 0 <= high[0]) or (low[0] < 0) != (high[0] < 0):
-        return None
-    exponent = _decimal_exponent(*low)
-    if _decimal_exponent(*high) != exponent:
-        return None
-    places = digits - 1 - exponent
-    first = _round_half_away(*low, places)
-    if first != _round_half_away(*high, places):
-        return None
-    if abs(first) == 10**digits:  # 9.995 -> 10.0: one more digit before the point
-        first //= 10
-        places -= 1
-        exponent += 1
-    if -5 <= exponent < 30:
-        return _format(first, places)
-    return _scientific(first, digits, exponent)
-
-
-def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -> str | None:
-    """The certified rounding of every point in ``ball``, or None if the ball is too wide."""
-    if not ball.is_finite():
-        return None
-    if not significant and digits < 1000 and abs(ball) < flint.arb(2) ** -MAX_BINARY_EXPONENT:
-        return _format(0, digits)  # far below the last place shown: certainly rounds to zero
-    low, high = _ball_bounds(ball)
-    return _round_interval(low, high, digits, significant)
-
-
 def with_rising_precision(attempt):
     """Run ``attempt()`` at START_PRECISION, doubling up to MAX_PRECISION, until it answers.
 
@@ -282,6 +189,7 @@ def decimal_string(expr, digits: int, significant: bool = False) -> str:
     :data:`MAX_PRECISION` separates the value from a rounding boundary and it cannot be
     proved to be the rational it seems to be.
     """
+    digits = check_digits(digits, significant)
     expr = sympy.Integer(expr) if isinstance(expr, int) else expr
     if expr.is_Rational:
         return rational_decimal(Fraction(int(expr.p), int(expr.q)), digits, significant)

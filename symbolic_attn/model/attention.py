@@ -35,11 +35,12 @@ import flint
 import sympy
 from sympy.core.add import _addsort
 
-from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, StageError, UndecidedError, shown
+from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, StageError, shown
+from symbolic_attn.exact.certified import check_digits, check_precision, decimal_string
 from symbolic_attn.exact.convert import to_exact, to_matrix
+from symbolic_attn.model.decimals import StageNumbers, rational_matrix, sympy_matrix
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
 from symbolic_attn.model.trace import Trace
-from symbolic_attn.exact.certified import MAX_PRECISION, START_PRECISION, certified_decimal, decimal_string, to_arb, working_precision
 
 __all__ = ["Options", "Shape", "STAGES", "softmax", "attention", "attention_from_scores", "AttentionResult", "as_mask"]
 
@@ -91,8 +92,10 @@ def as_mask(mask, n: int, m: int) -> Mask:
 def _row_parts(scores, allowed, row_number, options, exp, add, zero, one, nan):
     """Numerators and the shared denominator of one softmax row.
 
-    Written once for any number type: exact SymPy (``exp=sympy.exp``) or certified
-    intervals (``exp=arb.exp``), so the decimals come from the very same rules.
+    Written once for any number type: exact SymPy (``exp=sympy.exp``), certified
+    intervals (``exp=arb.exp``), or the formal sums of exponentials with which
+    :mod:`symbolic_attn.model.decimals` finds the entries that are exactly rational, so
+    the decimals come from the very same rules.
     """
     m = len(scores)
     if options.masking == "zero_score":
@@ -138,13 +141,6 @@ def _sympy_sum(terms):
     return sympy.Add(*terms)
 
 
-def _arb_sum(terms):
-    total = flint.arb(0)
-    for term in terms:
-        total += term
-    return total
-
-
 def _divide(numerator, denominator):
     return numerator if denominator == 1 else numerator / denominator
 
@@ -160,7 +156,7 @@ def _combination(coefficients, exponentials):
     number = sympy.S.Zero
     collected: dict = {}
     for c, e in zip(coefficients, exponentials):
-        if c == 0 or e == 0:
+        if e == 0 or (c == 0 and e is not sympy.nan):  # NaN * 0 stays NaN, as in IEEE
             continue
         if e.is_Rational:
             number += c * e
@@ -219,7 +215,6 @@ def attention(query, key, value, mask=None, scale="default", **options) -> Atten
     d_k = Q.cols
     scale_value = _scale(scale, d_k)
     return AttentionResult(
-        scores=_product(Q, K.T),
         value=V,
         scale=scale_value,
         mask=as_mask(mask, Q.rows, K.rows),
@@ -243,7 +238,7 @@ def attention_from_scores(scores, value, mask=None, scale="none", **options) -> 
     if scale == "default":
         raise ShapeError("scale 'default' needs d_k, which given scores do not have: pass an exact scale or 'none'")
     return AttentionResult(
-        scores=S, value=V, scale=_scale(scale, None), mask=as_mask(mask, *S.shape), options=Options(**options)
+        S, value=V, scale=_scale(scale, None), mask=as_mask(mask, *S.shape), options=Options(**options)
     )
 
 
@@ -260,15 +255,16 @@ def _product(A, B) -> sympy.ImmutableMatrix:
     return sympy.ImmutableMatrix(A * B)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class AttentionResult:
     """Every stage of one attention computation, exact, computed when first asked for.
 
     ``scores`` is Q K^T (or the given scores); ``scaled`` is ``scale * scores``;
     ``weights`` the masked softmax of ``scaled``; ``output`` is ``weights @ value``.
+    Built from Q and K, even the scores wait until they are read: rational Q K^T is one
+    python-flint product, and the decimals never need the SymPy matrices.
     """
 
-    scores: sympy.ImmutableMatrix
     value: sympy.ImmutableMatrix
     scale: sympy.Expr
     mask: Mask
@@ -276,10 +272,46 @@ class AttentionResult:
     query: sympy.ImmutableMatrix | None = None
     key: sympy.ImmutableMatrix | None = None
     d_k: int | None = None
+    given_scores: sympy.ImmutableMatrix | None = field(default=None, repr=False)
+
+    def __init__(self, scores=None, value=None, scale=sympy.S.One, mask=None, options=None,
+                 query=None, key=None, d_k=None, given_scores=None):
+        """``scores`` (given), or ``query`` and ``key`` from which they are computed lazily.
+        (``given_scores`` is the field's name, so that ``dataclasses.replace`` works.)"""
+        scores = given_scores if scores is None else scores
+        if scores is None and (query is None or key is None):
+            raise ShapeError("an attention result needs the scores, or the queries and keys")
+        if value is None:
+            raise ShapeError("an attention result needs the values")
+        given = None if scores is None else sympy.ImmutableMatrix(scores)
+        n, m = given.shape if given is not None else (query.rows, key.rows)
+        for name, item in (("value", value), ("scale", scale), ("mask", Mask.full(n, m) if mask is None else mask),
+                           ("options", Options() if options is None else options), ("query", query), ("key", key),
+                           ("d_k", d_k), ("given_scores", given)):
+            object.__setattr__(self, name, item)
+
+    @cached_property
+    def scores(self) -> sympy.ImmutableMatrix:
+        if self.given_scores is not None:
+            return self.given_scores
+        if self._scores_q is not None:
+            return sympy_matrix(self._scores_q)
+        return _product(self.query, self.key.T)
+
+    @cached_property
+    def _scores_q(self) -> flint.fmpq_mat | None:
+        """The scores as an exact ``fmpq_mat`` when they are rational (else None)."""
+        if self.given_scores is not None:
+            return rational_matrix(self.given_scores)
+        Q, K = rational_matrix(self.query), rational_matrix(self.key)
+        if Q is None or K is None:
+            return None
+        return Q * K.transpose()
 
     @property
     def shape(self) -> Shape:
-        return Shape(self.scores.rows, self.scores.cols, self.d_k, self.value.cols)
+        n, m = self.mask.shape
+        return Shape(n, m, self.d_k, self.value.cols)
 
     @cached_property
     def scaled(self) -> sympy.ImmutableMatrix:
@@ -327,8 +359,7 @@ class AttentionResult:
 
     def stage(self, name: str) -> sympy.ImmutableMatrix:
         """One stage by name: "scores", "scaled", "weights" or "output"."""
-        if name not in STAGES:
-            raise StageError(f"unknown stage {shown(name)!r}: expected one of {', '.join(STAGES)}")
+        self._check_stage(name)
         return getattr(self, name)
 
     @cached_property
@@ -347,7 +378,9 @@ class AttentionResult:
             if path in STAGES:
                 return self.decimals(path, digits, significant)
             value = stages[path]
-            return [[decimal_string(e, digits, significant) for e in value.row(i)] for i in range(value.rows)]
+            digits = check_digits(digits, significant)
+            return [[None if e.free_symbols else decimal_string(e, digits, significant) for e in value.row(i)]
+                    for i in range(value.rows)]
 
         return Trace(stages, decimals=decimals,
                      settings={"scale": self.scale, "mask": self.mask, "options": self.options, "d_k": self.d_k})
@@ -355,78 +388,37 @@ class AttentionResult:
     # -- certified decimals ----------------------------------------------------------
 
     def decimals(self, stage: str, digits: int = 3, significant: bool = False) -> list[list[str | None]]:
-        """Certified decimals of a stage: ``digits`` places (or significant digits).
+        """Certified decimals of a stage: ``digits`` places (0 to 1000), or significant digits
+        (1 to 1000); a bad count is a :class:`~symbolic_attn.errors.DigitsError`.
 
-        Entries with free symbols are ``None``.  The intervals are computed from the exact
-        scores and values directly (no big SymPy trees); an entry whose interval cannot be
-        decided falls back to its exact value (a rational on a rounding boundary).
+        Entries with free symbols are ``None``.  The decimals come from the exact numbers
+        (see :mod:`symbolic_attn.model.decimals`): entries known to be rational, such as
+        blocked weights, a lone allowed key's weight 1 or a constant value column's output,
+        are rounded exactly; the others from arb intervals of rising precision.
+
+        >>> attention([[1, 0]], [[1, 0], [0, 1]], [[1], [0]]).decimals("weights", -3)
+        Traceback (most recent call last):
+        ...
+        symbolic_attn.errors.DigitsError: digit count -3 is outside 0..1000 (places after the point)
         """
-        rows, cols = self.stage_shape(stage)
-        result: list[list[str | None]] = [[None] * cols for _ in range(rows)]
-        pending = [(i, j) for i in range(rows) for j in range(cols)]
-        bits = START_PRECISION
-        while pending and bits <= MAX_PRECISION:
-            try:
-                balls = self.intervals(stage, bits)
-            except UndecidedError:
-                break  # symbolic entries: decide entry by entry below
-            still = []
-            for i, j in pending:
-                text = certified_decimal(balls[i][j], digits, significant)
-                if text is None:
-                    still.append((i, j))
-                else:
-                    result[i][j] = text
-            pending, bits = still, bits * 2
-        for i, j in pending:
-            entry = self.stage(stage)[i, j]
-            if entry is sympy.nan:
-                result[i][j] = "nan"
-            elif not entry.free_symbols:
-                result[i][j] = decimal_string(entry, digits, significant)
-        return result
+        self._check_stage(stage)
+        return self._numbers.decimals(stage, digits, significant)
 
-    def stage_shape(self, stage: str) -> tuple[int, int]:
-        n, m, _, d_v = self.shape
-        return {"scores": (n, m), "scaled": (n, m), "weights": (n, m), "output": (n, d_v)}[stage]
-
-    def intervals(self, stage: str, bits: int) -> list[list[flint.arb]]:
-        """Interval enclosures (arb balls) of a stage at ``bits`` of working precision.
-
-        All four stages are computed together and remembered per precision, because each
-        builds on the one before (the output needs the weights, which need the scores).
-        """
+    def _check_stage(self, stage) -> None:
         if stage not in STAGES:
             raise StageError(f"unknown stage {shown(stage)!r}: expected one of {', '.join(STAGES)}")
-        if bits not in self._interval_cache:
-            self._interval_cache[bits] = self._all_intervals(bits)
-        return self._interval_cache[bits][stage]
+
+    def stage_shape(self, stage: str) -> tuple[int, int]:
+        self._check_stage(stage)
+        return self._numbers.shape(stage)
+
+    def intervals(self, stage: str, bits: int) -> list[list[flint.arb]]:
+        """Interval enclosures (arb balls) of a stage at ``bits`` of working precision; an
+        entry known to be rational (a blocked weight, say) is an exact ball.  Remembered
+        per precision."""
+        self._check_stage(stage)
+        return self._numbers.intervals(stage, check_precision(bits))
 
     @cached_property
-    def _interval_cache(self) -> dict:
-        return {}
-
-    def _all_intervals(self, bits: int) -> dict:
-        with working_precision(bits):
-            # tolist() converts each entry once; indexing a SymPy matrix entry by entry is slow.
-            scores = [[to_arb(s) for s in row] for row in self.scores.tolist()]
-            scale = to_arb(self.scale)
-            scaled = [[scale * s for s in row] for row in scores]
-            weights = self._interval_weights(scaled)
-            values = flint.arb_mat([[to_arb(v) for v in row] for row in self.value.tolist()])
-            product = flint.arb_mat(weights) * values
-            output = [[product[i, c] for c in range(product.ncols())] for i in range(product.nrows())]
-        return {"scores": scores, "scaled": scaled, "weights": weights, "output": output}
-
-    def _interval_weights(self, scaled):
-        options, mask = self.options, self.mask
-        if options.axis == "queries":
-            scaled, mask = [list(col) for col in zip(*scaled)], mask.transposed()
-        nan = flint.arb("nan")
-        weights = []
-        for i, row in enumerate(scaled):
-            nums, den = _row_parts(row, mask.allowed[i], i, options, flint.arb.exp, _arb_sum, flint.arb(0), flint.arb(1), nan)
-            weights.append([num / den for num in nums])
-        if options.axis == "queries":
-            weights = [list(col) for col in zip(*weights)]
-        return weights
+    def _numbers(self) -> StageNumbers:
+        return StageNumbers(self, self._scores_q, _row_parts)
