@@ -23,6 +23,8 @@ __all__ = [
     "DerivationFailure",
     "PdfError",
     "StageError",
+    "BackendError",
+    "ImplementationError",
 ]
 
 
@@ -88,6 +90,14 @@ class StageError(SymbolicAttnError, ValueError):
 
 class PdfError(SymbolicAttnError, RuntimeError):
     """pdflatex is missing or failed on the generated notes."""
+
+
+class BackendError(SymbolicAttnError, RuntimeError):
+    """A numeric library the oracle needs (numpy) is missing, or a dtype it cannot use."""
+
+
+class ImplementationError(SymbolicAttnError, ValueError):
+    """An implementation under test that cannot be loaded or called (bad MODULE:FUNCTION)."""
 
 
 def shown(value, width: int = 40) -> str:
