@@ -25,14 +25,16 @@ and c is a power of two (e.g. d_k = 4: the scale 1/2 is exact).
 
 **2. Weights.**  A row with allowed keys A, x_k = fl(t~_k - max t~) (relative error u,
 so |eta_k| <= u X_k with X_k = |t_k - max t| + D_k + max_A D), e_k = exp(x_k)(1 + eps_k)
-with |eps_k| <= E, a sum of at most m terms (gamma_m) and a division (done as a reciprocal
-and a product: (1 +- u)^2).  Then w~_j / w_j equals
-``e^{Delta_j} f_j / sum_k w_k e^{Delta_k} f_k`` and lies between
+with |eps_k| <= E, a sum of at most m terms (|theta_k| <= gamma_m) and a division (done
+as a reciprocal and a product: (1 +- u)^2).  With g_k = e^{Delta_k + eta_k}(1 + eps_k),
+exactly ``w~_j = w_j (1 + delta)^2 / (w_j (1 + theta_j) + sum_{k != j} w_k (g_k / g_j)(1 + theta_k))``,
+and ``g_k / g_j`` lies within ``e^{+-(D_k + D_j + u (X_k + X_j))} ((1 + E)/(1 - E))^{+-1}``, so
 
-    lo_j = e^{-D_j - u X_j} (1 - E)(1 - u)^2 / ((1 + E)(1 + gamma_m) sum_k w_k e^{D_k + u X_k})
-    hi_j = e^{ D_j + u X_j} (1 + E)(1 + u)^2 / ((1 - E)(1 - gamma_m) sum_k w_k e^{-D_k - u X_k})
+    hi_j = (1 + u)^2 / ((1 - gamma_m)(w_j + sum_{k != j} w_k e^{-(D_k + D_j) - u (X_k + X_j)} (1 - E)/(1 + E)))
+    lo_j = (1 - u)^2 / ((1 + gamma_m)(w_j + sum_{k != j} w_k e^{+(D_k + D_j) + u (X_k + X_j)} (1 + E)/(1 - E)))
 
-so ``|w~_j - w_j| <= w_j max(hi_j - 1, 1 - lo_j) + 2 lambda``.  A blocked key must get
+bound w~_j / w_j (a dominant weight stays tight however large the logit errors of
+negligible keys), and so ``|w~_j - w_j| <= w_j max(hi_j - 1, 1 - lo_j) + 2 lambda``.  A blocked key must get
 exactly 0 (exp(-inf) = 0; finfo.min also underflows to exactly 0).  Implementations that
 normalize after the product with V (flash attention) are covered by the same factors.
 
@@ -175,12 +177,13 @@ def weight_bounds(logits, weights, allowed, logit_error, fmt: FloatFormat, empty
         top = max(t[j] for j in keys)
         most = max(D[j] for j in keys)
         X = {j: abs(t[j] - top) + D[j] + most for j in keys}
-        plus = sum(w[k] * _exp(D[k] + u * X[k]) for k in keys)
-        minus = sum(w[k] * _exp(-D[k] - u * X[k]) for k in keys)
         row = [0.0] * m
         for j in keys:
-            hi = _ratio(_exp(D[j] + u * X[j]) * (1 + E) * (1 + u) ** 2, (1 - E) * (1 - gamma) * minus)
-            lo = _exp(-D[j] - u * X[j]) * (1 - E) * (1 - u) ** 2 / ((1 + E) * (1 + gamma) * plus)
+            others = [k for k in keys if k != j]
+            near = sum(w[k] * _exp(-(D[k] + D[j]) - u * (X[k] + X[j])) for k in others) * (1 - E) / (1 + E)
+            far = sum(w[k] * _exp(D[k] + D[j] + u * (X[k] + X[j])) for k in others) * (1 + E) / (1 - E)
+            hi = _ratio((1 + u) ** 2, (1 - gamma) * (w[j] + near))
+            lo = _ratio((1 - u) ** 2, (1 + gamma) * (w[j] + far))
             spread = max(hi - 1, 1 - lo)
             row[j] = math.inf if math.isnan(spread) or math.isinf(spread) else inflate(w[j] * spread + 2 * lam)
         result.append(row)

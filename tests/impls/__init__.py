@@ -88,9 +88,10 @@ def softmax_axis(q, k, v, mask):
 
 
 def no_max_subtraction(q, k, v, mask):
-    e = np.exp(_masked(q @ k.T * _scale(q), mask))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        w = e / e.sum(axis=-1, keepdims=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(_masked(q @ k.T * _scale(q), mask))
+        total = e.sum(axis=-1, keepdims=True)
+        w = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
     return w @ v, w
 
 
