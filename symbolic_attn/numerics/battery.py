@@ -62,6 +62,13 @@ class Case:
     def shape(self) -> tuple[int, int, int, int]:
         return len(self.q), len(self.k), len(self.q[0]), len(self.v[0])
 
+    def blocked(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(rows, cols) of the blocked positions, 0-based (numpy's ``nonzero`` layout)."""
+        if self.mask is None:
+            return (), ()
+        pairs = [(i, j) for i, row in enumerate(self.mask.allowed) for j, ok in enumerate(row) if not ok]
+        return tuple(i for i, _ in pairs), tuple(j for _, j in pairs)
+
 
 def _m(rows, factor=Fraction(1)) -> tuple:
     return tuple(tuple(Fraction(x) * factor for x in row) for row in rows)
