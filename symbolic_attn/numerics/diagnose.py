@@ -64,18 +64,20 @@ def _policies(mask: Mask | None, declared: str):
     return (declared if declared != "error" else "zeros",)
 
 
-def variants(run: Run, fmt: FloatFormat) -> dict[str, list[Expected]]:
-    """The exact result of each applicable bug on the case of ``run``, with its bounds."""
+def variants(run: Run, fmt: FloatFormat) -> dict[str, list[tuple[str, Expected]]]:
+    """The exact result of each applicable bug on the case of ``run``, with its bounds,
+    as (label, result) pairs: a label tells sub-variants apart (the empty-row policy
+    tried, "fill" or "add" for -1e9)."""
     Q, K, V = run.exacts
     mask, result, declared = run.mask, run.result, run.empty_row
     n, m = Q.rows, K.rows
     scale = "default" if run.scale is None else run.scale
-    out: dict[str, list[Expected]] = {}
+    out: dict[str, list[tuple[str, Expected]]] = {}
 
     def core(name, *, q=Q, k=K, v=V, mask_=mask, scale_=scale, **options):
         for policy in _policies(mask_, declared):
             variant = attention(q, k, v, mask=mask_, scale=scale_, on_empty_row=policy, **options)
-            out.setdefault(name, []).append(expected_from(variant, fmt))
+            out.setdefault(name, []).append((policy, expected_from(variant, fmt)))
 
     core("missing_scale", scale_="none")
     if run.scale is None:
@@ -93,14 +95,14 @@ def variants(run: Run, fmt: FloatFormat) -> dict[str, list[Expected]]:
         for policy in POLICIES:
             if policy != declared:
                 variant = attention(Q, K, V, mask=mask, scale=scale, on_empty_row=policy)
-                out.setdefault("empty_row_policy", []).append(expected_from(variant, fmt))
+                out.setdefault("empty_row_policy", []).append((policy, expected_from(variant, fmt)))
     core("keys_as_values", v=K)
     if n == m:
-        out["transposed_weights"] = [expected_from(result, fmt, transpose=True)]
+        out["transposed_weights"] = [("transposed", expected_from(result, fmt, transpose=True))]
     return out
 
 
-def _large_negative(run: Run, fmt: FloatFormat) -> list[Expected]:
+def _large_negative(run: Run, fmt: FloatFormat) -> list[tuple[str, Expected]]:
     """-1e9 filled into blocked logits (masked_fill), or added to them (a bias)."""
     Q, K, V = run.exacts
     result, mask = run.result, run.mask
@@ -126,7 +128,7 @@ def _large_negative(run: Run, fmt: FloatFormat) -> list[Expected]:
             rows.append(row)
             errors.append(err)
         variant = attention_from_scores(sympy.ImmutableMatrix(rows), V, scale="none")
-        found.append(expected_from(variant, fmt, logit_error=errors))
+        found.append((how, expected_from(variant, fmt, logit_error=errors)))
     return found
 
 
@@ -172,25 +174,35 @@ def _overflow_rows(run: Run, fmt: FloatFormat) -> set[int]:
     return rows
 
 
-def explain(run: Run, dtype) -> list[str]:
-    """The bug ids that explain this failing case (empty for a passing case)."""
+def explain(run: Run, dtype) -> dict[str, set[str]]:
+    """The bug ids that explain this failing case, each with the labels of the
+    sub-variants that match (empty for a passing case)."""
     fmt = float_format(dtype)
     if run.report.passed or run.output is None:
-        return []
-    found = []
+        return {}
+    found: dict[str, set[str]] = {}
     for name, candidates in variants(run, fmt).items():
-        for variant in candidates:
+        for label, variant in candidates:
             if _distinguishable(variant, run.reference) and all(
                 s.passed for s in judge(_shaped(run.output, variant, "output"), _shaped(run.weights, variant, "weights"), variant, fmt)
             ):
-                found.append(name)
-                break
+                found.setdefault(name, set()).add(label)
     bad_rows = {i for i, row in enumerate(run.output.tolist()) if not all(map(math.isfinite, row))}
     expected_bad = {i for i, row in enumerate(run.reference.output) if any(b.is_nan() for b in row)}
     overflow = _overflow_rows(run, fmt)
     if bad_rows - expected_bad and (bad_rows - expected_bad) <= overflow:
-        found.append("no_max_subtraction")
-    return [name for name in DIAGNOSES if name in found]
+        found["no_max_subtraction"] = {"overflow"}
+    return {name: found[name] for name in DIAGNOSES if name in found}
+
+
+def contradicted(run: Run, dtype, name: str, labels: set[str]) -> bool:
+    """Whether a passing case refutes a bug: one of its sub-variants (``labels``) differs
+    from the correct result there, yet the implementation got the correct result."""
+    if not run.report.passed:
+        return False
+    fmt = float_format(dtype)
+    return any(label in labels and _distinguishable(variant, run.reference)
+               for label, variant in variants(run, fmt).get(name, []))
 
 
 def _shaped(array, variant: Expected, stage: str):
@@ -203,9 +215,25 @@ def _shaped(array, variant: Expected, stage: str):
     return array
 
 
-def diagnosis(runs, dtype) -> list[str]:
-    """Every bug id that explains at least one failing case, in the table's order."""
-    found = set()
-    for run in runs:
-        found.update(explain(run, dtype))
-    return [name for name in DIAGNOSES if name in found]
+def diagnosis(runs, explained, dtype) -> list[str]:
+    """The bugs that explain the failing cases (``explained``: per run, :func:`explain`).
+
+    A bug whose cases another bug explains too, and more besides, is dropped (an inverted
+    mask also looks like -1e9 masking on one case).  Bugs explaining exactly the same cases
+    are told apart by the passing cases: a bug whose variant differs from the correct
+    result on a case the implementation got right is refuted (a uniform fully masked row
+    looks like -1e9 filled in, but a masked_fill implementation would also have failed
+    the case of real scores below -1e9).
+    """
+    cases: dict[str, set[int]] = {}
+    labels: dict[str, set[str]] = {}
+    for number, found in enumerate(explained):
+        for name, matched in found.items():
+            cases.setdefault(name, set()).add(number)
+            labels.setdefault(name, set()).update(matched)
+    kept = {name for name, mine in cases.items() if not any(mine < other for other in cases.values())}
+    for name in sorted(kept):
+        rivals = [other for other in kept if other != name and cases[other] == cases[name]]
+        if rivals and any(contradicted(run, dtype, name, labels[name]) for run in runs):
+            kept.discard(name)
+    return [name for name in DIAGNOSES if name in kept]

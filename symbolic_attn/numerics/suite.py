@@ -25,7 +25,7 @@ from symbolic_attn.errors import ImplementationError
 from symbolic_attn.numerics.backends import float_format
 from symbolic_attn.numerics.battery import Case, battery
 from symbolic_attn.numerics.compare import CaseReport, run_case
-from symbolic_attn.numerics.diagnose import DIAGNOSES, explain
+from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain
 
 __all__ = ["BatteryReport", "run_battery", "assert_attention_close", "takes_scale"]
 
@@ -37,6 +37,7 @@ class BatteryReport:
     dtype: str
     cases: tuple[CaseReport, ...]
     explained: tuple[tuple[str, ...], ...]  # per case, the bug ids that explain it
+    diagnosed: tuple[str, ...] = ()  # the bugs that explain the failures (see diagnose.diagnosis)
     mask_convention: str = "keep"
     empty_row: str = "error"
 
@@ -46,15 +47,8 @@ class BatteryReport:
 
     @property
     def diagnosis(self) -> list[str]:
-        """The bugs that explain failing cases, without those whose cases another bug
-        explains too and more besides (e.g. an inverted mask also looks like -1e9 masking
-        on one case: the inversion explains every case of it, and more)."""
-        cases: dict[str, set[int]] = {}
-        for number, ids in enumerate(self.explained):
-            for name in ids:
-                cases.setdefault(name, set()).add(number)
-        kept = {name for name, mine in cases.items() if not any(mine < other for other in cases.values())}
-        return [name for name in DIAGNOSES if name in kept]
+        """The diagnosis ids, in the order of :data:`~symbolic_attn.numerics.diagnose.DIAGNOSES`."""
+        return list(self.diagnosed)
 
     def to_dict(self) -> dict:
         return {
@@ -63,7 +57,7 @@ class BatteryReport:
             "mask_convention": self.mask_convention,
             "empty_row": self.empty_row,
             "cases": [dict(case.to_dict(), explained_by=list(ids)) for case, ids in zip(self.cases, self.explained)],
-            "diagnosis": self.diagnosis,
+            "diagnosis": list(self.diagnosis),
         }
 
     def to_json(self) -> str:
@@ -124,15 +118,16 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
     """
     fmt = float_format(dtype)
     chosen = cases if isinstance(cases, (list, tuple)) else battery(cases, seed, empty_row=empty_row, takes_scale=takes_scale(fn))
-    reports, explained = [], []
+    runs, explained = [], []
     for case in chosen:
         if not isinstance(case, Case):
             raise ImplementationError(f"cases: expected Case objects or a number, got {type(case).__name__}")
         run = run_case(fn, case.q, case.k, case.v, case.mask, scale=case.scale, dtype=fmt.name,
                        mask_convention=mask_convention, empty_row=empty_row, name=case.name)
-        reports.append(run.report)
-        explained.append(tuple(explain(run, fmt.name)))
-    return BatteryReport(fmt.name, tuple(reports), tuple(explained), mask_convention, empty_row)
+        runs.append(run)
+        explained.append(explain(run, fmt.name))
+    return BatteryReport(fmt.name, tuple(run.report for run in runs), tuple(tuple(found) for found in explained),
+                         tuple(diagnosis(runs, explained, fmt.name)), mask_convention, empty_row)
 
 
 def assert_attention_close(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
