@@ -149,3 +149,14 @@ def test_jax_fully_masked_row_is_uniform_with_mask_and_nan_with_minus_inf_bias()
     assert compare_attention(biased, Q, K, V, EMPTY, mask_convention="additive", empty_row="nan").passed
     # finfo.min (Hugging Face's choice) keeps the row finite: uniform.
     assert compare_attention(biased, Q, K, V, EMPTY, mask_convention="additive_min", empty_row="uniform").passed
+
+
+def test_a_required_library_that_is_missing_fails_instead_of_skipping(monkeypatch):
+    import impls.libs
+
+    monkeypatch.setattr(impls.libs, "REQUIRED", {"no_such_library_xyz"})
+    with pytest.raises(pytest.fail.Exception, match=r"^no_such_library_xyz is required"):
+        impls.libs.library("no_such_library_xyz")
+    monkeypatch.setattr(impls.libs, "REQUIRED", set())
+    with pytest.raises(pytest.skip.Exception, match=r"^no_such_library_xyz is not installed"):
+        impls.libs.library("no_such_library_xyz")

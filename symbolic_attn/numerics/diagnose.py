@@ -23,6 +23,14 @@ id                         variant of the core
 =========================  ==============================================================
 
 Variants that leave a row without keys are tried under each empty-row policy.
+
+>>> import numpy as np
+>>> from symbolic_attn.numerics.compare import run_case
+>>> def by_dk(q, k, v, mask):
+...     w = np.exp(q @ k.T / q.shape[1]); return (w / w.sum(axis=1, keepdims=True)) @ v
+>>> run = run_case(by_dk, [[1, 2], [0, 1]], [[1, 0], [2, 1]], [[1, 0], [0, 1]])
+>>> run.report.verdict, list(explain(run, "float32"))
+('fail', ['scaled_by_dk'])
 """
 
 from __future__ import annotations
