@@ -149,8 +149,10 @@ def test_report_json_and_text():
     ({"mask_convention": "sideways"}, "MaskError", r"^unknown mask convention 'sideways'"),
     ({"empty_row": "ignore"}, "MaskError", r"^unknown empty-row policy 'ignore'"),
     ({"mask": Mask.causal(2)}, "ShapeError", r"^mask is 2x2 but there are 3 queries and 3 keys$"),
-    ({"mask": [[1, 0, 0]] * 3}, "MaskError", r"^mask: expected a Mask"),
-], ids=["dtype", "convention", "policy", "mask-shape", "mask-type"])
+    ({"mask": 3}, "MaskError", r"^mask: expected a Mask"),
+    ({"mask": "diagonal"}, "MaskError", r"^mask: unknown mask 'diagonal'"),
+    ({"mask": [[0.0, 1.0, 1.0]] * 3, "mask_convention": "additive"}, "MaskError", r"^additive mask entry \(1,2\) is 1.0"),
+], ids=["dtype", "convention", "policy", "mask-shape", "mask-type", "mask-name", "mask-zero-one-float"])
 def test_bad_arguments_are_typed_errors(kwargs, error, message):
     import symbolic_attn
 
@@ -161,3 +163,38 @@ def test_bad_arguments_are_typed_errors(kwargs, error, message):
 def test_mismatched_shapes_are_refused():
     with pytest.raises(ShapeError, match=r"^Q is 3x2, K 3x3"):
         compare_attention(correct, Q, [[1, 0, 0]] * 3, V)
+
+
+@pytest.mark.parametrize("convention", ["keep", "block", "additive", "additive_min"])
+def test_the_mask_may_be_given_as_an_array_in_the_convention(convention):
+    from symbolic_attn.testing import to_convention
+
+    def reads(q, k, v, mask):
+        keep = mask if convention == "keep" else ~mask if convention == "block" else mask == 0
+        return correct(q, k, v, keep)
+
+    array = to_convention(Mask.causal(3), convention)
+    report = compare_attention(reads, Q, K, V, array, mask_convention=convention)
+    assert report.passed and report.mask == "causal"
+    assert compare_attention(reads, Q, K, V, array.tolist(), mask_convention=convention).passed
+
+
+def test_stages_by_name_and_headline_numbers():
+    report = compare_attention(correct, Q, K, V)
+    assert report["weights"].stage == "weights" and report.stage("output") is report.stages[-1]
+    assert report.max_abs_error == report["output"].max_abs_error and report.bound == report["output"].bound
+    with pytest.raises(KeyError):
+        compare_attention(correct_output_only, Q, K, V)["weights"]
+
+
+def test_cases_as_tuples_and_dicts():
+    from symbolic_attn.errors import ImplementationError
+    from symbolic_attn.testing import assert_attention_close
+
+    report = assert_attention_close(correct, cases=[(Q, K, V), (Q, K, V, Mask.causal(3)),
+                                                    {"name": "mine", "q": Q, "k": K, "v": V, "mask": "causal"}])
+    assert [case.name for case in report.cases] == ["case_1", "case_2", "mine"]
+    with pytest.raises(ImplementationError, match=r"^cases\[1\]: expected a Case"):
+        assert_attention_close(correct, cases=["Q K V"])
+    with pytest.raises(ImplementationError, match=r"^cases\[1\]: a dict needs q, k, v"):
+        assert_attention_close(correct, cases=[{"q": Q}])

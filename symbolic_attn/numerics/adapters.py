@@ -102,9 +102,10 @@ def _additive_entry(x, dtype, i, j) -> bool:
     np = numpy()
     if x == 0:
         return True
-    # The library's sentinel for "blocked": -inf, or the most negative finite float of the
-    # array's dtype (Hugging Face).  Any other value only shifts a score.
-    if x == -np.inf or (dtype.kind == "f" and x == float(np.finfo(dtype).min)):
+    # The library's sentinel for "blocked": -inf, or the most negative finite float of a
+    # float format (Hugging Face's finfo(dtype).min; lists lose the dtype, so any of the
+    # three is read as blocked).  Any other value only shifts a score.
+    if x == -np.inf or x in {float(np.finfo(name).min) for name in ("float16", "float32", "float64")}:
         return False
     raise MaskError(
         f"additive mask entry ({i + 1},{j + 1}) is {x!r}: only 0 (allowed), -inf or finfo.min (blocked) "

@@ -36,7 +36,7 @@ from symbolic_attn.exact.certified import working_precision
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.attention import AttentionResult, attention
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
-from symbolic_attn.numerics.adapters import CONVENTIONS, to_convention
+from symbolic_attn.numerics.adapters import CONVENTIONS, from_convention, to_convention
 from symbolic_attn.numerics.backends import FORMATS, FloatFormat, exact_value, float_format, numpy, to_numpy, ulp
 from symbolic_attn.numerics.bounds import logit_bounds, output_bounds, weight_bounds
 from symbolic_attn.numerics.report import CaseReport, StageReport
@@ -240,14 +240,18 @@ def _check_options(dtype, mask_convention, empty_row):
         raise MaskError(f"unknown empty-row policy {shown(empty_row)!r}: expected one of {', '.join(EMPTY_ROW_POLICIES)}")
 
 
-def _as_mask(mask, n, m) -> Mask | None:
+def _as_mask(mask, n, m, convention) -> Mask | None:
+    """None, "causal" (top-left), a Mask, or an array/grid in the stated convention."""
     if mask is None:
         return None
-    if isinstance(mask, str) and mask == "causal":
-        return Mask.causal(n, m)
+    if isinstance(mask, str):
+        if mask == "causal":
+            return Mask.causal(n, m)
+        raise MaskError(f"mask: unknown mask {shown(mask)!r}: expected None, 'causal', a Mask or an array")
     if not isinstance(mask, Mask):
-        raise MaskError(f"mask: expected a Mask, 'causal' or None, got {type(mask).__name__} "
-                        "(read a library's array with symbolic_attn.testing.from_convention)")
+        if not (isinstance(mask, (list, tuple)) or _is_array(mask)):
+            raise MaskError(f"mask: expected a Mask, 'causal', None or an array, got {type(mask).__name__}")
+        mask = from_convention(mask, convention)
     if mask.shape != (n, m):
         raise ShapeError(f"mask is {mask.shape[0]}x{mask.shape[1]} but there are {n} queries and {m} keys")
     return mask
@@ -278,7 +282,7 @@ def run_case(fn, q, k, v, mask=None, *, scale=None, dtype="float32", mask_conven
     if arrays[1].shape[1] != d_k or arrays[2].shape[0] != m:
         raise ShapeError(f"Q is {n}x{d_k}, K {m}x{arrays[1].shape[1]}, V {arrays[2].shape[0]}x{d_v}: "
                          "expected Q n x d_k, K m x d_k, V m x d_v")
-    structure = _as_mask(mask, n, m)
+    structure = _as_mask(mask, n, m, mask_convention)
     exact_scale = None if scale is None else to_exact(scale)
     result = exact_attention(exacts, structure, exact_scale, empty_row)
     try:
@@ -309,8 +313,9 @@ def compare_attention(fn, q, k, v, mask=None, *, scale=None, dtype="float32", ma
         fn: the implementation; returns the output (n x d_v) or ``(output, weights)``.
         q, k, v: exact values (lists of ints, Fractions, decimal strings) or arrays; they
             are rounded to ``dtype`` and the exact reference uses the rounded values.
-        mask: ``None``, ``"causal"`` or a :class:`Mask`; ``fn`` receives it in
-            ``mask_convention`` ("keep", "block", "additive" with -inf, "additive_min").
+        mask: ``None``, ``"causal"`` (top-left), a :class:`Mask`, or an array (or list
+            of rows) in ``mask_convention``; ``fn`` receives it in ``mask_convention``
+            ("keep", "block", "additive" with -inf, "additive_min" with finfo.min).
         scale: ``None`` for 1/sqrt(d_k) (``fn`` is then called without a scale), else an
             exact scale passed to ``fn`` as the keyword ``scale=`` (a float).
         empty_row: what fully masked rows must give: "error" refuses such masks; "zeros",

@@ -66,6 +66,31 @@ class CaseReport:
     def passed(self) -> bool:
         return self.verdict == "pass"
 
+    def stage(self, name: str) -> StageReport:
+        """The report of one stage ("weights" or "output"); KeyError if not measured."""
+        for stage in self.stages:
+            if stage.stage == name:
+                return stage
+        raise KeyError(name)
+
+    __getitem__ = stage
+
+    @property
+    def max_abs_error(self) -> float | None:
+        """The headline (first failing, else output) stage's largest error."""
+        head = self._headline()
+        return head.max_abs_error if head else None
+
+    @property
+    def max_ulp(self) -> float | None:
+        head = self._headline()
+        return head.max_ulp if head else None
+
+    @property
+    def bound(self) -> float | None:
+        head = self._headline()
+        return head.bound if head else None
+
     def _headline(self) -> StageReport | None:
         stages = {s.stage: s for s in self.stages}
         failing = [s for s in self.stages if not s.passed]

@@ -101,6 +101,21 @@ def _num(value) -> str:
     return f"{value:.3g}"
 
 
+def _as_case(case, number) -> Case:
+    """A Case from a Case, a (q, k, v[, mask[, scale]]) tuple or a dict of those names."""
+    if isinstance(case, Case):
+        return case
+    if isinstance(case, dict):
+        unknown = set(case) - {"name", "q", "k", "v", "mask", "scale"}
+        if unknown or not {"q", "k", "v"} <= set(case):
+            raise ImplementationError(f"cases[{number}]: a dict needs q, k, v (and optionally name, mask, scale), got {sorted(case)}")
+        return Case(case.get("name", f"case_{number}"), case["q"], case["k"], case["v"], case.get("mask"), case.get("scale"))
+    if isinstance(case, tuple) and 3 <= len(case) <= 5:
+        q, k, v, *rest = case
+        return Case(f"case_{number}", q, k, v, *rest)
+    raise ImplementationError(f"cases[{number}]: expected a Case, a (q, k, v, mask) tuple or a dict, got {type(case).__name__}")
+
+
 def takes_scale(fn) -> bool:
     """Whether ``fn`` accepts a ``scale`` keyword (then the explicit-scale cases run)."""
     try:
@@ -113,15 +128,15 @@ def takes_scale(fn) -> bool:
 def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
     """Hold ``fn`` to the exact result on the battery; diagnose the failures.
 
-    ``cases`` is the number of random cases added to the fixed ones, or a list of
-    :class:`~symbolic_attn.numerics.battery.Case` to run instead.
+    ``cases`` is the number of random cases added to the fixed ones, or a list of cases
+    to run instead: :class:`~symbolic_attn.numerics.battery.Case` objects, ``(q, k, v)``
+    or ``(q, k, v, mask)`` tuples, or dicts with those keys.
     """
     fmt = float_format(dtype)
     chosen = cases if isinstance(cases, (list, tuple)) else battery(cases, seed, empty_row=empty_row, takes_scale=takes_scale(fn))
     runs, explained = [], []
-    for case in chosen:
-        if not isinstance(case, Case):
-            raise ImplementationError(f"cases: expected Case objects or a number, got {type(case).__name__}")
+    for number, case in enumerate(chosen, start=1):
+        case = _as_case(case, number)
         run = run_case(fn, case.q, case.k, case.v, case.mask, scale=case.scale, dtype=fmt.name,
                        mask_convention=mask_convention, empty_row=empty_row, name=case.name)
         runs.append(run)
