@@ -80,3 +80,13 @@ def test_an_unexplained_failure_says_so():
     report = run_battery(noisy, cases=0)
     assert not report.passed and report.diagnosis == []
     assert "no known bug explains the failures" in report.table()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["mask_large_negative", "causal_misaligned"])
+def test_other_spellings_of_a_bug_get_the_same_id(name, dtype):
+    from impls import VARIANTS
+
+    with np.errstate(all="ignore"):
+        report = run_battery(VARIANTS[name], dtype=dtype, cases=4, empty_row="zeros")
+    assert report.diagnosis == [name]

@@ -126,3 +126,27 @@ BUGGY = {
     "keys_as_values": keys_as_values,
     "transposed_weights": transposed_weights,
 }
+
+
+def mask_large_negative_added(q, k, v, mask):
+    """The additive form: a bias of -1e9 on blocked keys (fine until scores are that large)."""
+    s = q @ k.T * _scale(q)
+    if mask is not None:
+        s = s + np.where(mask, 0, -1e9).astype(q.dtype)
+    w = _softmax(s)
+    return w @ v, w
+
+
+def causal_misaligned_bottom_right(q, k, v, mask):
+    """Spots a top-left causal mask and rebuilds it bottom-right aligned (a KV-cache path)."""
+    n, m = q.shape[0], k.shape[0]
+    if mask is not None and n != m and np.array_equal(mask, np.tril(np.ones((n, m), bool))):
+        mask = np.tril(np.ones((n, m), bool), m - n)
+    return correct(q, k, v, mask)
+
+
+#: Second spellings of some bugs, each diagnosed the same way.
+VARIANTS = {
+    "mask_large_negative": mask_large_negative_added,
+    "causal_misaligned": causal_misaligned_bottom_right,
+}
