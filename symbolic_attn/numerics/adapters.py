@@ -95,10 +95,10 @@ def from_convention(array, convention: str, *, n: int | None = None) -> Mask:
         return Mask.keep(grid.tolist())
     if convention == "block":
         return Mask.block(grid.tolist())
-    return Mask(tuple(tuple(_additive_entry(x, grid.dtype, i, j) for j, x in enumerate(row)) for i, row in enumerate(grid.tolist())))
+    return Mask(tuple(tuple(_additive_entry(x, i, j) for j, x in enumerate(row)) for i, row in enumerate(grid.tolist())))
 
 
-def _additive_entry(x, dtype, i, j) -> bool:
+def _additive_entry(x, i, j) -> bool:
     np = numpy()
     if x == 0:
         return True
