@@ -114,3 +114,19 @@ def test_correct_implementation_is_within_a_few_ulps_and_under_its_bound(dtype):
         assert stage.max_ulp < stage.bound_ulp
         assert stage.max_abs_error <= stage.bound
         assert stage.max_ulp < 20
+
+
+def test_log_sum_exp_softmax_is_reported_beyond_the_standard_bound_for_large_logits():
+    from impls import _masked, _scale
+    from symbolic_attn.testing import battery, run_battery
+
+    def via_logsumexp(q, k, v, mask):
+        s = _masked(q @ k.T * _scale(q), mask)
+        top = s.max(axis=-1, keepdims=True)
+        w = np.exp(s - (top + np.log(np.exp(s - top).sum(axis=-1, keepdims=True))))
+        return w @ v, w
+
+    large = [case for case in battery(0) if case.name == "large_scores"]
+    report = run_battery(via_logsumexp, dtype="float64", cases=large)
+    assert not report.passed and report.diagnosis == []
+    assert run_battery(via_logsumexp, dtype="float64", cases=[c for c in battery(0) if c.name == "basic"]).passed
