@@ -24,6 +24,8 @@ __all__ = [
     "PdfError",
     "StageError",
     "DigitsError",
+    "BackendError",
+    "ImplementationError",
 ]
 
 
@@ -94,6 +96,14 @@ class PdfError(SymbolicAttnError, RuntimeError):
 class DigitsError(SymbolicAttnError, ValueError):
     """A digit count (decimal places, significant digits, bits of precision) that is not a
     whole number in the allowed range."""
+
+
+class BackendError(SymbolicAttnError, RuntimeError):
+    """A numeric library the oracle needs (numpy) is missing, or a dtype it cannot use."""
+
+
+class ImplementationError(SymbolicAttnError, ValueError):
+    """An implementation under test that cannot be loaded or called (bad MODULE:FUNCTION)."""
 
 
 def shown(value, width: int = 40) -> str:

@@ -12,9 +12,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "symbolic_attn"
 
 #: Bottom to top.  A module may import its own layer and every layer before it.
-LAYERS = ["errors", "exact", "render", "model", "proofs", "grading", "notes", "cli"]
+LAYERS = ["errors", "exact", "render", "model", "proofs", "grading", "numerics", "notes", "cli"]
 #: Top-level modules that sit above everything (the public API and ``python -m``).
-API = {"__init__", "__main__"}
+API = {"__init__", "__main__", "testing", "strategies"}
 
 
 def _layer_of(module: str) -> str | None:

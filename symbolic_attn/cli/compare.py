@@ -1,0 +1,123 @@
+"""``symbolic-attn compare MODULE:FUNCTION``: hold a numeric implementation to the exact result.
+
+This is the one command that runs code: the function the user names, on the user's
+explicit request.  ``MODULE`` is a dotted module name (found from the current directory
+first) or a path to a ``.py`` file; ``FUNCTION`` is called as ``fn(q, k, v, mask)``.
+
+Exit status: 0 when every case is within the dtype's bounds, 1 otherwise, 2 when the
+function cannot be loaded (one line on stderr).
+"""
+
+import importlib
+import importlib.util
+import os
+import re
+import sys
+import warnings
+from pathlib import Path
+
+from symbolic_attn.errors import ImplementationError, shown
+from symbolic_attn.model.masks import EMPTY_ROW_POLICIES
+from symbolic_attn.numerics.adapters import CONVENTIONS
+from symbolic_attn.numerics.backends import FORMATS
+from symbolic_attn.numerics.battery import MAX_RANDOM
+from symbolic_attn.numerics.suite import run_battery
+
+__all__ = ["add_parser", "run", "load_function"]
+
+_DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def add_parser(subparsers):
+    """Register the ``compare`` subcommand; its handler returns the exit status."""
+    parser = subparsers.add_parser(
+        "compare",
+        help="test a numeric attention implementation against the exact result",
+        description="Run the battery of exact cases through MODULE:FUNCTION (called as fn(q, k, v, mask)), "
+        "hold every stage to the float error bound of the dtype, and name the classic bug it has.",
+    )
+    parser.add_argument("target", metavar="MODULE:FUNCTION", help="e.g. mypackage.attn:attention or path/to/file.py:attention")
+    parser.add_argument("--dtype", choices=tuple(FORMATS), default="float32", help="input dtype (default: float32)")
+    parser.add_argument("--cases", type=_count, default=8, metavar="N", help=f"random cases besides the fixed ones (0..{MAX_RANDOM}, default 8)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random cases (default 0)")
+    parser.add_argument("--mask-convention", choices=tuple(CONVENTIONS), default="keep",
+                        help="how the function receives the mask: keep (True = attend), block (True = blocked), "
+                        "additive (0 / -inf), additive_min (0 / finfo.min)")
+    parser.add_argument("--empty-row", choices=tuple(EMPTY_ROW_POLICIES), default="error",
+                        help="what a fully masked row must give (default error: no such case is run)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def _count(text):
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)!r}") from None
+    if not 0 <= value <= MAX_RANDOM:
+        raise argparse.ArgumentTypeError(f"expected 0..{MAX_RANDOM}, got {value}")
+    return value
+
+
+def load_function(target: str):
+    """The callable named by ``MODULE:FUNCTION`` (imports the module: runs its code)."""
+    if target.count(":") != 1:
+        raise ImplementationError(f"expected MODULE:FUNCTION, got {shown(target)!r}")
+    module_name, function_name = target.split(":")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", function_name):
+        raise ImplementationError(f"{shown(target)!r}: {shown(function_name)!r} is not a function name")
+    if module_name.endswith(".py"):
+        module = _load_file(Path(module_name), target)
+    elif _DOTTED.match(module_name):
+        module = _import(module_name, target)
+    else:
+        raise ImplementationError(f"{shown(target)!r}: {shown(module_name)!r} is neither a module name nor a .py file")
+    function = getattr(module, function_name, None)
+    if function is None:
+        raise ImplementationError(f"{shown(target)!r}: module {module_name} has no attribute {function_name}")
+    if not callable(function):
+        raise ImplementationError(f"{shown(target)!r}: {function_name} is a {type(function).__name__}, not a function")
+    return function
+
+
+def _import(name, target):
+    cwd = os.getcwd()
+    added = cwd not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+    try:
+        return importlib.import_module(name)
+    except Exception as error:  # the user's module: any failure to import is reported
+        raise ImplementationError(f"{shown(target)!r}: cannot import {name}: {type(error).__name__}: {shown(str(error), 120)}") from None
+    finally:
+        if added:
+            sys.path.remove(cwd)
+
+
+def _load_file(path: Path, target):
+    if not path.is_file():
+        raise ImplementationError(f"{shown(target)!r}: no such file {shown(str(path))}")
+    name = "_symbolic_attn_compare_" + re.sub(r"\W", "_", path.stem)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:  # the user's file
+        raise ImplementationError(f"{shown(target)!r}: cannot load {shown(str(path))}: {type(error).__name__}: {shown(str(error), 120)}") from None
+    return module
+
+
+def run(args) -> int:
+    """Load the function, run the battery, print; 0 when every case passes, else 1."""
+    function = load_function(args.target)
+    with warnings.catch_warnings():
+        # The implementation's own warnings (overflow in exp...) are part of what is
+        # being tested; the report says what went wrong.
+        warnings.simplefilter("ignore")
+        report = run_battery(function, dtype=args.dtype, cases=args.cases, seed=args.seed,
+                             mask_convention=args.mask_convention, empty_row=args.empty_row)
+    sys.stdout.write(report.to_json() if args.format == "json" else report.table())
+    return 0 if report.passed else 1

@@ -1,0 +1,14 @@
+"""Numerics: numeric attention implementations held against the exact result.
+
+Owns: the oracle for float implementations (numpy, JAX, PyTorch or a student's own):
+finding array libraries without importing them eagerly (:mod:`.backends`), the mask
+conventions of the libraries both ways (:mod:`.adapters`), the float error bounds per
+dtype (:mod:`.bounds`), certified comparison and reports (:mod:`.compare`), the battery of
+cases (:mod:`.battery`), naming the classic bug (:mod:`.diagnose`) and Hypothesis
+strategies (:mod:`.strategies`).  The public faces are :mod:`symbolic_attn.testing` and
+:mod:`symbolic_attn.strategies`.
+
+May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
+:mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`, :mod:`symbolic_attn.proofs`,
+:mod:`symbolic_attn.grading`.  Never numpy, JAX or PyTorch at import time.
+"""

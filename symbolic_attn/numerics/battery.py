@@ -1,0 +1,156 @@
+r"""The battery: cases that catch the classic bugs of attention implementations.
+
+Every input is a small dyadic rational, exactly representable in float32, so the float
+arrays an implementation receives *are* the exact inputs.  Fixed cases (one idea each)
+come first, then ``random`` cases drawn from ``seed``:
+
+==========================  ====================================================
+case                        catches
+==========================  ====================================================
+``basic``                   scale (d_k = 2: 1/sqrt 2), axis, transposition
+``cross_attention``         n != m and d_v != d_k (shapes; keys used as values)
+``causal``                  causal masks, mask polarity
+``causal_top_left``         n != m, first query sees the first key (torch is_causal)
+``causal_bottom_right``     n != m, last query sees every key (a KV cache)
+``padding``                 a key padding mask (Hugging Face attention_mask)
+``causal_padding``          both at once
+``ties``                    equal scores: weights split evenly
+``large_scores``            scaled scores near 1000: exp overflows without max subtraction
+``large_negative_scores``   real scores below -1e9: a -1e9 "mask" lets blocked keys win
+``large_positive_scores``   blocked scores 2e9 above the rest: adding -1e9 does not mask
+``tiny_scale``              scaled scores near 2^-40 (weights nearly uniform)
+``huge_scale``              scaled scores near 2^20 (one-hot weights)
+``fully_masked_row``        a row with no allowed key (only with a declared policy)
+``explicit_scale_*``        a given scale 2^-20 / 2^10 (only when fn takes ``scale=``)
+==========================  ====================================================
+
+>>> names = [case.name for case in battery(random=2, seed=0)]
+>>> names[:3], names[-2:]
+(['basic', 'cross_attention', 'causal'], ['random_1', 'random_2'])
+>>> "fully_masked_row" in [case.name for case in battery(random=0, empty_row="zeros")]
+True
+"""
+
+from __future__ import annotations
+
+import random as _random
+from dataclasses import dataclass
+from fractions import Fraction
+
+from symbolic_attn.errors import ShapeError
+from symbolic_attn.model.masks import Mask
+
+__all__ = ["Case", "battery", "random_case", "MAX_RANDOM"]
+
+#: The most random cases one battery may hold (each costs exact arithmetic).
+MAX_RANDOM = 200
+
+
+@dataclass(frozen=True)
+class Case:
+    """One attention case: exact inputs, the mask (None = no mask) and the scale
+    (None = 1/sqrt(d_k), the implementation's own default)."""
+
+    name: str
+    q: tuple
+    k: tuple
+    v: tuple
+    mask: Mask | None = None
+    scale: Fraction | None = None
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        return len(self.q), len(self.k), len(self.q[0]), len(self.v[0])
+
+    def blocked(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(rows, cols) of the blocked positions, 0-based (numpy's ``nonzero`` layout)."""
+        if self.mask is None:
+            return (), ()
+        pairs = [(i, j) for i, row in enumerate(self.mask.allowed) for j, ok in enumerate(row) if not ok]
+        return tuple(i for i, _ in pairs), tuple(j for _, j in pairs)
+
+
+def _m(rows, factor=Fraction(1)) -> tuple:
+    return tuple(tuple(Fraction(x) * factor for x in row) for row in rows)
+
+
+def _fixed(empty_row: str, takes_scale: bool) -> list[Case]:
+    X = [[1, 0], [0, 1], [1, 1]]
+    big = Fraction(2) ** 15
+    cases = [
+        Case("basic", _m([[1, 2], [-1, 1], [2, 0]]), _m(X), _m([[2, 0], [0, 2], [1, 3]])),
+        Case("cross_attention", _m([[1, 0, 2], [0, -1, 1]]), _m([[1, 1, 0], [0, 2, 1], [-1, 0, 1], [2, 1, 1]]),
+             _m([[1, 0, 2, -1, 3], [0, 1, 1, 2, -2], [3, -1, 0, 1, 1], [-2, 2, 1, 0, 1]], Fraction(1, 2))),
+        Case("causal", _m([[1, 0, 1, 2], [0, 1, -1, 1], [2, 1, 0, 0], [1, 1, 1, -1]]),
+             _m([[0, 1, 1, 1], [1, 0, 2, 0], [1, -1, 0, 1], [2, 1, 1, 0]]),
+             _m([[1, 2], [3, -1], [0, 4], [-2, 1]]), Mask.causal(4)),
+        Case("causal_top_left", _m([[1, 2, 0], [0, 1, 1], [2, -1, 1]]),
+             _m([[1, 0, 1], [0, 1, 0], [1, 1, -1], [2, 0, 1], [-1, 1, 1]]),
+             _m([[1, 0], [0, 1], [2, 2], [-1, 3], [1, -2]]), Mask.causal(3, 5)),
+        Case("causal_bottom_right", _m([[1, 2, 0], [0, 1, 1], [2, -1, 1]]),
+             _m([[1, 0, 1], [0, 1, 0], [1, 1, -1], [2, 0, 1], [-1, 1, 1]]),
+             _m([[1, 0], [0, 1], [2, 2], [-1, 3], [1, -2]]), Mask.causal(3, 5, offset=2)),
+        Case("padding", _m([[1, 1], [2, -1], [0, 1]]), _m([[1, 0], [0, 1], [1, 1], [3, 1]]),
+             _m([[1, 2, 0], [0, 1, 1], [4, 0, 2], [2, 2, 2]]), Mask.padding(3, 4, valid=2)),
+        Case("causal_padding", _m([[1, 2], [-1, 1], [2, 0], [1, 1]]), _m([[1, 0], [0, 1], [1, 1], [2, -1]]),
+             _m([[2, 0], [0, 2], [1, 3], [5, 1]]), Mask.causal(4) & Mask.padding(4, 4, valid=3)),
+        Case("ties", _m([[1, 1], [0, 0], [2, 2]]), _m([[1, 0], [0, 1], [1, 0]]), _m([[1, 2], [3, 4], [5, 8]])),
+        # d_k = 4: the scale is exactly 1/2, so the scaled scores are exact in float32.
+        Case("large_scores", _m([[40, 0, 0, 0], [0, 36, 0, 0]]), _m([[50, 0, 0, 0], [49, 1, 0, 0], [0, 50, 0, 0]]),
+             _m([[1, 0], [0, 1], [1, 1]])),
+        Case("large_negative_scores", _m([[-big, 0, 0, 0], [big, 0, 0, 0]]),
+             _m([[big * 2 ** 2, 0, 0, 0], [big * 2 ** 2 + 2 ** 8, 0, 0, 0], [0, 0, 0, 0]]),
+             _m([[1, 0], [0, 1], [1, 1]]), Mask.keep([[1, 1, 0], [1, 1, 0]])),
+        Case("large_positive_scores", _m([[big, 0, 0, 0], [big, 1, 0, 0]]),
+             _m([[big * 6, 0, 0, 0], [big * 2, 0, 0, 0], [big * 2 - 2 ** 8, 0, 0, 0]]),
+             _m([[1, 0], [0, 1], [1, 1]]), Mask.keep([[0, 1, 1], [0, 1, 1]])),
+        Case("tiny_scale", _m([[1, 2], [3, -1]], Fraction(1, 2 ** 20)), _m([[1, 0], [0, 1], [1, 1]], Fraction(1, 2 ** 20)),
+             _m([[1, 2], [3, 4], [5, 6]])),
+        Case("huge_scale", _m([[1, 2], [3, -1]], Fraction(2 ** 10)), _m([[1, 0], [0, 1], [1, 1]], Fraction(2 ** 10)),
+             _m([[1, 2], [3, 4], [5, 6]])),
+    ]
+    if empty_row != "error":
+        cases.append(Case("fully_masked_row", _m([[1, 2], [-1, 1], [2, 0]]), _m(X), _m([[2, 0], [0, 2], [1, 3]]),
+                          Mask.keep([[1, 0, 1], [0, 0, 0], [1, 1, 0]])))
+    if takes_scale:
+        for label, scale in (("tiny", Fraction(1, 2 ** 20)), ("huge", Fraction(2 ** 10))):
+            cases.append(Case(f"explicit_scale_{label}", _m([[1, 2], [-1, 1]]), _m(X), _m([[2, 0], [0, 2], [1, 3]]),
+                              Mask.causal(2, 3, offset=1), scale))
+    return cases
+
+
+def random_case(rng: _random.Random, name: str) -> Case:
+    """Small shapes, entries k/4 with |k| <= 8, and a mask (none, causal, padding or
+    random) that leaves every query at least one key."""
+    n, m, d_k, d_v = (rng.randint(1, 5) for _ in range(4))
+
+    def matrix(rows, cols):
+        return tuple(tuple(Fraction(rng.randint(-8, 8), 4) for _ in range(cols)) for _ in range(rows))
+
+    kind = rng.choice(["none", "causal", "padding", "random"])
+    if kind == "none":
+        mask = None
+    elif kind == "causal":
+        mask = Mask.causal(n, m, offset=rng.choice([0, max(m - n, 0)]))
+        if mask.empty_rows():
+            mask = Mask.causal(n, m, offset=m - 1)
+    elif kind == "padding":
+        mask = Mask.padding(n, m, valid=rng.randint(1, m))
+    else:
+        grid = [[rng.random() < 0.6 for _ in range(m)] for _ in range(n)]
+        for row in grid:
+            row[rng.randrange(m)] = True
+        mask = Mask.keep(grid)
+    return Case(name, matrix(n, d_k), matrix(m, d_k), matrix(m, d_v), mask)
+
+
+def battery(random: int = 8, seed: int = 0, *, empty_row: str = "error", takes_scale: bool = False) -> list[Case]:
+    """The fixed cases, then ``random`` random exact cases from ``seed``.
+
+    A fully masked row is included only when ``empty_row`` declares a policy; cases with
+    a given scale only when the implementation accepts ``scale=`` (``takes_scale``).
+    """
+    if not isinstance(random, int) or isinstance(random, bool) or not 0 <= random <= MAX_RANDOM:
+        raise ShapeError(f"the number of random cases must be a whole number in 0..{MAX_RANDOM}, got {random!r}")
+    rng = _random.Random(seed)
+    return _fixed(empty_row, takes_scale) + [random_case(rng, f"random_{i}") for i in range(1, random + 1)]

@@ -1,0 +1,154 @@
+r"""Run the battery against an implementation: reports, diagnosis, a pytest assertion.
+
+>>> import numpy as np
+>>> def attend(q, k, v, mask):
+...     s = q @ k.T / np.sqrt(np.asarray(q.shape[-1], dtype=q.dtype))
+...     s = np.where(mask, s, -np.inf) if mask is not None else s
+...     w = np.exp(s - s.max(axis=-1, keepdims=True))
+...     return (w / w.sum(axis=-1, keepdims=True)) @ v
+>>> report = run_battery(attend, cases=2)
+>>> report.passed, report.diagnosis
+(True, [])
+>>> def forgot(q, k, v, mask):
+...     return attend(q * np.sqrt(np.asarray(q.shape[-1], dtype=q.dtype)), k, v, mask)
+>>> run_battery(forgot, cases=0).diagnosis
+['missing_scale']
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from dataclasses import dataclass
+
+from symbolic_attn.errors import ImplementationError
+from symbolic_attn.numerics.backends import float_format
+from symbolic_attn.numerics.battery import Case, battery
+from symbolic_attn.numerics.compare import CaseReport, run_case
+from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain
+
+__all__ = ["BatteryReport", "run_battery", "assert_attention_close", "takes_scale"]
+
+
+@dataclass(frozen=True)
+class BatteryReport:
+    """Every case's report, whether all passed, and the bugs that explain the failures."""
+
+    dtype: str
+    cases: tuple[CaseReport, ...]
+    explained: tuple[tuple[str, ...], ...]  # per case, the bug ids that explain it
+    diagnosed: tuple[str, ...] = ()  # the bugs that explain the failures (see diagnose.diagnosis)
+    mask_convention: str = "keep"
+    empty_row: str = "error"
+
+    @property
+    def passed(self) -> bool:
+        return all(case.passed for case in self.cases)
+
+    @property
+    def diagnosis(self) -> list[str]:
+        """The diagnosis ids, in the order of :data:`~symbolic_attn.numerics.diagnose.DIAGNOSES`."""
+        return list(self.diagnosed)
+
+    def to_dict(self) -> dict:
+        return {
+            "passed": self.passed,
+            "dtype": self.dtype,
+            "mask_convention": self.mask_convention,
+            "empty_row": self.empty_row,
+            "cases": [dict(case.to_dict(), explained_by=list(ids)) for case, ids in zip(self.cases, self.explained)],
+            "diagnosis": list(self.diagnosis),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False) + "\n"
+
+    def table(self) -> str:
+        """One line per case: shape, mask, the headline error, the bound, the verdict."""
+        header = f"{'case':24} {'n':>2} {'m':>2} {'d_k':>3} {'d_v':>3}  {'mask':22} {'max error':>10} {'ulp':>9} {'bound':>10}  verdict"
+        lines = [header, "-" * len(header)]
+        for case, ids in zip(self.cases, self.explained):
+            row = case.to_dict()
+            error, ulps, bound = (_num(row[key]) for key in ("max_abs_error", "max_ulp", "bound"))
+            verdict = case.verdict + (f" ({', '.join(ids)})" if ids else "")
+            lines.append(f"{case.name:24} {row['n']:>2} {row['m']:>2} {row['d_k']:>3} {row['d_v']:>3}  "
+                         f"{row['mask'][:22]:22} {error:>10} {ulps:>9} {bound:>10}  {verdict}")
+        failed = [c for c in self.cases if not c.passed]
+        lines.append("")
+        lines.append(f"{len(self.cases) - len(failed)} of {len(self.cases)} cases within the {self.dtype} bounds"
+                     + (": PASS" if not failed else ": FAIL"))
+        for case in failed:
+            lines.append("")
+            lines.append(str(case))
+        if self.diagnosis:
+            lines.append("")
+            lines.append("diagnosis:")
+            lines.extend(f"  {name}: {DIAGNOSES[name]}" for name in self.diagnosis)
+        elif failed:
+            lines.append("")
+            lines.append("diagnosis: no known bug explains the failures")
+        return "\n".join(lines) + "\n"
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _num(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return f"{value:.3g}"
+
+
+def _as_case(case, number) -> Case:
+    """A Case from a Case, a (q, k, v[, mask[, scale]]) tuple or a dict of those names."""
+    if isinstance(case, Case):
+        return case
+    if isinstance(case, dict):
+        unknown = set(case) - {"name", "q", "k", "v", "mask", "scale"}
+        if unknown or not {"q", "k", "v"} <= set(case):
+            raise ImplementationError(f"cases[{number}]: a dict needs q, k, v (and optionally name, mask, scale), got {sorted(case)}")
+        return Case(case.get("name", f"case_{number}"), case["q"], case["k"], case["v"], case.get("mask"), case.get("scale"))
+    if isinstance(case, tuple) and 3 <= len(case) <= 5:
+        q, k, v, *rest = case
+        return Case(f"case_{number}", q, k, v, *rest)
+    raise ImplementationError(f"cases[{number}]: expected a Case, a (q, k, v, mask) tuple or a dict, got {type(case).__name__}")
+
+
+def takes_scale(fn) -> bool:
+    """Whether ``fn`` accepts a ``scale`` keyword (then the explicit-scale cases run)."""
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "scale" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
+    """Hold ``fn`` to the exact result on the battery; diagnose the failures.
+
+    ``cases`` is the number of random cases added to the fixed ones, or a list of cases
+    to run instead: :class:`~symbolic_attn.numerics.battery.Case` objects, ``(q, k, v)``
+    or ``(q, k, v, mask)`` tuples, or dicts with those keys.
+    """
+    fmt = float_format(dtype)
+    chosen = cases if isinstance(cases, (list, tuple)) else battery(cases, seed, empty_row=empty_row, takes_scale=takes_scale(fn))
+    runs, explained = [], []
+    for number, case in enumerate(chosen, start=1):
+        case = _as_case(case, number)
+        run = run_case(fn, case.q, case.k, case.v, case.mask, scale=case.scale, dtype=fmt.name,
+                       mask_convention=mask_convention, empty_row=empty_row, name=case.name)
+        runs.append(run)
+        explained.append(explain(run, fmt.name))
+    return BatteryReport(fmt.name, tuple(run.report for run in runs), tuple(tuple(found) for found in explained),
+                         tuple(diagnosis(runs, explained, fmt.name)), mask_convention, empty_row)
+
+
+def assert_attention_close(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
+    """For a pytest suite: raise ``AssertionError`` (with the table and the diagnosis)
+    unless every case of the battery is within the ``dtype`` bounds of the exact result."""
+    report = run_battery(fn, dtype=dtype, cases=cases, seed=seed, mask_convention=mask_convention, empty_row=empty_row)
+    if not report.passed:
+        raise AssertionError("attention implementation outside the exact error bounds\n" + report.table())
+    return report

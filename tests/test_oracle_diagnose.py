@@ -1,0 +1,92 @@
+"""Diagnosis: every buggy implementation gets its own id; correct ones get none."""
+
+import numpy as np
+import pytest
+
+from symbolic_attn.numerics.battery import battery
+from symbolic_attn.testing import DIAGNOSES, assert_attention_close, run_battery
+
+from impls import BUGGY, correct, correct_output_only, correct_uniform
+
+DTYPES = ["float32", "float64"]
+
+
+def test_every_diagnosis_id_has_a_buggy_implementation():
+    assert list(BUGGY) == list(DIAGNOSES)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", list(BUGGY), ids=list(BUGGY))
+def test_each_bug_is_diagnosed(name, dtype):
+    with np.errstate(all="ignore"):
+        report = run_battery(BUGGY[name], dtype=dtype, cases=4, empty_row="zeros")
+    assert not report.passed
+    assert report.diagnosis == [name]
+
+
+@pytest.mark.parametrize("name", [n for n in BUGGY if n not in ("transposed_weights",)], ids=lambda n: n)
+def test_bugs_are_diagnosed_from_the_output_alone(name):
+    def output_only(q, k, v, mask):
+        return BUGGY[name](q, k, v, mask)[0]
+
+    with np.errstate(all="ignore"):
+        assert run_battery(output_only, cases=2, empty_row="zeros").diagnosis == [name]
+
+
+def test_transposed_weights_from_the_output_alone():
+    def output_only(q, k, v, mask):
+        return BUGGY["transposed_weights"](q, k, v, mask)[0]
+
+    assert "transposed_weights" in run_battery(output_only, cases=2, empty_row="zeros").diagnosis
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fn,policy", [(correct, "zeros"), (correct_output_only, "error"), (correct_uniform, "uniform")],
+                         ids=["zeros", "output-only", "uniform"])
+def test_correct_implementations_pass_with_no_diagnosis(fn, policy, dtype):
+    report = run_battery(fn, dtype=dtype, cases=6, seed=3, empty_row=policy)
+    assert report.passed, report.table()
+    assert report.diagnosis == []
+
+
+def test_the_battery_holds_the_classic_cases():
+    names = {case.name for case in battery(0, empty_row="nan", takes_scale=True)}
+    assert {"causal", "causal_top_left", "causal_bottom_right", "padding", "cross_attention", "ties", "large_scores",
+            "large_negative_scores", "large_positive_scores", "fully_masked_row", "tiny_scale", "huge_scale",
+            "explicit_scale_tiny", "explicit_scale_huge"} <= names
+    shapes = {case.name: case.shape for case in battery(0)}
+    n, m, d_k, d_v = shapes["cross_attention"]
+    assert n != m and d_k != d_v
+
+
+def test_random_cases_depend_on_the_seed_only():
+    assert battery(5, seed=1) == battery(5, seed=1)
+    assert battery(5, seed=1) != battery(5, seed=2)
+    for case in battery(30, seed=7):
+        assert case.mask is None or not case.mask.empty_rows()
+
+
+def test_assert_attention_close_raises_with_the_table_and_diagnosis():
+    assert assert_attention_close(correct, dtype="float64", cases=2).passed
+    with pytest.raises(AssertionError, match=r"(?s)^attention implementation outside.*diagnosis:\n  missing_scale"):
+        assert_attention_close(BUGGY["missing_scale"], cases=1)
+
+
+def test_an_unexplained_failure_says_so():
+    def noisy(q, k, v, mask):
+        out, w = correct(q, k, v, mask)
+        return out + 1e-3, w
+
+    report = run_battery(noisy, cases=0)
+    assert not report.passed and report.diagnosis == []
+    assert "no known bug explains the failures" in report.table()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["mask_large_negative", "causal_misaligned"])
+def test_other_spellings_of_a_bug_get_the_same_id(name, dtype):
+    from impls import VARIANTS
+
+    with np.errstate(all="ignore"):
+        report = run_battery(VARIANTS[name], dtype=dtype, cases=4, empty_row="zeros")
+    assert report.diagnosis == [name]
