@@ -1,10 +1,13 @@
 r"""Diagnosis: which known mistake reproduces a wrong claimed number.
 
 Exact arithmetic makes a diagnosis unambiguous: recompute the exercise under a mistake and
-judge the claim again, by the same rule.  Every mistake is a **variant of the one
-attention core** (:func:`symbolic_attn.model.attention.attention`): a different ``scale``,
-``masking``, ``axis``, mask or value matrix -- never a second implementation.  The rounding
-mistakes continue the core's own intermediate results after rounding them.
+judge the claim again, by the same rule.  Every mistake is a **setting of the one attention
+core**, run by the exercise itself (:meth:`Exercise.compute
+<symbolic_attn.grading.exercise.Exercise.compute>`): a different ``scale``, ``masking``,
+``axis``, mask or value matrix -- never a second implementation.  The rounding mistakes
+continue the core's own intermediate results after rounding them; ``transposed`` and
+``decimal_point`` are mistakes in writing the right result down.  Entries are found in a
+variant's trace with the one helper, :func:`symbolic_attn.model.trace.select`.
 
 Ids (as in the grading rubric):
 
@@ -12,14 +15,20 @@ Ids (as in the grading rubric):
 ``unscaled``                      1/sqrt(d_k) forgotten (``scale="none"``)
 ``scaled_by_dk``                  divided by d_k instead of sqrt(d_k)
 ``scaled_twice``                  the scale applied twice (``scale = s**2``)
+``wrong_scale``                   1/sqrt(d_k) used where the exercise gives another scale,
+                                  or multiplied by sqrt(d_k) instead of dividing
+``mask_ignored``                  the mask left out altogether
 ``zeroed_not_renormalized``       softmax over all keys, blocked weights then zeroed
 ``mask_score_zero``               blocked *scores* set to 0 (exp(0) = 1 stays)
 ``mask_inverted``                 keep/block polarity swapped (``mask.inverted()``)
 ``mask_shifted``                  causal mask off by one, either way (offset +-1)
 ``softmax_columns``               normalized over queries (``axis="queries"``)
 ``keys_as_values``                K used where V belongs
+``transposed``                    the right matrix, written transposed
+``decimal_point``                 the right numbers off by a power of ten (10^-3 .. 10^3)
 ``rounded_intermediates``         scaled scores or weights rounded to 1-4 decimals, then continued
-``forced_row_sum``                rounded weights adjusted so that each row sums to 1
+``forced_row_sum``                rounded weights adjusted so that each row sums to 1 (only
+                                  when the adjustment changed what was claimed)
 ``follows_from_claimed``          follows exactly from the solution's own earlier claims
 ================================  ===================================================
 
@@ -44,60 +53,66 @@ weights, as PyTorch's scaled_dot_product_attention does.
 """
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import sympy
 
-from symbolic_attn.model.attention import attention, attention_from_scores
-from symbolic_attn.grading.claims import judge_values, select
 from symbolic_attn.errors import SymbolicAttnError
-from symbolic_attn.model.masks import Mask
 from symbolic_attn.exact.parse import exact_decimal
+from symbolic_attn.grading.claims import all_pass
+from symbolic_attn.grading.view import StageView
+from symbolic_attn.model.masks import Mask
+from symbolic_attn.model.trace import select
 
-__all__ = ["MISTAKES", "Diagnoser", "compute"]
+__all__ = ["MISTAKES", "Diagnoser", "Candidate"]
 
 MISTAKES = {
     "unscaled": "1/sqrt(d_k) forgotten",
     "scaled_by_dk": "divided by d_k instead of sqrt(d_k)",
     "scaled_twice": "scaled twice",
+    "wrong_scale": "the wrong scale",
+    "mask_ignored": "the mask left out",
     "zeroed_not_renormalized": "blocked weights zeroed after softmax, not renormalized",
     "mask_score_zero": "blocked scores set to 0 instead of removed",
     "mask_inverted": "mask polarity swapped (keep/block)",
     "mask_shifted": "causal mask off by one",
     "softmax_columns": "softmax over the wrong axis (columns)",
     "keys_as_values": "keys used as values",
+    "transposed": "the matrix written transposed",
+    "decimal_point": "decimal point misplaced",
     "rounded_intermediates": "computed from rounded intermediates",
     "forced_row_sum": "rounded weights forced to sum to 1",
     "follows_from_claimed": "follows from the solution's own earlier claim",
 }
 _ROUNDINGS = (1, 2, 3, 4)
+_POWERS = (-3, -2, -1, 1, 2, 3)
 _PIPELINE = ("query", "key", "value", "scores", "scaled", "weights", "output")
-_KEEP = object()
-
-
-def compute(spec, *, mask=_KEEP, scale=_KEEP, value=None, scores=None, **options):
-    """Run the one core on an exercise's ``[attention]``, with some settings changed."""
-    mask = spec.mask if mask is _KEEP else mask
-    value = spec.value if value is None else value
-    if scores is not None or spec.scores is not None:
-        use = spec.scores if scores is None else scores
-        return attention_from_scores(use, value, mask, scale="none" if scale is _KEEP else scale, **options)
-    return attention(spec.query, spec.key, value, mask, spec.scale if scale is _KEEP else scale, **options)
 
 
 @dataclass
 class Candidate:
-    """One recomputation under a mistake; ``overrides`` replace stages of ``result``."""
+    """One variant under a mistake: a core result, with stages overridden or transformed.
+
+    ``overrides`` replace stages of ``result`` by exact matrices; ``transform`` (optional)
+    is ``(transpose, factor)`` applied to every stage as written down.  A candidate with a
+    ``baseline`` counts only when the baseline does not reproduce the claim too (the
+    forced row sum must have changed something).
+    """
 
     mistake: str
     detail: str
     result: object = None
     overrides: dict = field(default_factory=dict)
+    transform: tuple = (False, 1)
+    baseline: "Candidate | None" = None
+
+    def view(self) -> StageView:
+        if "_view" not in self.__dict__:
+            self.__dict__["_view"] = StageView(self.result, self.overrides, *self.transform)
+        return self.__dict__["_view"]
 
     def matrix(self, quantity: str):
-        if quantity in self.overrides:
-            return self.overrides[quantity]
-        return getattr(self.result, quantity)
+        """The exact stage (built: for tests and follow-through only)."""
+        return self.view().exact(quantity)
 
 
 class Diagnoser:
@@ -106,38 +121,46 @@ class Diagnoser:
     def __init__(self, exercise, result=None):
         self.exercise = exercise
         self.spec = exercise.attention
-        self.result = result if result is not None else compute(self.spec)
+        self.result = result if result is not None else exercise.compute()
+        self._cache = {}
 
     def diagnose(self, claim) -> list:
         """Every mistake id under which the claim passes by its own rule (sorted as MISTAKES)."""
-        found = []
-        for candidate in self.candidates(claim):
-            if candidate.mistake in found:
-                continue
-            if self._reproduces(candidate, claim):
-                found.append(candidate.mistake)
+        found = {mistake for mistake, _ in self.details(claim)}
         return sorted(found, key=list(MISTAKES).index)
 
     def details(self, claim) -> list:
         """(id, detail) of every reproducing candidate, e.g. "weights rounded to 3 decimals"."""
-        return [(c.mistake, c.detail) for c in self.candidates(claim) if self._reproduces(c, claim)]
+        out, seen = [], set()
+        for candidate in self.candidates(claim):
+            if candidate.mistake in seen:
+                continue
+            if self.reproduces(candidate, claim):
+                out.append((candidate.mistake, candidate.detail))
+                seen.add(candidate.mistake)
+        return out
 
-    def _reproduces(self, candidate, claim) -> bool:
+    def reproduces(self, candidate, claim) -> bool:
+        """Whether the claim passes, by its own rule, against the candidate's stage."""
+        if not self._passes(candidate, claim):
+            return False
+        return candidate.baseline is None or not self._passes(candidate.baseline, claim)
+
+    @staticmethod
+    def _passes(candidate, claim) -> bool:
         try:
-            matrix = candidate.matrix(claim.quantity)
-            if matrix is None:
-                return False
-            values, _ = select(matrix, claim.row, claim.col)
-            verdicts = judge_values(values, claim.claimed, claim.rule)
-        except (SymbolicAttnError, IndexError, ValueError):
+            view = candidate.view()
+            selection = select(view, claim.quantity, claim.row, claim.col)
+            balls = view.balls(claim.quantity, selection.positions)
+            return all_pass(selection.entries, claim.claimed, claim.rule, balls)
+        except (SymbolicAttnError, ZeroDivisionError):
             return False  # a variant that cannot be computed reproduces nothing
-        return all(verdict.ok for verdict in verdicts)
 
     # -- the variants -------------------------------------------------------------------
 
     def candidates(self, claim):
         """All variants relevant to the claim's quantity, cheapest first."""
-        stage = _PIPELINE.index(claim.quantity)
+        stage = _PIPELINE.index(claim.quantity) if claim.quantity in _PIPELINE else len(_PIPELINE)
         if stage >= _PIPELINE.index("scaled"):
             yield from self._scale_variants()
         if stage >= _PIPELINE.index("weights"):
@@ -147,19 +170,19 @@ class Diagnoser:
             yield from self._rounding_variants(claim.quantity)
         if claim.quantity == "output" and self.spec.key is not None and self.spec.key.shape == self.spec.value.shape:
             yield from self._cached("kv", lambda: [Candidate("keys_as_values", "K used as V", self._run(value=self.spec.key))])
+        yield from self._written_variants(claim)
         yield from self._follow_through(claim)
 
     def _cached(self, name, build):
-        cache = self.__dict__.setdefault("_cache", {})
-        if name not in cache:
+        if name not in self._cache:
             try:
-                cache[name] = list(build())
+                self._cache[name] = list(build())
             except SymbolicAttnError:
-                cache[name] = []
-        return cache[name]
+                self._cache[name] = []
+        return self._cache[name]
 
     def _run(self, **changes):
-        return compute(self.spec, **changes)
+        return self.exercise.compute(**changes)
 
     def _scale_variants(self):
         spec = self.spec
@@ -167,6 +190,7 @@ class Diagnoser:
             return []
         d_k = spec.query.cols
         scale = self.result.scale
+        textbook = 1 / sympy.sqrt(d_k)
 
         def build():
             out = []
@@ -176,25 +200,34 @@ class Diagnoser:
                 out.append(Candidate("scaled_by_dk", "divided by d_k", self._run(scale=sympy.Rational(1, d_k))))
             if scale != 1:
                 out.append(Candidate("scaled_twice", "scaled twice", self._run(scale=scale**2)))
+            if scale != textbook:
+                out.append(Candidate("wrong_scale", f"1/sqrt(d_k) = {sympy.sstr(textbook)} used instead of the given "
+                                     f"{sympy.sstr(scale)}", self._run(scale=textbook)))
+            elif d_k != 1:
+                out.append(Candidate("wrong_scale", f"multiplied by sqrt(d_k) = {sympy.sstr(sympy.sqrt(d_k))} instead "
+                                     "of dividing", self._run(scale=sympy.sqrt(d_k))))
             return out
 
         return self._cached("scale", build)
 
     def _mask_variants(self):
-        spec, n_m = self.spec, self.result.scores.shape
+        spec, (n, m) = self.spec, self.result.scores.shape
         if spec.mask is None:
             return []
 
         def build():
             out = [
+                Candidate("mask_ignored", "no mask", self._run(mask=None)),
                 Candidate("zeroed_not_renormalized", "zeroed after softmax", self._run(masking="zero_after_softmax")),
                 Candidate("mask_score_zero", "blocked scores set to 0", self._run(masking="zero_score")),
                 Candidate("mask_inverted", "keep/block swapped", self._run(mask=spec.mask.inverted(), on_empty_row="zeros")),
             ]
             if spec.mask_kind == "causal":
-                for offset in (1, -1):
-                    shifted = Mask.causal(*n_m, offset=offset)
-                    out.append(Candidate("mask_shifted", f"causal offset {offset:+d}", self._run(mask=shifted, on_empty_row="zeros")))
+                for shift in (1, -1):
+                    offset = spec.mask_offset + shift
+                    shifted = Mask.causal(n, m, offset=offset)
+                    out.append(Candidate("mask_shifted", f"causal offset {offset:+d} instead of {spec.mask_offset:+d}",
+                                         self._run(mask=shifted, on_empty_row="zeros")))
             return out
 
         return self._cached("mask", build)
@@ -208,14 +241,16 @@ class Diagnoser:
                 rounded = _rounded(self.result, "scaled", places)
                 out.append(Candidate("rounded_intermediates", f"scaled scores rounded to {places} decimals",
                                      self._run(scores=rounded, scale="none")))
+            value = self.spec.value
             for places in _ROUNDINGS:
                 weights = _rounded(self.result, "weights", places)
-                out.append(Candidate("rounded_intermediates", f"weights rounded to {places} decimals",
-                                     self.result, {"weights": weights, "output": weights * self.spec.value}))
-                forced = _forced_row_sum(weights, self.result.mask)
-                for how, matrix in forced.items():
-                    out.append(Candidate("forced_row_sum", f"weights rounded to {places} decimals, {how} adjusted",
-                                         self.result, {"weights": matrix, "output": matrix * self.spec.value}))
+                plain = Candidate("rounded_intermediates", f"weights rounded to {places} decimals",
+                                  self.result, {"weights": weights, "output": weights * value})
+                out.append(plain)
+                for how, matrix in _forced_row_sum(weights, self.result.mask).items():
+                    if matrix != weights:  # nothing was forced: not this mistake
+                        out.append(Candidate("forced_row_sum", f"weights rounded to {places} decimals, {how} adjusted",
+                                             self.result, {"weights": matrix, "output": matrix * value}, baseline=plain))
             return out
 
         candidates = self._cached("rounding", build)
@@ -223,17 +258,36 @@ class Diagnoser:
             return [c for c in candidates if not c.detail.startswith("weights rounded") or c.mistake == "forced_row_sum"]
         return candidates
 
+    def _written_variants(self, claim):
+        """The right stage written down wrongly: transposed, or off by a power of ten."""
+        rows, cols = self.exercise.quantity_shape(claim.quantity)
+
+        def build():
+            out = []
+            if rows == cols and rows > 1:
+                out.append(Candidate("transposed", "the right matrix, transposed", self.result, transform=(True, 1)))
+            for power in _POWERS:
+                out.append(Candidate("decimal_point", f"the right values times 10^{power}", self.result,
+                                     transform=(False, sympy.Rational(10) ** power)))
+            return out
+
+        written = self._cached(f"written:{rows}x{cols}", build)
+        if claim.row is not None and claim.col is not None:
+            return [c for c in written if c.mistake != "transposed" or claim.row != claim.col]
+        return written
+
     def _follow_through(self, claim):
         """Recompute the claim from the solution's own earlier claims (error carried forward)."""
         earlier = [c for c in self.exercise.claims if c.index < claim.index]
-        if not earlier:
+        if not earlier or claim.quantity not in _PIPELINE:
             return []
         stage = _PIPELINE.index(claim.quantity)
+        trace = self.result.trace
         out = []
         for upstream in ("weights", "scaled", "scores"):
             if _PIPELINE.index(upstream) >= stage or not any(c.quantity == upstream for c in earlier):
                 continue
-            overlay = _overlay(getattr(self.result, upstream), [c for c in earlier if c.quantity == upstream])
+            overlay = _overlay(trace, upstream, [c for c in earlier if c.quantity == upstream])
             try:
                 if upstream == "weights":
                     out.append(Candidate("follows_from_claimed", "from the claimed weights", self.result,
@@ -245,13 +299,11 @@ class Diagnoser:
             except SymbolicAttnError:
                 continue
         if claim.quantity in ("scores", "scaled", "weights", "output") and self.spec.query is not None:
-            q = _overlay(self.spec.query, [c for c in earlier if c.quantity == "query"])
-            k = _overlay(self.spec.key, [c for c in earlier if c.quantity == "key"])
-            v = _overlay(self.spec.value, [c for c in earlier if c.quantity == "value"])
             if any(c.quantity in ("query", "key", "value") for c in earlier):
+                changed = {name: _overlay(trace, name, [c for c in earlier if c.quantity == name])
+                           for name in ("query", "key", "value")}
                 try:
-                    follow = attention(q, k, v, self.spec.mask, self.spec.scale)
-                    out.append(Candidate("follows_from_claimed", "from the claimed projections", follow))
+                    out.append(Candidate("follows_from_claimed", "from the claimed projections", self._run(**changed)))
                 except SymbolicAttnError:
                     pass
         return out
@@ -259,7 +311,7 @@ class Diagnoser:
 
 def _rounded(result, stage: str, places: int) -> sympy.ImmutableMatrix:
     """A stage rounded to ``places`` decimals (certified, half away from zero), exactly."""
-    rows = result.decimals(stage, places)
+    rows = result.trace.decimals(stage, places)
     return sympy.ImmutableMatrix([[_decimal(text) for text in row] for row in rows])
 
 
@@ -282,19 +334,13 @@ def _forced_row_sum(weights, mask) -> dict:
     return {"largest weight": sympy.ImmutableMatrix(largest), "last weight": sympy.ImmutableMatrix(last)}
 
 
-def _overlay(matrix, claims) -> sympy.ImmutableMatrix:
-    """The exact matrix with every entry an earlier claim wrote replaced by its claimed value."""
-    entries = sympy.Matrix(matrix)
+def _overlay(trace, path, claims) -> sympy.ImmutableMatrix:
+    """The exact stage with every entry an earlier claim wrote replaced by its claimed value."""
+    entries = sympy.Matrix(trace[path])
     for claim in claims:
-        positions = _positions(matrix.shape, claim.row, claim.col)
+        positions = select(trace, path, claim.row, claim.col).positions
         if len(positions) != len(claim.claimed.elements):
             continue
         for (i, j), element in zip(positions, claim.claimed.elements):
-            entries[i, j] = element.value
+            entries[i - 1, j - 1] = element.value
     return sympy.ImmutableMatrix(entries)
-
-
-def _positions(shape, row, col):
-    rows = range(shape[0]) if row is None else [row - 1]
-    cols = range(shape[1]) if col is None else [col - 1]
-    return [(i, j) for i in rows for j in cols]
