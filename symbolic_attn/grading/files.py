@@ -69,7 +69,8 @@ def read_regular_file(path, limit: int, what: str = "file", hint: str = "") -> b
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            raise ExerciseError(f"{source}: is {_kind(info.st_mode)}, not a regular {what}{hint}")
+            raise ExerciseError(f"{source}: is {_kind(info.st_mode)}, not a regular {what}"
+                                f"{hint if stat.S_ISDIR(info.st_mode) else ''}")
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except ExerciseError:
         raise

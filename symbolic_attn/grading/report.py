@@ -140,23 +140,31 @@ class CheckReport:
         return sum(o.verdict == "undecided" for o in self.outcomes)
 
 
-def check_exercise(exercise) -> CheckReport:
-    """Judge every claim of a loaded exercise; diagnose the failing ones."""
+def check_exercise(exercise, progress=None) -> CheckReport:
+    """Judge every claim of a loaded exercise; diagnose the failing ones.
+
+    ``progress`` (optional) is called with what is being computed, such as
+    ``"judging claim 3 ('a_32')"`` (the command line names it when its time runs out).
+    """
+    progress = progress or (lambda text: None)
     try:
-        return _check(exercise, exercise.compute())
+        progress("computing the attention stages")
+        return _check(exercise, exercise.compute(), progress)
     except ExerciseError:
         raise
     except SymbolicAttnError as error:
         raise ExerciseError(f"{exercise.source}: attention: {clean(' '.join(str(error).split()), 300)}") from None
 
 
-def _check(exercise, result) -> CheckReport:
+def _check(exercise, result, progress) -> CheckReport:
     view = StageView(result)
     diagnoser = Diagnoser(exercise, result)
     decimals = {}
     m = result.scores.cols
     outcomes = []
     for claim in exercise.claims:
+        named = f"claim {claim.index}" + (f" ({clean(claim.label, 40)!r})" if claim.label else "")
+        progress(f"judging {named}")
         selection = select(view, claim.quantity, claim.row, claim.col)
         balls = view.balls(claim.quantity, selection.positions)
         verdicts = judge_values(selection.entries, claim.claimed, claim.rule, balls)
@@ -177,6 +185,7 @@ def _check(exercise, result) -> CheckReport:
             undecided=[p for p, v in zip(selection.positions, verdicts) if v.state == "undecided"],
         )
         if outcome.verdict == "fail":
+            progress(f"diagnosing {named}")
             outcome.details = diagnoser.details(claim)
             outcome.diagnosis = sorted({mistake for mistake, _ in outcome.details}, key=list(MISTAKES).index)
         outcomes.append(outcome)
