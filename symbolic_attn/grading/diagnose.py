@@ -7,7 +7,8 @@ core**, run by the exercise itself (:meth:`Exercise.compute
 ``axis``, mask or value matrix -- never a second implementation.  The rounding mistakes
 continue the core's own intermediate results after rounding them; ``transposed`` and
 ``decimal_point`` are mistakes in writing the right result down.  Entries are found in a
-variant's trace with the one helper, :func:`symbolic_attn.model.trace.select`.
+variant's trace with the one helper, :func:`symbolic_attn.model.trace.select` (through
+:meth:`StageView.select <symbolic_attn.grading.view.StageView.select>`, which remembers it).
 
 Ids (as in the grading rubric):
 
@@ -61,7 +62,6 @@ from symbolic_attn.exact.parse import exact_decimal
 from symbolic_attn.grading.claims import all_pass
 from symbolic_attn.grading.view import StageView
 from symbolic_attn.model.masks import Mask
-from symbolic_attn.model.trace import select
 
 __all__ = ["MISTAKES", "Diagnoser", "Candidate"]
 
@@ -150,7 +150,7 @@ class Diagnoser:
     def _passes(candidate, claim) -> bool:
         try:
             view = candidate.view()
-            selection = select(view, claim.quantity, claim.row, claim.col)
+            selection = view.select(claim.quantity, claim.row, claim.col)
             balls = view.balls(claim.quantity, selection.positions)
             return all_pass(selection.entries, claim.claimed, claim.rule, balls)
         except (SymbolicAttnError, ZeroDivisionError):
@@ -238,25 +238,29 @@ class Diagnoser:
         def build():
             out = []
             for places in _ROUNDINGS:
-                rounded = _rounded(self.result, "scaled", places)
+                rounded = sympy.ImmutableMatrix(_rounded(self.result, "scaled", places))
                 out.append(Candidate("rounded_intermediates", f"scaled scores rounded to {places} decimals",
                                      self._run(scores=rounded, scale="none")))
-            value = self.spec.value
             for places in _ROUNDINGS:
                 weights = _rounded(self.result, "weights", places)
                 plain = Candidate("rounded_intermediates", f"weights rounded to {places} decimals",
-                                  self.result, {"weights": weights, "output": weights * value})
+                                  self.result, self._continued(weights))
                 out.append(plain)
                 for how, matrix in _forced_row_sum(weights, self.result.mask).items():
-                    if matrix != weights:  # nothing was forced: not this mistake
+                    if matrix is not None:  # None: nothing was forced, so not this mistake
                         out.append(Candidate("forced_row_sum", f"weights rounded to {places} decimals, {how} adjusted",
-                                             self.result, {"weights": matrix, "output": matrix * value}, baseline=plain))
+                                             self.result, self._continued(matrix), baseline=plain))
             return out
 
         candidates = self._cached("rounding", build)
         if quantity == "weights":  # rounded weights at the claim's own precision are not a mistake
             return [c for c in candidates if not c.detail.startswith("weights rounded") or c.mistake == "forced_row_sum"]
         return candidates
+
+    def _continued(self, weights) -> dict:
+        """Stage overrides for given weights: the output is their product with V, when needed."""
+        value = self.spec.value
+        return {"weights": weights, "output": lambda: _product(weights, value)}
 
     def _written_variants(self, claim):
         """The right stage written down wrongly: transposed, or off by a power of ten."""
@@ -282,26 +286,32 @@ class Diagnoser:
         if not earlier or claim.quantity not in _PIPELINE:
             return []
         stage = _PIPELINE.index(claim.quantity)
-        trace = self.result.trace
+        trace = StageView(self.result)
         out = []
         for upstream in ("weights", "scaled", "scores"):
             if _PIPELINE.index(upstream) >= stage or not any(c.quantity == upstream for c in earlier):
                 continue
             overlay = _overlay(trace, upstream, [c for c in earlier if c.quantity == upstream])
+            if overlay is None:
+                continue
             try:
                 if upstream == "weights":
                     out.append(Candidate("follows_from_claimed", "from the claimed weights", self.result,
-                                         {"weights": overlay, "output": overlay * self.spec.value}))
+                                         self._continued(overlay)))
                 else:
                     scale = self.result.scale if upstream == "scores" else 1
-                    follow = self._run(scores=overlay, scale=scale)
+                    follow = self._run(scores=sympy.ImmutableMatrix(overlay), scale=scale)
                     out.append(Candidate("follows_from_claimed", f"from the claimed {upstream}", follow))
             except SymbolicAttnError:
                 continue
         if claim.quantity in ("scores", "scaled", "weights", "output") and self.spec.query is not None:
-            if any(c.quantity in ("query", "key", "value") for c in earlier):
-                changed = {name: _overlay(trace, name, [c for c in earlier if c.quantity == name])
-                           for name in ("query", "key", "value")}
+            changed = {}
+            for name in ("query", "key", "value"):
+                mine = [c for c in earlier if c.quantity == name]
+                if mine:  # an input no earlier claim wrote stays as given (None: unchanged)
+                    overlay = _overlay(trace, name, mine)
+                    changed[name] = None if overlay is None else sympy.ImmutableMatrix(overlay)
+            if any(matrix is not None for matrix in changed.values()):
                 try:
                     out.append(Candidate("follows_from_claimed", "from the claimed projections", self._run(**changed)))
                 except SymbolicAttnError:
@@ -309,38 +319,77 @@ class Diagnoser:
         return out
 
 
-def _rounded(result, stage: str, places: int) -> sympy.ImmutableMatrix:
-    """A stage rounded to ``places`` decimals (certified, half away from zero), exactly."""
-    rows = result.trace.decimals(stage, places)
-    return sympy.ImmutableMatrix([[_decimal(text) for text in row] for row in rows])
+def _rounded(result, stage: str, places: int) -> list:
+    """A stage rounded to ``places`` decimals (certified, half away from zero), exactly,
+    as rows of rationals (a SymPy matrix of 4096 entries takes long to build)."""
+    return [[_decimal(text) for text in row] for row in result.trace.decimals(stage, places)]
 
 
 def _decimal(text: str) -> sympy.Rational:
     if text is None:
         raise SymbolicAttnError("a symbolic entry cannot be rounded")
+    whole, dot, fraction = text.partition(".")
+    if dot and "e" not in fraction and "E" not in fraction:  # "-0.125": digits over a power of ten, directly
+        return sympy.Rational(int(whole + fraction), 10 ** len(fraction))
     return -exact_decimal(text[1:]) if text.startswith("-") else exact_decimal(text)
 
 
+def _product(A, B) -> sympy.ImmutableMatrix:
+    """A product of rational matrices (rounded or claimed weights times V), through flint
+    when every entry is rational: SymPy's own product of 64x64 rationals takes seconds."""
+    # Rows, not SymPy matrices: indexing or building a SymPy matrix entry by entry is slow.
+    a = A.tolist() if isinstance(A, sympy.MatrixBase) else A
+    b = B.tolist() if isinstance(B, sympy.MatrixBase) else B
+    if all(e.is_Rational for row in a for e in row) and all(e.is_Rational for row in b for e in row):
+        import flint
+
+        def fmpq(rows):
+            return flint.fmpq_mat(len(rows), len(rows[0]), [flint.fmpq(int(e.p), int(e.q)) for row in rows for e in row])
+
+        C = fmpq(a) * fmpq(b)
+        return [[sympy.Rational(int(C[i, j].p), int(C[i, j].q)) for j in range(C.ncols())] for i in range(C.nrows())]
+    return (sympy.ImmutableMatrix(a) * sympy.ImmutableMatrix(b)).tolist()
+
+
 def _forced_row_sum(weights, mask) -> dict:
-    """Rounded weights with each row's shortfall from 1 put on its largest or last allowed entry."""
+    """Rounded weights with each row's shortfall from 1 put on its largest or last allowed
+    entry; None where no row fell short (nothing was forced)."""
+    grid = weights.tolist() if isinstance(weights, sympy.MatrixBase) else weights
+    if all(sum(row) == 1 for row in grid):
+        return {"largest weight": None, "last weight": None}
     largest, last = [], []
-    for i in range(weights.rows):
-        row = list(weights.row(i))
+    for i, row in enumerate(grid):
         allowed = [j for j in range(len(row)) if mask.allowed[i][j]] or list(range(len(row)))
         shortfall = 1 - sum(row)
         big = max(allowed, key=lambda j: row[j])
         largest.append([w + shortfall if j == big else w for j, w in enumerate(row)])
         last.append([w + shortfall if j == allowed[-1] else w for j, w in enumerate(row)])
-    return {"largest weight": sympy.ImmutableMatrix(largest), "last weight": sympy.ImmutableMatrix(last)}
+    return {"largest weight": largest, "last weight": last}
 
 
-def _overlay(trace, path, claims) -> sympy.ImmutableMatrix:
-    """The exact stage with every entry an earlier claim wrote replaced by its claimed value."""
-    entries = sympy.Matrix(trace[path])
+#: Entries x softmax terms of a stage whose closed form an overlay may build (a 16x16 stage).
+_OVERLAY_SIZE = 4_096
+
+
+def _overlay(view, path, claims):
+    """The exact stage (rows) with every entry an earlier claim wrote replaced by its claimed value.
+
+    The entries no claim wrote keep their exact values -- built only when the stage is
+    small; for a large stage with unwritten entries there is no overlay (None).
+    """
+    rows, cols = view[path].shape
+    written = {}
     for claim in claims:
-        positions = select(trace, path, claim.row, claim.col).positions
-        if len(positions) != len(claim.claimed.elements):
-            continue
-        for (i, j), element in zip(positions, claim.claimed.elements):
-            entries[i - 1, j - 1] = element.value
-    return sympy.ImmutableMatrix(entries)
+        selection = view.select(path, claim.row, claim.col)
+        if len(selection.positions) == len(claim.claimed.elements):
+            written.update(zip(selection.positions, (element.value for element in claim.claimed.elements)))
+    if not written:
+        return None
+    exact = None
+    if len(written) < rows * cols:
+        terms = view["scores"].shape[1] if path in ("weights", "output") else 1
+        if rows * cols * terms > _OVERLAY_SIZE:
+            return None
+        exact = view.exact(path)
+    return [[written[(i, j)] if (i, j) in written else exact[i - 1, j - 1] for j in range(1, cols + 1)]
+            for i in range(1, rows + 1)]

@@ -38,18 +38,20 @@ Traceback (most recent call last):
 symbolic_attn.errors.ExerciseError: bad.toml: inputs.x: TOML float 0.140 loses its written precision; write it as a string: "0.140"
 """
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
 
 import sympy
 
-from symbolic_attn.errors import ExerciseError, SymbolicAttnError
+from symbolic_attn.errors import ExerciseError, ShapeError, SymbolicAttnError
 from symbolic_attn.grading.claims import Claim, parse_claimed, parse_rule
 from symbolic_attn.grading.files import decode_text, load_toml, read_regular_file
 from symbolic_attn.grading.text import clean, quoted
 from symbolic_attn.grading.values import read_value
-from symbolic_attn.model.attention import attention, attention_from_scores
+from symbolic_attn.exact.convert import to_exact
+from symbolic_attn.model.attention import Options, as_mask, attention, attention_from_scores
 from symbolic_attn.model.masks import Mask
 
 __all__ = ["Exercise", "AttentionSpec", "load_exercise", "parse_exercise", "LIMITS"]
@@ -124,6 +126,24 @@ class Exercise:
         spec = self.attention
         mask = spec.mask if mask is _KEEP else mask
         value = spec.value if value is None else value
+        if not plain and query is key is None:
+            # The core's own result with other settings, reusing its exact matrices: Q K^T
+            # and the conversion of a 64x64 exercise are the costly part of every variant.
+            base = self.compute()
+            n, m = base.scores.shape
+            if value.shape != base.value.shape or (scores is not None and scores.shape != (n, m)):
+                raise ShapeError(f"a variant's matrices must keep the exercise's shapes")
+            if scores is not None:  # given scores are already scaled, as in attention_from_scores
+                scale = "none" if scale is _KEEP else scale
+            else:
+                scale = spec.scale if scale is _KEEP else scale
+            if scale == "default" and base.d_k is None:
+                raise ShapeError("scale 'default' needs d_k, which given scores do not have")
+            scale = 1 / sympy.sqrt(base.d_k) if scale == "default" else 1 if scale in (None, "none") else to_exact(scale)
+            changes = {"query": None, "key": None, "d_k": None, "scores": sympy.ImmutableMatrix(scores)} \
+                if scores is not None else {}
+            return dataclasses.replace(base, value=sympy.ImmutableMatrix(value), scale=sympy.sympify(scale),
+                                       mask=as_mask(mask, n, m), options=Options(**options), **changes)
         if scores is not None or spec.scores is not None:
             use = spec.scores if scores is None else scores
             result = attention_from_scores(use, value, mask, scale="none" if scale is _KEEP else scale, **options)

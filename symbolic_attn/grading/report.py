@@ -55,7 +55,6 @@ from symbolic_attn.grading.claims import judge_values, verdict_of
 from symbolic_attn.grading.diagnose import MISTAKES, Diagnoser
 from symbolic_attn.grading.text import clean
 from symbolic_attn.grading.view import StageView
-from symbolic_attn.model.trace import select
 
 __all__ = ["ClaimOutcome", "CheckReport", "check_exercise", "render_text", "render_json", "summary_line"]
 
@@ -165,7 +164,7 @@ def _check(exercise, result, progress) -> CheckReport:
     for claim in exercise.claims:
         named = f"claim {claim.index}" + (f" ({clean(claim.label, 40)!r})" if claim.label else "")
         progress(f"judging {named}")
-        selection = select(view, claim.quantity, claim.row, claim.col)
+        selection = view.select(claim.quantity, claim.row, claim.col)
         balls = view.balls(claim.quantity, selection.positions)
         verdicts = judge_values(selection.entries, claim.claimed, claim.rule, balls)
         shape = selection.shape

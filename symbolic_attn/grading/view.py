@@ -6,7 +6,8 @@ know their shape at once but give their entries as *functions*: the exact closed
 stage is built only if a claim cannot be settled by the certified intervals
 (:meth:`StageView.balls`), or when a report prints it.
 
-A view may override stages with exact matrices (rounded weights), or show every stage as
+A view may override stages with exact matrices (rounded weights; given as a function of no
+arguments, computed when first needed), or show every stage as
 written down wrongly -- transposed, or times a power of ten -- which is how diagnosis
 tests the mistakes ``transposed`` and ``decimal_point`` on the same trace.
 
@@ -34,11 +35,16 @@ _STAGES = ("scores", "scaled", "weights", "output")
 
 
 class _LazyMatrix:
-    """Shape now, entries as functions (``matrix[i, j]`` is a thunk), exact matrix once."""
+    """Shape now, entries as functions (``matrix[i, j]`` is a thunk), exact matrix once.
 
-    def __init__(self, shape, build):
+    ``grid`` (optional): the entries as rows of exact numbers, already known (an override),
+    so that an entry needs no matrix at all.
+    """
+
+    def __init__(self, shape, build, grid=None):
         self.shape = shape
         self._build = build
+        self._grid = grid
         self._value = None
 
     def exact(self):
@@ -48,6 +54,8 @@ class _LazyMatrix:
 
     def __getitem__(self, index):
         i, j = index
+        if self._grid is not None:
+            return lambda: self._grid[i][j]
         return lambda: self.exact()[i, j]
 
 
@@ -61,6 +69,28 @@ class StageView(Mapping):
         self.factor = sympy.sympify(factor) if not isinstance(factor, sympy.Basic) else factor
         self._paths = list(result.trace)
         self._matrices = {}
+        self._selections = {}
+
+    def override(self, path):
+        """The rows of exact numbers overriding ``path`` (computed now if given as a function;
+        a matrix is turned into rows)."""
+        value = self.overrides[path]
+        if callable(value):
+            value = value()
+        if isinstance(value, sympy.MatrixBase):
+            value = value.tolist()
+        self.overrides[path] = value
+        return value
+
+    def select(self, path, row=None, col=None):
+        """:func:`symbolic_attn.model.trace.select` on this view, remembered per (path, row, col):
+        diagnosis asks the same question of one variant for every claim."""
+        from symbolic_attn.model.trace import select
+
+        key = (path, row, col)
+        if key not in self._selections:
+            self._selections[key] = select(self, path, row, col)
+        return self._selections[key]
 
     def __iter__(self):
         return iter(self._paths)
@@ -70,7 +100,8 @@ class StageView(Mapping):
 
     def _shape(self, path):
         if path in self.overrides:
-            shape = self.overrides[path].shape
+            grid = self.override(path)
+            shape = (len(grid), len(grid[0]))
         elif path in _STAGES:
             shape = self.result.stage_shape(path)
         else:
@@ -78,7 +109,7 @@ class StageView(Mapping):
         return shape[::-1] if self.transpose else shape
 
     def _exact(self, path):
-        matrix = self.overrides[path] if path in self.overrides else self.result.trace[path]
+        matrix = sympy.ImmutableMatrix(self.override(path)) if path in self.overrides else self.result.trace[path]
         if self.transpose:
             matrix = matrix.T
         if self.factor != 1:
@@ -89,7 +120,12 @@ class StageView(Mapping):
         if path not in self._matrices:
             if path not in self._paths:
                 raise StageError(f"unknown stage {shown(path)!r}: expected one of {', '.join(self._paths)}")
-            self._matrices[path] = _LazyMatrix(self._shape(path), lambda: self._exact(path))
+            grid = None
+            if path in self.overrides and not self.transpose:
+                grid = self.override(path)
+                if self.factor != 1:
+                    grid = [[self.factor * entry for entry in row] for row in grid]
+            self._matrices[path] = _LazyMatrix(self._shape(path), lambda: self._exact(path), grid)
         return self._matrices[path]
 
     def exact(self, path):
