@@ -85,7 +85,6 @@ MISTAKES = {
 }
 _ROUNDINGS = (1, 2, 3, 4)
 _POWERS = (-3, -2, -1, 1, 2, 3)
-_PIPELINE = ("query", "key", "value", "scores", "scaled", "weights", "output")
 
 
 @dataclass
@@ -123,6 +122,8 @@ class Diagnoser:
         self.spec = exercise.attention
         self.result = result if result is not None else exercise.compute()
         self._cache = {}
+        #: The stage paths in the order the core computes them (the trace's order).
+        self.stages = list(self.result.trace)
 
     def diagnose(self, claim) -> list:
         """Every mistake id under which the claim passes by its own rule (sorted as MISTAKES)."""
@@ -160,10 +161,10 @@ class Diagnoser:
 
     def candidates(self, claim):
         """All variants relevant to the claim's quantity, cheapest first."""
-        stage = _PIPELINE.index(claim.quantity) if claim.quantity in _PIPELINE else len(_PIPELINE)
-        if stage >= _PIPELINE.index("scaled"):
+        stage = self._order(claim.quantity)
+        if stage >= self._order("scaled"):
             yield from self._scale_variants()
-        if stage >= _PIPELINE.index("weights"):
+        if stage >= self._order("weights"):
             yield from self._mask_variants()
             yield from self._cached("columns", lambda: [Candidate("softmax_columns", "softmax over columns",
                                                                   self._run(axis="queries"))])
@@ -172,6 +173,9 @@ class Diagnoser:
             yield from self._cached("kv", lambda: [Candidate("keys_as_values", "K used as V", self._run(value=self.spec.key))])
         yield from self._written_variants(claim)
         yield from self._follow_through(claim)
+
+    def _order(self, path) -> int:
+        return self.stages.index(path) if path in self.stages else len(self.stages)
 
     def _cached(self, name, build):
         if name not in self._cache:
@@ -283,13 +287,13 @@ class Diagnoser:
     def _follow_through(self, claim):
         """Recompute the claim from the solution's own earlier claims (error carried forward)."""
         earlier = [c for c in self.exercise.claims if c.index < claim.index]
-        if not earlier or claim.quantity not in _PIPELINE:
+        if not earlier or claim.quantity not in self.stages:
             return []
-        stage = _PIPELINE.index(claim.quantity)
+        stage = self._order(claim.quantity)
         trace = StageView(self.result)
         out = []
         for upstream in ("weights", "scaled", "scores"):
-            if _PIPELINE.index(upstream) >= stage or not any(c.quantity == upstream for c in earlier):
+            if self._order(upstream) >= stage or not any(c.quantity == upstream for c in earlier):
                 continue
             overlay = _overlay(trace, upstream, [c for c in earlier if c.quantity == upstream])
             if overlay is None:

@@ -156,8 +156,7 @@ class Exercise:
 
     def quantities(self) -> tuple:
         """The stage paths a claim may name: those of the exercise's trace."""
-        spec = self.attention
-        return (("query", "key") if spec.query is not None else ()) + ("value", "scores", "scaled", "weights", "output")
+        return tuple(self.compute().trace)
 
     def quantity_shape(self, quantity: str):
         """(rows, cols) of a stage, from the inputs' shapes (no stage is computed)."""
@@ -264,8 +263,14 @@ class _Reader:
         if len(claims_table) > LIMITS["claims"]:
             raise self.fail("claims", f"{len(claims_table)} claims exceed the limit of {LIMITS['claims']}")
         exercise = Exercise(self.source, title, attention, (), inputs, symbols)
+        try:
+            exercise.compute()  # the trace whose stage paths claims name (computed once, kept)
+        except SymbolicAttnError as error:
+            raise self.wrap("attention", error) from None
         claims = tuple(self.claim(index, entry, exercise) for index, entry in enumerate(claims_table))
-        return Exercise(self.source, title, attention, claims, inputs, symbols)
+        loaded = Exercise(self.source, title, attention, claims, inputs, symbols)
+        object.__setattr__(loaded, "_result", exercise.compute())
+        return loaded
 
     def symbols(self, names: list) -> dict:
         if len(names) > LIMITS["symbols"]:
