@@ -37,6 +37,7 @@ True
 '3 decimals'
 """
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -46,7 +47,7 @@ import sympy
 from symbolic_attn.errors import InputLimitError, ParseError, ProofError, UndecidedError
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact import certified as numeric
-from symbolic_attn.exact.parse import exact_decimal, parse_expression
+from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.grading.text import clean
 from symbolic_attn.grading.values import read_entry, split_value
 
@@ -214,18 +215,26 @@ def _atom(text: str, names) -> Element:
         digits = sum(ch.isdigit() for ch in text.split("e")[0].split("E")[0])
         if digits > MAX_DECIMAL_DIGITS:
             raise ParseError(f"claimed decimal with {digits} digits exceeds the limit of {MAX_DECIMAL_DIGITS}")
-        sign, body = (-1 if text.startswith("-") else 1), text.lstrip("+-")
-        value = sign * exact_decimal(body)
         groups = match.groups()
-        fraction_digits = len(groups[2]) if match.re is _DECIMAL else 0
-        exponent = int(groups[3] or 0) if match.re is _DECIMAL else int(groups[2])
-        decimals = fraction_digits - exponent
-        half = sympy.Rational(1, 2) * sympy.Rational(10) ** (-decimals)
-        return Element(text, value, "decimal", decimals if exponent == 0 else None, half)
+        if match.re is _DECIMAL:
+            sign, whole, fraction, exponent = groups[0], groups[1], groups[2], int(groups[3] or 0)
+        else:
+            sign, whole, fraction, exponent = groups[0], groups[1], "", int(groups[2])
+        decimals = len(fraction) - exponent
+        # digits over a power of ten, built directly (a 64x64 claimed matrix has 4096 of them)
+        numerator = int(whole + fraction) * (-1 if sign == "-" else 1)
+        value = sympy.Rational(numerator * 10 ** max(-decimals, 0), 10 ** max(decimals, 0))
+        return Element(text, value, "decimal", decimals if exponent == 0 else None, _half_unit(decimals))
     value = read_entry(_Entry(text), names)
     if isinstance(value, sympy.MatrixBase):
         raise ParseError(f"a claimed number must not be a matrix: {_quote(text)}")
     return Element(text, value, "exact")
+
+
+@functools.lru_cache(maxsize=None)
+def _half_unit(decimals: int) -> sympy.Rational:
+    """Half a unit of the last written digit: 1/2 10^-decimals."""
+    return sympy.Rational(1, 2 * 10**decimals) if decimals >= 0 else sympy.Rational(10 ** -decimals, 2)
 
 
 class _Entry:

@@ -46,6 +46,7 @@ from symbolic_attn.grading.text import clean
 
 __all__ = ["Entry", "Layout", "split_value", "read_entry", "read_value", "check_ascii"]
 
+_SPECIAL = re.compile(r"[\[\](),]")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?$")
 
 
@@ -98,7 +99,8 @@ def split_value(text: str, limits: Limits = DEFAULT_LIMITS) -> Layout:
         if piece.strip():
             tokens.append(("atom", Entry(piece.strip(), start + len(piece) - len(piece.lstrip()) + 1)))
 
-    for position, char in enumerate(text):
+    for special in _SPECIAL.finditer(text):  # only the structural characters, found by C code
+        position, char = special.start(), special.group()
         if char == "(":
             parens += 1
         elif char == ")":
