@@ -172,3 +172,12 @@ def test_exercise_computes_its_own_variants():
     assert ex.compute() is ex.compute()  # computed once
     assert ex.compute(mask=None).trace["weights"] == attention(X, X, V).weights
     assert ex.compute(scale="none").trace["scaled"] == attention(X, X, V, "causal", scale="none").scaled
+
+
+def test_every_mistake_has_one_feedback_sentence():
+    from symbolic_attn.grading.diagnose import MISTAKES, REMEDIES, explain
+
+    assert set(REMEDIES) == set(MISTAKES)
+    for mistake in MISTAKES:
+        sentence = explain(mistake, "detail")
+        assert sentence.endswith(".") and "\n" not in sentence
