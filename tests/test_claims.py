@@ -59,6 +59,7 @@ def test_decimals_keep_their_written_precision_and_are_exact():
         ("[1, 2", r"^unclosed '\[' at column 1"),
         ("1]", r"^a list needs brackets|malformed"),
         ("0.330, 0.670", r"^a list needs brackets: write \[0\.330, 0\.670\]"),
+        ("0,245", r"^a decimal comma is not read: write 0\.245 \(or \[0, 245\] for a list\)$"),
         ("0.\u09e7\u09ec\u09ed", r"^non-ASCII character"),
         ("\U0001d7ce.\U0001d7cf", r"^non-ASCII character"),
         ("__import__('os').system('true')", r"^only the functions .* may be called"),
@@ -67,7 +68,7 @@ def test_decimals_keep_their_written_precision_and_are_exact():
         ("(" * 5000 + "1" + ")" * 5000, r"exceeds the limit|nested"),
         ("0." + "1" * 500, r"^claimed decimal with 501 digits exceeds the limit of 400$"),
     ],
-    ids=["empty", "mixed", "ragged", "deep", "missing", "unclosed", "unopened", "bare-list", "bengali", "math-bold", "code", "tower", "megadigits", "parens", "long-decimal"],
+    ids=["empty", "mixed", "ragged", "deep", "missing", "unclosed", "unopened", "bare-list", "decimal-comma", "bengali", "math-bold", "code", "tower", "megadigits", "parens", "long-decimal"],
 )
 def test_parse_claimed_refuses(text, message):
     with pytest.raises(ParseError, match=message):

@@ -146,7 +146,14 @@ def split_value(text: str, limits: Limits = DEFAULT_LIMITS) -> Layout:
     return Layout((len(tree), width), tuple(entry for row in tree for entry in row))
 
 
+_DECIMAL_COMMA = re.compile(r"^\s*([+-]?[0-9]+),([0-9]+)\s*$")
+
+
 def _bare_list(text, comma):
+    match = _DECIMAL_COMMA.match(text)
+    if match:  # "0,245": a decimal comma, as many countries write it
+        whole, fraction = match.groups()
+        raise ParseError(f"a decimal comma is not read: write {whole}.{fraction} (or [{whole}, {fraction}] for a list)")
     pieces = ", ".join(clean(piece.strip(), 20) for piece in text.split(",")[:4])
     more = ", ..." if text.count(",") > 3 else ""
     raise ParseError(f"a list needs brackets: write [{pieces}{more}] (a bare comma at column {comma})")
