@@ -342,13 +342,26 @@ def judge_element(exact, element: Element, rule: Rule | None = None, ball=None) 
         return ElementVerdict(False, label, f"undecided: {clean(' '.join(str(error).split()), 200)}", undecided=True)
 
 
+_BALL_BITS = 256
+
+
+@functools.lru_cache(maxsize=65_536)
+def _rational_ball(p: int, q: int):
+    """The enclosure of p/q at _BALL_BITS, made once: a 64x64 claim is judged against
+    every variant diagnosis tries, with the same claimed numbers and bounds."""
+    import flint
+
+    with numeric.working_precision(_BALL_BITS):
+        return flint.arb(flint.fmpq(p, q))
+
+
 def _ball_within(ball, claimed, bound):
     """True/False when the enclosure alone decides ``|x - claimed| <= bound``, else None."""
     if not ball.is_finite():
         return None
-    with numeric.working_precision(256):
-        distance = abs(ball - numeric.to_arb(claimed))
-        limit = numeric.to_arb(bound)
+    with numeric.working_precision(_BALL_BITS):
+        distance = abs(ball - _rational_ball(int(claimed.p), int(claimed.q)))
+        limit = _rational_ball(int(bound.p), int(bound.q))
         if distance < limit:
             return True
         if distance > limit:
