@@ -77,5 +77,5 @@ def test_reports_carry_the_selection_positions():
     exercise = parse_exercise(TEXT + '[[claims]]\nquantity = "output"\ncol = 2\nvalue = "[1.198, 1.5, 1.503]"\n')
     (outcome,) = check_exercise(exercise).outcomes
     assert outcome.selection.positions == [(1, 2), (2, 2), (3, 2)]
-    assert (outcome.verdict, outcome.wrong, outcome.decimals) == ("fail", [(2, 2)], ["1.198", "1.604", "1.503"])
+    assert (outcome.verdict, outcome.wrong, outcome.decimals) == ("fail", [(2, 2)], ["1.19778", "1.60445", "1.50349"])
     assert all(isinstance(v, sympy.Basic) for v in outcome.values)
