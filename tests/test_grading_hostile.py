@@ -182,3 +182,60 @@ def test_timeout_names_what_was_being_computed(tmp_path):
     assert re.search(r"the time budget of 0\.0001 s ran out while (reading|computing|judging|diagnosing|printing)", err)
     status, _, err, _ = run_cli(["check", str(path), "--timeout", "-1"])
     assert status == 2 and err.count("\n") == 1
+
+
+# An attacker's battery, in-process: every input answered with exit 2 (or 1 with an honest
+# "undecided"), one clean line on stderr, within a second.
+BATTERY = {
+    "empty": "",
+    "bom-only": "\ufeff",
+    "comments-only": "# nothing\n",
+    "attention-array": "[[attention]]\nvalue = [[1]]\n",
+    "claims-table": BASE + "[claims]\nquantity = 'weights'\n",
+    "claims-8193": BASE + "[[claims]]\n" * 8193,
+    "row-huge": BASE + claim("0.245").replace("row = 1", "row = " + "9" * 30),
+    "row-negative": BASE + claim("0.245").replace("row = 1", "row = -1"),
+    "row-bool": BASE + claim("0.245").replace("row = 1", "row = true"),
+    "value-empty": BASE + claim(""),
+    "value-parens": BASE + claim("(" * 3000 + "1" + ")" * 3000),
+    "value-nul": BASE + claim("0.2\\u0000"),
+    "value-esc": BASE + claim("\\u001b[2J0.245"),
+    "value-lambda": BASE + claim("(lambda: 1)()"),
+    "value-dunder": BASE + claim("().__class__"),
+    "value-tower": BASE + claim("2^2^2^2^2^2"),
+    "value-bigexp": BASE + claim("1e999999999"),
+    "value-complex": BASE + claim("sqrt(-1)"),
+    "value-nan": BASE + claim("0/0"),
+    "quantity-empty": BASE + claim("0.245").replace('"weights"', '""'),
+    "quantity-control": BASE + claim("0.245").replace('"weights"', '"w\\u0007\\u001b"'),
+    "label-huge": BASE + claim("0.245", label="L" * 200_000),
+    "symbols-many": "symbols = [" + ", ".join(f'"s{i}"' for i in range(100)) + "]\n" + BASE,
+    "scores-nan": BASE.replace('"0", "1", "2"', '"0/0", "1", "2"'),
+    "scores-float": BASE.replace('"0", "1", "2"', '0.5, "1", "2"'),
+    "mask-huge": BASE + "mask = {keep = [" + ", ".join(["[1, 1, 1]"] * 500) + "]}\n",
+    "mask-causal-offset-huge": BASE + "mask = {causal = true, offset = 99999999999999999999}\n",
+    "inline-deep": BASE + "x = " + "{a = " * 50 + "1" + "}" * 50 + "\n",
+    "dotted": BASE + "a" + ".b" * 5000 + " = 1\n",
+    "bad-utf8": b"title = \"\xc3\x28\"\n",
+    "nul-byte": b"title = \"a\"\x00\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BATTERY), ids=sorted(BATTERY))
+def test_battery_answers_in_one_clean_line(tmp_path, capsys, name):
+    text = BATTERY[name]
+    path = tmp_path / "hostile.toml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    started = time.perf_counter()
+    status = main(["check", str(path), "--format", "json"])
+    elapsed = time.perf_counter() - started
+    captured = capsys.readouterr()
+    assert elapsed < 1.5, elapsed
+    if status == 1:  # only an honest "undecided" may come back with a report
+        report = json.loads(captured.out)
+        assert report["undecided"] >= 1, captured.out
+        return
+    assert status == 2, (captured.out, captured.err)
+    assert captured.out == ""
+    one_line_error(captured.err)
+    assert len(captured.err) < 700
