@@ -8,10 +8,19 @@ Prints: cold command wall time (a fresh interpreter, as a grader runs it), in-pr
 per claim, and the ratio against a naive baseline that judges each claim by building its
 closed form and evaluating it with SymPy's evalf.
 
-    python bench/bench_check.py
+Then the two targets of closed forms printed only when read:
+
+* ``check --format json`` against text mode on the same 16x16 exercise (cold commands,
+  min and median of several runs): target ratio json/text <= 1.2;
+* a 64x64 causal exercise with 12 wrong whole-matrix claims (6 of the weights, 6 of the
+  output, each right but for one entry), every one diagnosed: target under 3 s cold.
+
+    python bench/bench_check.py [--runs N]
 """
 
+import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -71,7 +80,63 @@ def naive_seconds(path: Path) -> float:
     return (time.perf_counter() - started) / 32 * (N * N)
 
 
+def build64(path: Path, n: int = 64, d: int = 4, wrong: int = 12) -> int:
+    """A 64x64 causal exercise; ``wrong`` whole-matrix claims, each off in one entry."""
+    rng = random.Random(7)
+    Q, K, V = (rational_rows(rng, n, d) for _ in range(3))
+    unquote = lambda rows: [[entry.strip('"') for entry in row] for row in rows]  # noqa: E731
+    result = attention(unquote(Q), unquote(K), unquote(V), "causal")
+    grids = {"weights": result.decimals("weights", 3), "output": result.decimals("output", 3)}
+    lines = ['title = "64x64 benchmark"', "[inputs]", f"Q = {toml_matrix(Q)}", f"K = {toml_matrix(K)}",
+             f"V = {toml_matrix(V)}", "[attention]", 'query = "Q"', 'key = "K"', 'value = "V"', 'mask = "causal"']
+    for k in range(wrong):
+        quantity = "weights" if k % 2 == 0 else "output"
+        grid = [row[:] for row in grids[quantity]]
+        grid[k][0] = "9.999"
+        rows = "[" + ", ".join("[" + ", ".join(row) + "]" for row in grid) + "]"
+        lines += ["[[claims]]", f'label = "{quantity} {k + 1}"', f'quantity = "{quantity}"', f'value = "{rows}"']
+    path.write_text("\n".join(lines) + "\n")
+    return wrong
+
+
+def cold(args, runs: int):
+    """Wall times of ``symbolic-attn ARGS`` in fresh interpreters, and the last run."""
+    times, done = [], None
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "symbolic_attn", *args], cwd=ROOT, capture_output=True, text=True)
+        times.append(time.perf_counter() - started)
+    return times, done
+
+
+def closed_forms_when_read(folder: Path, runs: int) -> bool:
+    """json/text on the 16x16 bench exercise; the 64x64 exercise with 12 wrong claims."""
+    path16 = folder / "bench16.toml"
+    text_times, json_times = [], []
+    for _ in range(runs):  # interleaved, so that a change in the machine's load hits both alike
+        text_times += cold(["check", str(path16)], 1)[0]
+        json_times += cold(["check", str(path16), "--format", "json"], 1)[0]
+    ratio_min = min(json_times) / min(text_times)
+    ratio_median = statistics.median(json_times) / statistics.median(text_times)
+    print(f"16x16 check, cold: text min {min(text_times):.3f} s / median {statistics.median(text_times):.3f} s; "
+          f"json min {min(json_times):.3f} s / median {statistics.median(json_times):.3f} s")
+    print(f"  ratio json/text: min {ratio_min:.2f}, median {ratio_median:.2f}   (target <= 1.2)")
+    path64 = folder / "bench64.toml"
+    wrong = build64(path64)
+    times, done = cold(["check", str(path64)], runs)
+    verdicts = done.stdout.splitlines()[0] if done.stdout else done.stderr.strip()
+    print(f"64x64 causal, {wrong} wrong whole-matrix claims (each names its wrong entry), cold: "
+          f"min {min(times):.3f} s / median {statistics.median(times):.3f} s   (target < 3 s)")
+    print(f"  result: exit {done.returncode}; {verdicts}")
+    startup, _ = cold(["--help"], runs)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"  start-up (symbolic-attn --help): min {min(startup):.3f} s; load average {load:.1f} on {os.cpu_count()} cores "
+          "(the targets assume an otherwise idle machine)")
+    return ratio_median <= 1.2 and statistics.median(times) < 3 and done.returncode == 1
+
+
 def main():
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 3
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bench16.toml"
         claims = build(path)
@@ -87,6 +152,9 @@ def main():
         render_text(report)
         warm = time.perf_counter() - started
         naive = naive_seconds(path)
+        print("-- closed forms only when read --")
+        met = closed_forms_when_read(Path(folder), runs)
+        print("targets met" if met else "targets NOT met (see above)")
     first_line = done.stdout.splitlines()[0] if done.stdout else done.stderr.strip()
     print(f"exercise: {N}x{N} attention (d_k={D_K}, d_v={D_V}), {claims} claims "
           f"({N * N} weights + one {N}x{D_V} output, {PLACES} decimals)")

@@ -28,7 +28,8 @@ quantity = "weights"
 row = 1
 value = "[0.401, 0.198, 0.401]"
 """
-KEYS = {"label", "quantity", "row", "col", "claimed", "exact", "exact_latex", "decimal", "rule", "verdict", "diagnosis"}
+KEYS = {"label", "quantity", "row", "col", "claimed", "exact", "exact_latex", "decimal", "rule", "verdict", "diagnosis",
+        "wrong_entries", "undecided_entries", "note"}
 
 
 def write(tmp_path, text, name="ex.toml"):
@@ -40,7 +41,8 @@ def write(tmp_path, text, name="ex.toml"):
 def test_all_pass_exit_0_and_json_schema(tmp_path, capsys):
     assert main(["check", str(write(tmp_path, GOOD)), "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert set(report) == {"claims", "passed", "failed"} and (report["passed"], report["failed"]) == (1, 0)
+    assert set(report) == {"claims", "passed", "failed", "undecided"}
+    assert (report["passed"], report["failed"], report["undecided"]) == (1, 0, 0)
     (claim,) = report["claims"]
     assert set(claim) == KEYS
     assert claim["verdict"] == "pass" and claim["diagnosis"] == [] and claim["row"] == 1 and claim["col"] is None

@@ -15,8 +15,14 @@ binary float is ever compared.
 
 A claim may override the rule with ``tolerance`` (absolute), ``relative`` or ``sig_figs``.
 
-Claimed text is data.  Lists are split here by a small tokenizer (so that ``"0.140"``
-keeps its three decimals); only a non-decimal atom goes to the safe parser.
+Claimed text is data, read by the one value grammar of grading
+(:mod:`symbolic_attn.grading.values`): a number, or nested lists in brackets.  A bare
+comma list (``"0.3, 0.7"``) is refused there, as everywhere.  Each entry keeps its written
+text, so ``"0.140"`` keeps its three decimals; digits are ASCII only.
+
+Judging has three outcomes: pass, fail and **undecided** (the comparison could not be
+settled within its budget: intervals up to the certified module's precision limit, and an
+exact proof only for expressions under a size bound).  Undecided is never a pass.
 
 >>> c = parse_claimed("[0.401, 0.198, 1/2]")
 >>> c.shape, [e.kind for e in c.elements], c.elements[0].decimals
@@ -31,19 +37,21 @@ True
 '3 decimals'
 """
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy
 
-from symbolic_attn.errors import ParseError, ProofError, UndecidedError
+from symbolic_attn.errors import InputLimitError, ParseError, ProofError, UndecidedError
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact import certified as numeric
-from symbolic_attn.exact.parse import exact_decimal, parse_expression
+from symbolic_attn.exact.parse import parse_expression
+from symbolic_attn.grading.text import clean
+from symbolic_attn.grading.values import read_entry, split_value
 
 __all__ = [
-    "QUANTITIES",
     "Element",
     "Claimed",
     "Rule",
@@ -54,20 +62,24 @@ __all__ = [
     "judge_element",
     "judge_values",
     "rule_text",
-    "select",
+    "verdict_of",
+    "all_pass",
+    "small_enough",
     "MAX_CLAIM_TEXT",
+    "PROOF_SIZE",
 ]
-
-#: The quantities a claim may name, in the order attention computes them.
-QUANTITIES = ("query", "key", "value", "scores", "scaled", "weights", "output")
 
 MAX_CLAIM_TEXT = 100_000  # characters in one claimed value (a 64x64 matrix of decimals fits)
 MAX_ATOM_TEXT = 2_000  # characters in one claimed number
 MAX_DECIMAL_DIGITS = 400  # digits in one claimed decimal (certification cost grows with it)
 MAX_ELEMENTS = 4_096
-_INTEGER = re.compile(r"^[+-]?\d+$")
-_DECIMAL = re.compile(r"^([+-]?)(\d*)\.(\d+)(?:[eE]([+-]?\d{1,3}))?$")
-_SCIENTIFIC = re.compile(r"^([+-]?)(\d+)[eE]([+-]?\d{1,3})$")
+#: Exact proofs are tried only for expressions of at most this many nodes (expand and
+#: simplify grow with size; beyond it a boundary case is "undecided", never a hang).
+PROOF_SIZE = 400
+# [0-9], not \d: Python's \d matches the digits of every script ("0.১৬৭").
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+_DECIMAL = re.compile(r"^([+-]?)([0-9]*)\.([0-9]+)(?:[eE]([+-]?[0-9]{1,3}))?$")
+_SCIENTIFIC = re.compile(r"^([+-]?)([0-9]+)[eE]([+-]?[0-9]{1,3})$")
 
 
 @dataclass(frozen=True)
@@ -109,7 +121,10 @@ class Rule:
 
 @dataclass(frozen=True)
 class Claim:
-    """One ``[[claims]]`` entry.  ``row``/``col`` are 1-based as in a_{ij}; None = all."""
+    """One ``[[claims]]`` entry.  ``row``/``col`` are 1-based as in a_{ij}; None = all.
+
+    ``quantity`` is a stage path of the exercise's trace (``weights``, ``output``...).
+    """
 
     index: int
     quantity: str
@@ -121,9 +136,9 @@ class Claim:
 
     @property
     def name(self) -> str:
-        """The label, or a generated one such as ``weights[3,2]``."""
+        """The label (control characters escaped), or a generated one such as ``weights[3,2]``."""
         if self.label:
-            return self.label
+            return clean(self.label, 60)
         where = ",".join("*" if i is None else str(i) for i in (self.row, self.col))
         return self.quantity if where == "*,*" else f"{self.quantity}[{where}]"
 
@@ -135,106 +150,56 @@ class ElementVerdict:
     ok: bool
     rule: str
     note: str = ""
+    undecided: bool = False
+
+    @property
+    def state(self) -> str:
+        """``"pass"``, ``"fail"`` or ``"undecided"``."""
+        return "undecided" if self.undecided else "pass" if self.ok else "fail"
+
+
+def verdict_of(verdicts) -> str:
+    """A claim's verdict from its entries': any fail fails; else any undecided is undecided."""
+    states = {v.state for v in verdicts}
+    return "fail" if "fail" in states else "undecided" if "undecided" in states else "pass"
 
 
 # ----------------------------------------------------------------- parsing claimed text
 
 
 def parse_claimed(text: str, names=None) -> Claimed:
-    """Split a claimed value into numbers: ``"0.5"``, ``"[1/3, 2/3]"``, ``"[[1,0],[0,1]]"``.
+    """Read a claimed value: ``"0.5"``, ``"[1/3, 2/3]"``, ``"[[1,0],[0,1]]"``.
 
-    A bare comma-separated list (``"0.330, 0.670"``) is read as one row.  Raises
-    :class:`ParseError` naming the offending piece.
+    The grammar is :func:`symbolic_attn.grading.values.split_value`'s, the same as every
+    other value of an exercise.  Raises :class:`ParseError` naming the offending piece.
 
     >>> parse_claimed("[[1, 0], [0.5, 0.50]]").shape
     (2, 2)
-    >>> parse_claimed("0.330, 0.670").shape
-    (2,)
-    >>> parse_claimed("[1, [2]]")
+    >>> parse_claimed("0.330, 0.670")
     Traceback (most recent call last):
     ...
-    symbolic_attn.errors.ParseError: claimed value mixes numbers and lists: "[1, [2]]"
+    symbolic_attn.errors.ParseError: a list needs brackets: write [0.330, 0.670] (a bare comma at column 6)
+    >>> parse_claimed("0.১৬৭")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ParseError: non-ASCII character '১' (U+09E7) at column 3 in "0.১৬৭": write the value with ASCII digits and letters
     """
     if not isinstance(text, str):
         raise ParseError(f"a claimed value must be text, got {type(text).__name__}")
     if len(text) > MAX_CLAIM_TEXT:
-        raise ParseError(f"claimed value of {len(text)} characters exceeds the limit of {MAX_CLAIM_TEXT}")
-    tree = _split(text)
-    if isinstance(tree, str):
-        return Claimed(text, None, (_atom(tree, names),))
-    if all(isinstance(item, str) for item in tree):
-        return Claimed(text, (len(tree),), tuple(_atom(item, names) for item in tree))
-    if not all(isinstance(item, list) for item in tree):
-        raise ParseError(f"claimed value mixes numbers and lists: {_quote(text)}")
-    width = len(tree[0])
-    for number, row in enumerate(tree, start=1):
-        if any(isinstance(item, list) for item in row):
-            raise ParseError(f"claimed value nested deeper than a matrix: {_quote(text)}")
-        if len(row) != width:
-            raise ParseError(f"claimed row {number} has {len(row)} numbers, row 1 has {width}: {_quote(text)}")
-    elements = tuple(_atom(item, names) for row in tree for item in row)
-    return Claimed(text, (len(tree), width), elements)
-
-
-def _split(text: str):
-    """Nested lists of atom texts.  ``[``, ``]`` and ``,`` inside parentheses belong to atoms.
-
-    Tokens first (brackets, commas, atoms), then a two-level recursive descent: a claimed
-    value is at most a matrix, so deeper nesting is refused before any recursion.
-    """
-    tokens, atom, parens, brackets = [], [], 0, 0
-    for position, char in enumerate(text, start=1):
-        parens += (char == "(") - (char == ")")
-        if parens < 0:
-            raise ParseError(f"unbalanced ')' at column {position} in {_quote(text)}")
-        if parens == 0 and char in "[],":
-            if "".join(atom).strip():
-                tokens.append(("atom", "".join(atom).strip(), position))
-            atom = []
-            brackets += (char == "[") - (char == "]")
-            if brackets > 2:
-                raise ParseError(f"claimed value nested deeper than a matrix at column {position} in {_quote(text)}")
-            tokens.append((char, char, position))
-            if len(tokens) > 3 * MAX_ELEMENTS:
-                raise ParseError(f"more than {MAX_ELEMENTS} numbers in one claimed value")
-        else:
-            atom.append(char)
-    if parens:
-        raise ParseError(f"unbalanced '(' in {_quote(text)}")
-    if "".join(atom).strip():
-        tokens.append(("atom", "".join(atom).strip(), len(text)))
-    if not tokens:
-        raise ParseError("empty claimed value")
-    if tokens[0][0] != "[" and any(kind == "," for kind, _, _ in tokens):
-        tokens = [("[", "[", 0)] + tokens + [("]", "]", len(text))]  # "0.330, 0.670" is one row
-    value, end = _descend(tokens, 0, text)
-    if end != len(tokens):
-        raise ParseError(f"unexpected '{tokens[end][1]}' at column {tokens[end][2]} in {_quote(text)}")
-    return value
-
-
-def _descend(tokens, at, text):
-    """One value starting at token ``at``: an atom, or '[' value (',' value)* ']'."""
-    if at >= len(tokens):
-        raise ParseError(f"claimed value ends too early: {_quote(text)}")
-    kind, piece, position = tokens[at]
-    if kind == "atom":
-        return piece, at + 1
-    if kind != "[":
-        raise ParseError(f"missing number before '{piece}' at column {position} in {_quote(text)}")
-    items = []
-    at += 1
-    while True:
-        item, at = _descend(tokens, at, text)
-        items.append(item)
-        if at >= len(tokens):
-            raise ParseError(f"missing ']' in {_quote(text)}")
-        kind, piece, position = tokens[at]
-        at += 1
-        if kind == "]":
-            return items, at
-        if kind != ",":
-            raise ParseError(f"expected ',' or ']' at column {position} in {_quote(text)}")
+        raise InputLimitError(f"claimed value of {len(text)} characters exceeds the limit of {MAX_CLAIM_TEXT}")
+    layout = split_value(text)
+    if len(layout.entries) > MAX_ELEMENTS:
+        raise InputLimitError(f"more than {MAX_ELEMENTS} numbers in one claimed value")
+    elements = []
+    for entry in layout.entries:
+        try:
+            elements.append(_atom(entry.text, names))
+        except ParseError as error:
+            if layout.shape is None:
+                raise
+            raise type(error)(f"{error} (the entry at column {entry.column} of {_quote(text)})") from None
+    return Claimed(text, layout.shape, tuple(elements))
 
 
 def _atom(text: str, names) -> Element:
@@ -250,18 +215,33 @@ def _atom(text: str, names) -> Element:
         digits = sum(ch.isdigit() for ch in text.split("e")[0].split("E")[0])
         if digits > MAX_DECIMAL_DIGITS:
             raise ParseError(f"claimed decimal with {digits} digits exceeds the limit of {MAX_DECIMAL_DIGITS}")
-        sign, body = (-1 if text.startswith("-") else 1), text.lstrip("+-")
-        value = sign * exact_decimal(body)
         groups = match.groups()
-        fraction_digits = len(groups[2]) if match.re is _DECIMAL else 0
-        exponent = int(groups[3] or 0) if match.re is _DECIMAL else int(groups[2])
-        decimals = fraction_digits - exponent
-        half = sympy.Rational(1, 2) * sympy.Rational(10) ** (-decimals)
-        return Element(text, value, "decimal", decimals if exponent == 0 else None, half)
-    value = parse_expression(text, names)
+        if match.re is _DECIMAL:
+            sign, whole, fraction, exponent = groups[0], groups[1], groups[2], int(groups[3] or 0)
+        else:
+            sign, whole, fraction, exponent = groups[0], groups[1], "", int(groups[2])
+        decimals = len(fraction) - exponent
+        # digits over a power of ten, built directly (a 64x64 claimed matrix has 4096 of them)
+        numerator = int(whole + fraction) * (-1 if sign == "-" else 1)
+        value = sympy.Rational(numerator * 10 ** max(-decimals, 0), 10 ** max(decimals, 0))
+        return Element(text, value, "decimal", decimals if exponent == 0 else None, _half_unit(decimals))
+    value = read_entry(_Entry(text), names)
     if isinstance(value, sympy.MatrixBase):
         raise ParseError(f"a claimed number must not be a matrix: {_quote(text)}")
     return Element(text, value, "exact")
+
+
+@functools.lru_cache(maxsize=None)
+def _half_unit(decimals: int) -> sympy.Rational:
+    """Half a unit of the last written digit: 1/2 10^-decimals."""
+    return sympy.Rational(1, 2 * 10**decimals) if decimals >= 0 else sympy.Rational(10 ** -decimals, 2)
+
+
+class _Entry:
+    """An entry as :func:`read_entry` takes it (claims have already split the text)."""
+
+    def __init__(self, text):
+        self.text, self.column = text, 1
 
 
 def parse_rule(kind: str, amount) -> Rule:
@@ -289,26 +269,10 @@ def parse_rule(kind: str, amount) -> Rule:
 
 
 def _quote(text: str) -> str:
-    shown = text if len(text) <= 60 else text[:57] + "..."
-    return '"' + shown.replace('"', '\\"') + '"'
+    return '"' + clean(text, 60).replace('"', '\\"') + '"'
 
 
 # ----------------------------------------------------------------- judging
-
-
-def select(matrix: sympy.MatrixBase, row: int | None, col: int | None):
-    """The claimed part of a quantity (1-based row/col; None = all), flat and its shape.
-
-    >>> select(sympy.Matrix([[1, 2], [3, 4]]), None, 2)
-    ([2, 4], (2,))
-    """
-    if row is not None and col is not None:
-        return [matrix[row - 1, col - 1]], None
-    if row is not None:
-        return list(matrix.row(row - 1)), (matrix.cols,)
-    if col is not None:
-        return list(matrix.col(col - 1)), (matrix.rows,)
-    return list(matrix), (matrix.rows, matrix.cols)
 
 
 def judge_values(values, claimed: Claimed, rule: Rule | None = None, balls=None) -> list[ElementVerdict]:
@@ -319,9 +283,18 @@ def judge_values(values, claimed: Claimed, rule: Rule | None = None, balls=None)
     building closed forms.  Whatever they leave open is decided from the exact value.
     """
     if len(values) != len(claimed.elements):
-        raise ValueError(f"{len(claimed.elements)} claimed numbers for {len(values)} values")
+        raise ParseError(f"{len(claimed.elements)} claimed numbers for {len(values)} values")
     balls = balls if balls is not None else [None] * len(values)
     return [judge_element(v, e, rule, b) for v, e, b in zip(values, claimed.elements, balls)]
+
+
+def all_pass(values, claimed: Claimed, rule: Rule | None = None, balls=None) -> bool:
+    """Whether every claimed number passes; stops at the first that does not (diagnosis
+    tries many variants, and most fail on their first entry)."""
+    if len(values) != len(claimed.elements):
+        return False
+    balls = balls if balls is not None else [None] * len(values)
+    return all(judge_element(v, e, rule, b).state == "pass" for v, e, b in zip(values, claimed.elements, balls))
 
 
 def rule_text(element: Element, rule: Rule | None = None) -> str:
@@ -342,7 +315,8 @@ def rule_text(element: Element, rule: Rule | None = None) -> str:
 def judge_element(exact, element: Element, rule: Rule | None = None, ball=None) -> ElementVerdict:
     """Judge one claimed number (lazily: ``exact`` may be a callable giving the value).
 
-    An undecidable comparison is a fail, with a note saying so -- never a pass.
+    A comparison that cannot be settled within its budget is ``undecided`` (with a note
+    saying why) -- never a pass.
     """
     label = rule_text(element, rule)
     claimed = element.value
@@ -365,16 +339,29 @@ def judge_element(exact, element: Element, rule: Rule | None = None, ball=None) 
             return ElementVerdict(_equal(exact, claimed), label)
         return ElementVerdict(_within(exact, claimed, bound), label)
     except UndecidedError as error:
-        return ElementVerdict(False, label, f"undecided: {' '.join(str(error).split())[:200]}")
+        return ElementVerdict(False, label, f"undecided: {clean(' '.join(str(error).split()), 200)}", undecided=True)
+
+
+_BALL_BITS = 256
+
+
+@functools.lru_cache(maxsize=65_536)
+def _rational_ball(p: int, q: int):
+    """The enclosure of p/q at _BALL_BITS, made once: a 64x64 claim is judged against
+    every variant diagnosis tries, with the same claimed numbers and bounds."""
+    import flint
+
+    with numeric.working_precision(_BALL_BITS):
+        return flint.arb(flint.fmpq(p, q))
 
 
 def _ball_within(ball, claimed, bound):
     """True/False when the enclosure alone decides ``|x - claimed| <= bound``, else None."""
     if not ball.is_finite():
         return None
-    with numeric.working_precision(256):
-        distance = abs(ball - numeric.to_arb(claimed))
-        limit = numeric.to_arb(bound)
+    with numeric.working_precision(_BALL_BITS):
+        distance = abs(ball - _rational_ball(int(claimed.p), int(claimed.q)))
+        limit = _rational_ball(int(bound.p), int(bound.q))
         if distance < limit:
             return True
         if distance > limit:
@@ -402,6 +389,25 @@ def _sig_fig_half_unit(claimed, figures: int):
     return sympy.Rational(1, 2) * sympy.Rational(10) ** (exponent - figures + 1)
 
 
+def small_enough(expr, limit: int = PROOF_SIZE) -> bool:
+    """Whether ``expr`` is small enough to hand to an exact proof (expand, simplify).
+
+    Counts nodes, stopping at ``limit``; a power with an integer exponent over 64 of a
+    non-rational base counts as its exponent (expanding it builds that many terms).
+
+    >>> small_enough(sympy.sqrt(2) + 1), small_enough((1 + sympy.sqrt(2)) ** 7000)
+    (True, False)
+    """
+    count = 0
+    for node in sympy.preorder_traversal(expr):
+        count += 1
+        if node.is_Pow and node.exp.is_Integer and not node.base.is_Rational:
+            count += max(abs(int(node.exp)) - 64, 0) if abs(node.exp) < 10**6 else limit
+        if count > limit:
+            return False
+    return True
+
+
 def _equal(exact, claimed) -> bool:
     """Exact equality: rationals directly; otherwise refuted by intervals, or proved."""
     if exact.is_Rational and claimed.is_Rational:
@@ -410,6 +416,8 @@ def _equal(exact, claimed) -> bool:
 
     if not (exact - claimed).free_symbols and numeric.certified_sign(exact - claimed) not in (None, 0):
         return False  # the intervals exclude zero: certainly different
+    if not (small_enough(exact) and small_enough(claimed)):
+        raise UndecidedError(f"{clean(sympy.sstr(claimed), 60)} is too large an expression to prove equal within the budget")
     try:
         prove_equal(exact, claimed)
     except ProofError:
@@ -442,7 +450,7 @@ def _decide(exact, margin, boundary_points) -> bool:
     sign = numeric.certified_sign(margin)
     if sign is not None:
         return sign <= 0
-    if any(_proved_zero(exact - point) for point in boundary_points):
+    if small_enough(exact) and any(_proved_zero(exact - point) for point in boundary_points):
         return True
     raise UndecidedError(f"{exact} is too close to the boundary of the rule to decide")
 

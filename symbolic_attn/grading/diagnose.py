@@ -1,10 +1,14 @@
 r"""Diagnosis: which known mistake reproduces a wrong claimed number.
 
 Exact arithmetic makes a diagnosis unambiguous: recompute the exercise under a mistake and
-judge the claim again, by the same rule.  Every mistake is a **variant of the one
-attention core** (:func:`symbolic_attn.model.attention.attention`): a different ``scale``,
-``masking``, ``axis``, mask or value matrix -- never a second implementation.  The rounding
-mistakes continue the core's own intermediate results after rounding them.
+judge the claim again, by the same rule.  Every mistake is a **setting of the one attention
+core**, run by the exercise itself (:meth:`Exercise.compute
+<symbolic_attn.grading.exercise.Exercise.compute>`): a different ``scale``, ``masking``,
+``axis``, mask or value matrix -- never a second implementation.  The rounding mistakes
+continue the core's own intermediate results after rounding them; ``transposed`` and
+``decimal_point`` are mistakes in writing the right result down.  Entries are found in a
+variant's trace with the one helper, :func:`symbolic_attn.model.trace.select` (through
+:meth:`StageView.select <symbolic_attn.grading.view.StageView.select>`, which remembers it).
 
 Ids (as in the grading rubric):
 
@@ -12,14 +16,20 @@ Ids (as in the grading rubric):
 ``unscaled``                      1/sqrt(d_k) forgotten (``scale="none"``)
 ``scaled_by_dk``                  divided by d_k instead of sqrt(d_k)
 ``scaled_twice``                  the scale applied twice (``scale = s**2``)
+``wrong_scale``                   1/sqrt(d_k) used where the exercise gives another scale,
+                                  or multiplied by sqrt(d_k) instead of dividing
+``mask_ignored``                  the mask left out altogether
 ``zeroed_not_renormalized``       softmax over all keys, blocked weights then zeroed
 ``mask_score_zero``               blocked *scores* set to 0 (exp(0) = 1 stays)
 ``mask_inverted``                 keep/block polarity swapped (``mask.inverted()``)
 ``mask_shifted``                  causal mask off by one, either way (offset +-1)
 ``softmax_columns``               normalized over queries (``axis="queries"``)
 ``keys_as_values``                K used where V belongs
+``transposed``                    the right matrix, written transposed
+``decimal_point``                 the right numbers off by a power of ten (10^-3 .. 10^3)
 ``rounded_intermediates``         scaled scores or weights rounded to 1-4 decimals, then continued
-``forced_row_sum``                rounded weights adjusted so that each row sums to 1
+``forced_row_sum``                rounded weights adjusted so that each row sums to 1 (only
+                                  when the adjustment changed what was claimed)
 ``follows_from_claimed``          follows exactly from the solution's own earlier claims
 ================================  ===================================================
 
@@ -44,60 +54,84 @@ weights, as PyTorch's scaled_dot_product_attention does.
 """
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import sympy
 
-from symbolic_attn.model.attention import attention, attention_from_scores
-from symbolic_attn.grading.claims import judge_values, select
 from symbolic_attn.errors import SymbolicAttnError
-from symbolic_attn.model.masks import Mask
 from symbolic_attn.exact.parse import exact_decimal
+from symbolic_attn.grading.claims import all_pass
+from symbolic_attn.grading.view import StageView
+from symbolic_attn.model.masks import Mask
 
-__all__ = ["MISTAKES", "Diagnoser", "compute"]
+__all__ = ["MISTAKES", "REMEDIES", "Diagnoser", "Candidate", "explain"]
 
 MISTAKES = {
     "unscaled": "1/sqrt(d_k) forgotten",
     "scaled_by_dk": "divided by d_k instead of sqrt(d_k)",
     "scaled_twice": "scaled twice",
+    "wrong_scale": "the wrong scale",
+    "mask_ignored": "the mask left out",
     "zeroed_not_renormalized": "blocked weights zeroed after softmax, not renormalized",
     "mask_score_zero": "blocked scores set to 0 instead of removed",
     "mask_inverted": "mask polarity swapped (keep/block)",
     "mask_shifted": "causal mask off by one",
     "softmax_columns": "softmax over the wrong axis (columns)",
     "keys_as_values": "keys used as values",
+    "transposed": "the matrix written transposed",
+    "decimal_point": "decimal point misplaced",
     "rounded_intermediates": "computed from rounded intermediates",
     "forced_row_sum": "rounded weights forced to sum to 1",
     "follows_from_claimed": "follows from the solution's own earlier claim",
 }
+#: One sentence per mistake, with the remedy, for feedback a student understands.
+REMEDIES = {
+    "unscaled": "These are the softmax of the unscaled scores: divide the scores by sqrt(d_k) first.",
+    "scaled_by_dk": "The scores were divided by d_k: divide them by sqrt(d_k) instead.",
+    "scaled_twice": "The scale was applied twice: multiply the scores by it once.",
+    "wrong_scale": "The scores were scaled by the wrong factor: use the scale the exercise gives.",
+    "mask_ignored": "The mask was left out: blocked keys get weight exactly 0.",
+    "zeroed_not_renormalized": "Blocked weights were set to 0 after the softmax: remove blocked keys before it, "
+                               "so that each row still sums to 1.",
+    "mask_score_zero": "Blocked scores were set to 0, but exp(0) = 1 still counts: leave blocked keys out of the sum.",
+    "mask_inverted": "The mask was read the wrong way round: 1 means the key may be attended to.",
+    "mask_shifted": "The causal mask is off by one: query i sees keys 1..i (plus the offset the exercise gives).",
+    "softmax_columns": "The softmax normalized each column: normalize each row (over the keys) instead.",
+    "keys_as_values": "K was used where V belongs: the output is the weights times V.",
+    "transposed": "The right numbers, transposed: row i belongs to query i.",
+    "decimal_point": "The right digits with the decimal point misplaced.",
+    "rounded_intermediates": "Intermediate values were rounded before continuing: keep full precision until the end.",
+    "forced_row_sum": "Rounded weights were adjusted to sum to 1: report each weight correctly rounded instead.",
+    "follows_from_claimed": "This follows correctly from your own earlier (wrong) values.",
+}
 _ROUNDINGS = (1, 2, 3, 4)
-_PIPELINE = ("query", "key", "value", "scores", "scaled", "weights", "output")
-_KEEP = object()
-
-
-def compute(spec, *, mask=_KEEP, scale=_KEEP, value=None, scores=None, **options):
-    """Run the one core on an exercise's ``[attention]``, with some settings changed."""
-    mask = spec.mask if mask is _KEEP else mask
-    value = spec.value if value is None else value
-    if scores is not None or spec.scores is not None:
-        use = spec.scores if scores is None else scores
-        return attention_from_scores(use, value, mask, scale="none" if scale is _KEEP else scale, **options)
-    return attention(spec.query, spec.key, value, mask, spec.scale if scale is _KEEP else scale, **options)
+_POWERS = (-3, -2, -1, 1, 2, 3)
 
 
 @dataclass
 class Candidate:
-    """One recomputation under a mistake; ``overrides`` replace stages of ``result``."""
+    """One variant under a mistake: a core result, with stages overridden or transformed.
+
+    ``overrides`` replace stages of ``result`` by exact matrices; ``transform`` (optional)
+    is ``(transpose, factor)`` applied to every stage as written down.  A candidate with a
+    ``baseline`` counts only when the baseline does not reproduce the claim too (the
+    forced row sum must have changed something).
+    """
 
     mistake: str
     detail: str
     result: object = None
     overrides: dict = field(default_factory=dict)
+    transform: tuple = (False, 1)
+    baseline: "Candidate | None" = None
+
+    def view(self) -> StageView:
+        if "_view" not in self.__dict__:
+            self.__dict__["_view"] = StageView(self.result, self.overrides, *self.transform)
+        return self.__dict__["_view"]
 
     def matrix(self, quantity: str):
-        if quantity in self.overrides:
-            return self.overrides[quantity]
-        return getattr(self.result, quantity)
+        """The exact stage (built: for tests and follow-through only)."""
+        return self.view().exact(quantity)
 
 
 class Diagnoser:
@@ -106,60 +140,73 @@ class Diagnoser:
     def __init__(self, exercise, result=None):
         self.exercise = exercise
         self.spec = exercise.attention
-        self.result = result if result is not None else compute(self.spec)
+        self.result = result if result is not None else exercise.compute()
+        self._cache = {}
+        #: The stage paths in the order the core computes them (the trace's order).
+        self.stages = list(self.result.trace)
 
     def diagnose(self, claim) -> list:
         """Every mistake id under which the claim passes by its own rule (sorted as MISTAKES)."""
-        found = []
-        for candidate in self.candidates(claim):
-            if candidate.mistake in found:
-                continue
-            if self._reproduces(candidate, claim):
-                found.append(candidate.mistake)
+        found = {mistake for mistake, _ in self.details(claim)}
         return sorted(found, key=list(MISTAKES).index)
 
     def details(self, claim) -> list:
         """(id, detail) of every reproducing candidate, e.g. "weights rounded to 3 decimals"."""
-        return [(c.mistake, c.detail) for c in self.candidates(claim) if self._reproduces(c, claim)]
+        out, seen = [], set()
+        for candidate in self.candidates(claim):
+            if candidate.mistake in seen:
+                continue
+            if self.reproduces(candidate, claim):
+                out.append((candidate.mistake, candidate.detail))
+                seen.add(candidate.mistake)
+        return out
 
-    def _reproduces(self, candidate, claim) -> bool:
+    def reproduces(self, candidate, claim) -> bool:
+        """Whether the claim passes, by its own rule, against the candidate's stage."""
+        if not self._passes(candidate, claim):
+            return False
+        return candidate.baseline is None or not self._passes(candidate.baseline, claim)
+
+    @staticmethod
+    def _passes(candidate, claim) -> bool:
         try:
-            matrix = candidate.matrix(claim.quantity)
-            if matrix is None:
-                return False
-            values, _ = select(matrix, claim.row, claim.col)
-            verdicts = judge_values(values, claim.claimed, claim.rule)
-        except (SymbolicAttnError, IndexError, ValueError):
+            view = candidate.view()
+            selection = view.select(claim.quantity, claim.row, claim.col)
+            balls = view.balls(claim.quantity, selection.positions)
+            return all_pass(selection.entries, claim.claimed, claim.rule, balls)
+        except (SymbolicAttnError, ZeroDivisionError):
             return False  # a variant that cannot be computed reproduces nothing
-        return all(verdict.ok for verdict in verdicts)
 
     # -- the variants -------------------------------------------------------------------
 
     def candidates(self, claim):
         """All variants relevant to the claim's quantity, cheapest first."""
-        stage = _PIPELINE.index(claim.quantity)
-        if stage >= _PIPELINE.index("scaled"):
+        stage = self._order(claim.quantity)
+        if stage >= self._order("scaled"):
             yield from self._scale_variants()
-        if stage >= _PIPELINE.index("weights"):
+        if stage >= self._order("weights"):
             yield from self._mask_variants()
             yield from self._cached("columns", lambda: [Candidate("softmax_columns", "softmax over columns",
                                                                   self._run(axis="queries"))])
             yield from self._rounding_variants(claim.quantity)
         if claim.quantity == "output" and self.spec.key is not None and self.spec.key.shape == self.spec.value.shape:
             yield from self._cached("kv", lambda: [Candidate("keys_as_values", "K used as V", self._run(value=self.spec.key))])
+        yield from self._written_variants(claim)
         yield from self._follow_through(claim)
 
+    def _order(self, path) -> int:
+        return self.stages.index(path) if path in self.stages else len(self.stages)
+
     def _cached(self, name, build):
-        cache = self.__dict__.setdefault("_cache", {})
-        if name not in cache:
+        if name not in self._cache:
             try:
-                cache[name] = list(build())
+                self._cache[name] = list(build())
             except SymbolicAttnError:
-                cache[name] = []
-        return cache[name]
+                self._cache[name] = []
+        return self._cache[name]
 
     def _run(self, **changes):
-        return compute(self.spec, **changes)
+        return self.exercise.compute(**changes)
 
     def _scale_variants(self):
         spec = self.spec
@@ -167,6 +214,7 @@ class Diagnoser:
             return []
         d_k = spec.query.cols
         scale = self.result.scale
+        textbook = 1 / sympy.sqrt(d_k)
 
         def build():
             out = []
@@ -176,25 +224,34 @@ class Diagnoser:
                 out.append(Candidate("scaled_by_dk", "divided by d_k", self._run(scale=sympy.Rational(1, d_k))))
             if scale != 1:
                 out.append(Candidate("scaled_twice", "scaled twice", self._run(scale=scale**2)))
+            if scale != textbook:
+                out.append(Candidate("wrong_scale", f"1/sqrt(d_k) = {sympy.sstr(textbook)} used instead of the given "
+                                     f"{sympy.sstr(scale)}", self._run(scale=textbook)))
+            elif d_k != 1:
+                out.append(Candidate("wrong_scale", f"multiplied by sqrt(d_k) = {sympy.sstr(sympy.sqrt(d_k))} instead "
+                                     "of dividing", self._run(scale=sympy.sqrt(d_k))))
             return out
 
         return self._cached("scale", build)
 
     def _mask_variants(self):
-        spec, n_m = self.spec, self.result.scores.shape
+        spec, (n, m) = self.spec, self.result.scores.shape
         if spec.mask is None:
             return []
 
         def build():
             out = [
+                Candidate("mask_ignored", "no mask", self._run(mask=None)),
                 Candidate("zeroed_not_renormalized", "zeroed after softmax", self._run(masking="zero_after_softmax")),
                 Candidate("mask_score_zero", "blocked scores set to 0", self._run(masking="zero_score")),
                 Candidate("mask_inverted", "keep/block swapped", self._run(mask=spec.mask.inverted(), on_empty_row="zeros")),
             ]
             if spec.mask_kind == "causal":
-                for offset in (1, -1):
-                    shifted = Mask.causal(*n_m, offset=offset)
-                    out.append(Candidate("mask_shifted", f"causal offset {offset:+d}", self._run(mask=shifted, on_empty_row="zeros")))
+                for shift in (1, -1):
+                    offset = spec.mask_offset + shift
+                    shifted = Mask.causal(n, m, offset=offset)
+                    out.append(Candidate("mask_shifted", f"causal offset {offset:+d} instead of {spec.mask_offset:+d}",
+                                         self._run(mask=shifted, on_empty_row="zeros")))
             return out
 
         return self._cached("mask", build)
@@ -205,17 +262,18 @@ class Diagnoser:
         def build():
             out = []
             for places in _ROUNDINGS:
-                rounded = _rounded(self.result, "scaled", places)
+                rounded = sympy.ImmutableMatrix(_rounded(self.result, "scaled", places))
                 out.append(Candidate("rounded_intermediates", f"scaled scores rounded to {places} decimals",
                                      self._run(scores=rounded, scale="none")))
             for places in _ROUNDINGS:
                 weights = _rounded(self.result, "weights", places)
-                out.append(Candidate("rounded_intermediates", f"weights rounded to {places} decimals",
-                                     self.result, {"weights": weights, "output": weights * self.spec.value}))
-                forced = _forced_row_sum(weights, self.result.mask)
-                for how, matrix in forced.items():
-                    out.append(Candidate("forced_row_sum", f"weights rounded to {places} decimals, {how} adjusted",
-                                         self.result, {"weights": matrix, "output": matrix * self.spec.value}))
+                plain = Candidate("rounded_intermediates", f"weights rounded to {places} decimals",
+                                  self.result, self._continued(weights))
+                out.append(plain)
+                for how, matrix in _forced_row_sum(weights, self.result.mask).items():
+                    if matrix is not None:  # None: nothing was forced, so not this mistake
+                        out.append(Candidate("forced_row_sum", f"weights rounded to {places} decimals, {how} adjusted",
+                                             self.result, self._continued(matrix), baseline=plain))
             return out
 
         candidates = self._cached("rounding", build)
@@ -223,78 +281,153 @@ class Diagnoser:
             return [c for c in candidates if not c.detail.startswith("weights rounded") or c.mistake == "forced_row_sum"]
         return candidates
 
+    def _continued(self, weights) -> dict:
+        """Stage overrides for given weights: the output is their product with V, when needed."""
+        value = self.spec.value
+        return {"weights": weights, "output": lambda: _product(weights, value)}
+
+    def _written_variants(self, claim):
+        """The right stage written down wrongly: transposed, or off by a power of ten."""
+        rows, cols = self.exercise.quantity_shape(claim.quantity)
+
+        def build():
+            out = []
+            if rows == cols and rows > 1:
+                out.append(Candidate("transposed", "the right matrix, transposed", self.result, transform=(True, 1)))
+            for power in _POWERS:
+                out.append(Candidate("decimal_point", f"the right values times 10^{power}", self.result,
+                                     transform=(False, sympy.Rational(10) ** power)))
+            return out
+
+        written = self._cached(f"written:{rows}x{cols}", build)
+        if claim.row is not None and claim.col is not None:
+            return [c for c in written if c.mistake != "transposed" or claim.row != claim.col]
+        return written
+
     def _follow_through(self, claim):
         """Recompute the claim from the solution's own earlier claims (error carried forward)."""
         earlier = [c for c in self.exercise.claims if c.index < claim.index]
-        if not earlier:
+        if not earlier or claim.quantity not in self.stages:
             return []
-        stage = _PIPELINE.index(claim.quantity)
+        stage = self._order(claim.quantity)
+        trace = StageView(self.result)
         out = []
         for upstream in ("weights", "scaled", "scores"):
-            if _PIPELINE.index(upstream) >= stage or not any(c.quantity == upstream for c in earlier):
+            if self._order(upstream) >= stage or not any(c.quantity == upstream for c in earlier):
                 continue
-            overlay = _overlay(getattr(self.result, upstream), [c for c in earlier if c.quantity == upstream])
+            overlay = _overlay(trace, upstream, [c for c in earlier if c.quantity == upstream])
+            if overlay is None:
+                continue
             try:
                 if upstream == "weights":
                     out.append(Candidate("follows_from_claimed", "from the claimed weights", self.result,
-                                         {"weights": overlay, "output": overlay * self.spec.value}))
+                                         self._continued(overlay)))
                 else:
                     scale = self.result.scale if upstream == "scores" else 1
-                    follow = self._run(scores=overlay, scale=scale)
+                    follow = self._run(scores=sympy.ImmutableMatrix(overlay), scale=scale)
                     out.append(Candidate("follows_from_claimed", f"from the claimed {upstream}", follow))
             except SymbolicAttnError:
                 continue
         if claim.quantity in ("scores", "scaled", "weights", "output") and self.spec.query is not None:
-            q = _overlay(self.spec.query, [c for c in earlier if c.quantity == "query"])
-            k = _overlay(self.spec.key, [c for c in earlier if c.quantity == "key"])
-            v = _overlay(self.spec.value, [c for c in earlier if c.quantity == "value"])
-            if any(c.quantity in ("query", "key", "value") for c in earlier):
+            changed = {}
+            for name in ("query", "key", "value"):
+                mine = [c for c in earlier if c.quantity == name]
+                if mine:  # an input no earlier claim wrote stays as given (None: unchanged)
+                    overlay = _overlay(trace, name, mine)
+                    changed[name] = None if overlay is None else sympy.ImmutableMatrix(overlay)
+            if any(matrix is not None for matrix in changed.values()):
                 try:
-                    follow = attention(q, k, v, self.spec.mask, self.spec.scale)
-                    out.append(Candidate("follows_from_claimed", "from the claimed projections", follow))
+                    out.append(Candidate("follows_from_claimed", "from the claimed projections", self._run(**changed)))
                 except SymbolicAttnError:
                     pass
         return out
 
 
-def _rounded(result, stage: str, places: int) -> sympy.ImmutableMatrix:
-    """A stage rounded to ``places`` decimals (certified, half away from zero), exactly."""
-    rows = result.decimals(stage, places)
-    return sympy.ImmutableMatrix([[_decimal(text) for text in row] for row in rows])
+def _rounded(result, stage: str, places: int) -> list:
+    """A stage rounded to ``places`` decimals (certified, half away from zero), exactly,
+    as rows of rationals (a SymPy matrix of 4096 entries takes long to build)."""
+    return [[_decimal(text) for text in row] for row in result.trace.decimals(stage, places)]
 
 
 def _decimal(text: str) -> sympy.Rational:
     if text is None:
         raise SymbolicAttnError("a symbolic entry cannot be rounded")
+    whole, dot, fraction = text.partition(".")
+    if dot and "e" not in fraction and "E" not in fraction:  # "-0.125": digits over a power of ten, directly
+        return sympy.Rational(int(whole + fraction), 10 ** len(fraction))
     return -exact_decimal(text[1:]) if text.startswith("-") else exact_decimal(text)
 
 
+def _product(A, B) -> sympy.ImmutableMatrix:
+    """A product of rational matrices (rounded or claimed weights times V), through flint
+    when every entry is rational: SymPy's own product of 64x64 rationals takes seconds."""
+    # Rows, not SymPy matrices: indexing or building a SymPy matrix entry by entry is slow.
+    a = A.tolist() if isinstance(A, sympy.MatrixBase) else A
+    b = B.tolist() if isinstance(B, sympy.MatrixBase) else B
+    if all(e.is_Rational for row in a for e in row) and all(e.is_Rational for row in b for e in row):
+        import flint
+
+        def fmpq(rows):
+            return flint.fmpq_mat(len(rows), len(rows[0]), [flint.fmpq(int(e.p), int(e.q)) for row in rows for e in row])
+
+        C = fmpq(a) * fmpq(b)
+        return [[sympy.Rational(int(C[i, j].p), int(C[i, j].q)) for j in range(C.ncols())] for i in range(C.nrows())]
+    return (sympy.ImmutableMatrix(a) * sympy.ImmutableMatrix(b)).tolist()
+
+
 def _forced_row_sum(weights, mask) -> dict:
-    """Rounded weights with each row's shortfall from 1 put on its largest or last allowed entry."""
+    """Rounded weights with each row's shortfall from 1 put on its largest or last allowed
+    entry; None where no row fell short (nothing was forced)."""
+    grid = weights.tolist() if isinstance(weights, sympy.MatrixBase) else weights
+    if all(sum(row) == 1 for row in grid):
+        return {"largest weight": None, "last weight": None}
     largest, last = [], []
-    for i in range(weights.rows):
-        row = list(weights.row(i))
+    for i, row in enumerate(grid):
         allowed = [j for j in range(len(row)) if mask.allowed[i][j]] or list(range(len(row)))
         shortfall = 1 - sum(row)
         big = max(allowed, key=lambda j: row[j])
         largest.append([w + shortfall if j == big else w for j, w in enumerate(row)])
         last.append([w + shortfall if j == allowed[-1] else w for j, w in enumerate(row)])
-    return {"largest weight": sympy.ImmutableMatrix(largest), "last weight": sympy.ImmutableMatrix(last)}
+    return {"largest weight": largest, "last weight": last}
 
 
-def _overlay(matrix, claims) -> sympy.ImmutableMatrix:
-    """The exact matrix with every entry an earlier claim wrote replaced by its claimed value."""
-    entries = sympy.Matrix(matrix)
+#: Entries x softmax terms of a stage whose closed form an overlay may build (a 16x16 stage).
+_OVERLAY_SIZE = 4_096
+
+
+def _overlay(view, path, claims):
+    """The exact stage (rows) with every entry an earlier claim wrote replaced by its claimed value.
+
+    The entries no claim wrote keep their exact values -- built only when the stage is
+    small; for a large stage with unwritten entries there is no overlay (None).
+    """
+    rows, cols = view[path].shape
+    written = {}
     for claim in claims:
-        positions = _positions(matrix.shape, claim.row, claim.col)
-        if len(positions) != len(claim.claimed.elements):
-            continue
-        for (i, j), element in zip(positions, claim.claimed.elements):
-            entries[i, j] = element.value
-    return sympy.ImmutableMatrix(entries)
+        selection = view.select(path, claim.row, claim.col)
+        if len(selection.positions) == len(claim.claimed.elements):
+            written.update(zip(selection.positions, (element.value for element in claim.claimed.elements)))
+    if not written:
+        return None
+    exact = None
+    if len(written) < rows * cols:
+        terms = view["scores"].shape[1] if path in ("weights", "output") else 1
+        if rows * cols * terms > _OVERLAY_SIZE:
+            return None
+        exact = view.exact(path)
+    return [[written[(i, j)] if (i, j) in written else exact[i - 1, j - 1] for j in range(1, cols + 1)]
+            for i in range(1, rows + 1)]
 
 
-def _positions(shape, row, col):
-    rows = range(shape[0]) if row is None else [row - 1]
-    cols = range(shape[1]) if col is None else [col - 1]
-    return [(i, j) for i in rows for j in cols]
+def explain(mistake: str, detail: str = "") -> str:
+    """The feedback sentence for a diagnosis, with its detail when one is known.
+
+    >>> explain("unscaled")
+    'These are the softmax of the unscaled scores: divide the scores by sqrt(d_k) first.'
+    >>> explain("decimal_point", "the right values times 10^1")
+    'The right digits with the decimal point misplaced (the right values times 10^1).'
+    """
+    sentence = REMEDIES.get(mistake, MISTAKES.get(mistake, mistake))
+    return f"{sentence[:-1]} ({detail})." if detail and mistake in ("decimal_point", "wrong_scale",
+                                                                     "rounded_intermediates", "forced_row_sum",
+                                                                     "mask_shifted") else sentence

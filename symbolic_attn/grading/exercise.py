@@ -1,9 +1,20 @@
 r"""Exercise files (TOML): the inputs of an attention exercise and a solution's claims.
 
 Exercise files come from students, so everything here treats the file as data: sizes are
-bounded before parsing, every value's TOML type is checked, expressions go through the
-safe parser (:mod:`symbolic_attn.exact.parse`, never ``eval``), and every problem is an
-:class:`ExerciseError` naming the file, the key (``claims[3].value``) and the value.
+bounded before parsing (only a regular file is read, its size checked first, the TOML
+pre-scanned: :mod:`symbolic_attn.grading.files`), every value's TOML type is checked,
+values go through the one value grammar (:mod:`symbolic_attn.grading.values`: a number or
+nested lists, each entry by the safe parser, never ``eval``), and every problem is an
+:class:`ExerciseError` naming the file, the key (``attention.value``, or a claim as
+``claim 3 ('label')``, counted from 1) and the value, with control characters escaped.
+
+Masks: ``"none"``, ``"causal"``, ``{causal = true, offset = 1}`` (key j allowed for query
+i when j <= i + offset, 1-based or not alike), ``{padding = 3}`` (only the first 3 keys are
+real), ``{keep = [[...]]}``, ``{block = [[...]]}`` -- the command line's masks.
+
+The exercise runs its own computation: :meth:`Exercise.compute` runs the one attention
+core on the exercise's inputs, with any setting changed (how diagnosis reproduces a
+mistake), and claims name a stage path of its trace.
 
 >>> text = '''
 ... title = "one row"
@@ -27,31 +38,26 @@ Traceback (most recent call last):
 symbolic_attn.errors.ExerciseError: bad.toml: inputs.x: TOML float 0.140 loses its written precision; write it as a string: "0.140"
 """
 
+import dataclasses
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import sympy
 
-from symbolic_attn.grading.claims import QUANTITIES, Claim, parse_claimed, parse_rule
-from symbolic_attn.errors import ExerciseError, SymbolicAttnError
+from symbolic_attn.errors import ExerciseError, ShapeError, SymbolicAttnError
+from symbolic_attn.grading.claims import Claim, parse_claimed, parse_rule
+from symbolic_attn.grading.files import decode_text, load_toml, read_regular_file
+from symbolic_attn.grading.reader import LIMITS, TableReader, TomlFloat, show, type_name
+from symbolic_attn.grading.text import clean, quoted
+from symbolic_attn.grading.values import read_value
+from symbolic_attn.exact.convert import to_exact
+from symbolic_attn.model.attention import Options, as_mask, attention, attention_from_scores
 from symbolic_attn.model.masks import Mask
-from symbolic_attn.exact.parse import parse_expression
 
 __all__ = ["Exercise", "AttentionSpec", "load_exercise", "parse_exercise", "LIMITS"]
 
-#: Bounds checked before anything is built (a 64x64 attention with every entry claimed fits).
-LIMITS = {
-    "file_bytes": 1_000_000,
-    "inputs": 64,
-    "symbols": 64,
-    "claims": 8_192,
-    "dimension": 64,  # rows or columns of any matrix
-    "string": 100_000,  # characters in one string
-    "integer_digits": 400,  # digits in a TOML integer
-}
+_KEEP = object()  # "this setting as the exercise gives it"
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 _RESERVED = {"sqrt", "exp", "ln", "log", "e", "E", "pi"}
 _TOP_KEYS = {"title", "symbols", "inputs", "attention", "claims", "description"}
@@ -64,7 +70,8 @@ class AttentionSpec:
     """The ``[attention]`` table, resolved to exact matrices.
 
     Either ``query``/``key`` (and ``scale``) or ``scores`` (already scaled) is set;
-    ``mask_kind`` is ``"none"``, ``"causal"``, ``"keep"`` or ``"block"``.
+    ``mask_kind`` is ``"none"``, ``"causal"``, ``"padding"``, ``"keep"`` or ``"block"``;
+    ``mask_offset`` is the causal offset.
     """
 
     value: sympy.ImmutableMatrix
@@ -74,6 +81,7 @@ class AttentionSpec:
     mask: Mask | None = None
     mask_kind: str = "none"
     scale: object = "default"
+    mask_offset: int = 0
 
     @property
     def shape(self):
@@ -94,104 +102,86 @@ class Exercise:
     inputs: dict = field(default_factory=dict)
     symbols: dict = field(default_factory=dict)
 
+    def compute(self, *, mask=_KEEP, scale=_KEEP, query=None, key=None, value=None, scores=None, **options):
+        """Run the one attention core on this exercise, with any setting changed.
+
+        ``mask`` (a Mask or None), ``scale``, ``query``/``key``/``value`` or ``scores``
+        replace the exercise's own; ``options`` (``masking``, ``axis``, ``on_empty_row``)
+        go to the core.  Returns the :class:`~symbolic_attn.model.attention.AttentionResult`,
+        whose ``trace`` holds the named stages.  Called without arguments, the result is
+        computed once and kept.
+        """
+        plain = mask is _KEEP and scale is _KEEP and query is key is value is scores is None and not options
+        if plain and "_result" in self.__dict__:
+            return self.__dict__["_result"]
+        spec = self.attention
+        mask = spec.mask if mask is _KEEP else mask
+        value = spec.value if value is None else value
+        if not plain and query is key is None:
+            # The core's own result with other settings, reusing its exact matrices: Q K^T
+            # and the conversion of a 64x64 exercise are the costly part of every variant.
+            base = self.compute()
+            n, m = base.scores.shape
+            if value.shape != base.value.shape or (scores is not None and scores.shape != (n, m)):
+                raise ShapeError(f"a variant's matrices must keep the exercise's shapes")
+            if scores is not None:  # given scores are already scaled, as in attention_from_scores
+                scale = "none" if scale is _KEEP else scale
+            else:
+                scale = spec.scale if scale is _KEEP else scale
+            if scale == "default" and base.d_k is None:
+                raise ShapeError("scale 'default' needs d_k, which given scores do not have")
+            scale = 1 / sympy.sqrt(base.d_k) if scale == "default" else 1 if scale in (None, "none") else to_exact(scale)
+            changes = {"query": None, "key": None, "d_k": None, "scores": sympy.ImmutableMatrix(scores)} \
+                if scores is not None else {}
+            return dataclasses.replace(base, value=sympy.ImmutableMatrix(value), scale=sympy.sympify(scale),
+                                       mask=as_mask(mask, n, m), options=Options(**options), **changes)
+        if scores is not None or spec.scores is not None:
+            use = spec.scores if scores is None else scores
+            result = attention_from_scores(use, value, mask, scale="none" if scale is _KEEP else scale, **options)
+        else:
+            result = attention(spec.query if query is None else query, spec.key if key is None else key, value,
+                               mask, spec.scale if scale is _KEEP else scale, **options)
+        if plain:
+            object.__setattr__(self, "_result", result)  # frozen dataclass: a cache, not state
+        return result
+
+    def quantities(self) -> tuple:
+        """The stage paths a claim may name: those of the exercise's trace."""
+        return tuple(self.compute().trace)
+
     def quantity_shape(self, quantity: str):
-        """(rows, cols) of a claimable quantity."""
+        """(rows, cols) of a stage, from the inputs' shapes (no stage is computed)."""
         n, m, d_k, d_v = self.attention.shape
-        return {"query": (n, d_k), "key": (m, d_k), "value": (m, d_v), "scores": (n, m),
-                "scaled": (n, m), "weights": (n, m), "output": (n, d_v)}[quantity]
+        shapes = {"query": (n, d_k), "key": (m, d_k), "value": (m, d_v), "scores": (n, m),
+                  "scaled": (n, m), "weights": (n, m), "output": (n, d_v)}
+        return shapes[quantity] if quantity in shapes else self.compute().trace.shape(quantity)
 
 
 def load_exercise(path) -> Exercise:
-    """Read and validate an exercise file; any problem is an :class:`ExerciseError`."""
-    path = Path(path)
-    source = str(path)
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(LIMITS["file_bytes"] + 1)
-    except OSError as error:
-        raise ExerciseError(f"{source}: cannot read the file ({error.strerror or error})") from None
-    return parse_exercise(data, source=source)
+    """Read and validate an exercise file; any problem is an :class:`ExerciseError`.
+
+    Only a regular file is read (a directory, FIFO or device is refused at once), and
+    its size is checked before reading.
+    """
+    data = read_regular_file(path, LIMITS["file_bytes"], "exercise file",
+                             " (give one exercise .toml file, e.g. examples/readme.toml)")
+    return parse_exercise(data, source=clean(str(path), 200))
 
 
 def parse_exercise(data, source: str = "<exercise>") -> Exercise:
     """Validate TOML text (str or bytes) into an :class:`Exercise`."""
+    source = clean(source, 200)
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     if len(data) > LIMITS["file_bytes"]:
         raise ExerciseError(f"{source}: file larger than the limit of {LIMITS['file_bytes']} bytes")
-    if b"\x00" in data:
-        offset = data.index(b"\0")
-        raise ExerciseError(f"{source}: binary data (a NUL byte at offset {offset}), not a TOML text file")
-    try:
-        text = data.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark some editors write
-    except UnicodeDecodeError as error:
-        raise ExerciseError(f"{source}: not UTF-8 text (invalid byte at offset {error.start})") from None
-    try:
-        table = tomllib.loads(text, parse_float=_TomlFloat)
-    except tomllib.TOMLDecodeError as error:
-        raise ExerciseError(f"{source}: not valid TOML: {error}") from None
-    except (ValueError, RecursionError, MemoryError) as error:  # huge integers, deep nesting
-        raise ExerciseError(f"{source}: not a usable TOML file ({type(error).__name__}: {str(error)[:80]})") from None
+    text = decode_text(data, source)
+    table = load_toml(text, source, parse_float=TomlFloat)
     return _Reader(source).exercise(table)
 
 
-class _TomlFloat(str):
-    """A TOML float kept as its text, only to refuse it with a helpful hint."""
-
-
-class _Reader:
-    """Validates the parsed TOML table; ``fail`` builds the one-line error message."""
-
-    def __init__(self, source: str):
-        self.source = source
-
-    def fail(self, key: str, problem: str) -> ExerciseError:
-        return ExerciseError(f"{self.source}: {key}: {problem}")
-
-    def wrap(self, key: str, error: Exception) -> ExerciseError:
-        return self.fail(key, " ".join(str(error).split()))
-
-    # -- typed access -----------------------------------------------------------
-
-    def check_value(self, key: str, value, depth: int = 0, tables: int = 0):
-        """Refuse floats, huge integers, long strings and deep arrays anywhere in a value."""
-        if depth > 2 or tables > 4:
-            raise self.fail(key, "nested deeper than a matrix" if depth > 2 else "tables nested too deeply")
-        if isinstance(value, _TomlFloat):
-            raise self.fail(key, f'TOML float {value} loses its written precision; write it as a string: "{value}"')
-        if isinstance(value, bool):
-            return
-        # bit_length, not str(): str() of a huge integer is itself slow (or refused).
-        if isinstance(value, int) and abs(value).bit_length() > LIMITS["integer_digits"] * 10 // 3:
-            raise self.fail(key, f"integer with more than {LIMITS['integer_digits']} digits")
-        if isinstance(value, str) and len(value) > LIMITS["string"]:
-            raise self.fail(key, f"string of {len(value)} characters exceeds the limit of {LIMITS['string']}")
-        if isinstance(value, list):
-            if len(value) > LIMITS["dimension"]:
-                raise self.fail(key, f"{len(value)} entries exceed the limit of {LIMITS['dimension']} per dimension")
-            for index, item in enumerate(value):
-                self.check_value(f"{key}[{index}]", item, depth + 1, tables)
-        if isinstance(value, dict):
-            for name, item in value.items():
-                self.check_value(f"{key}.{name}", item, depth, tables + 1)
-
-    def typed(self, table: dict, key: str, prefix: str, kinds, required: bool = False):
-        where = f"{prefix}{key}"
-        if key not in table:
-            if required:
-                raise self.fail(where, "missing")
-            return None
-        value = table[key]
-        self.check_value(where, value)
-        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-            expected = " or ".join(_type_name(kind) for kind in kinds)
-            raise self.fail(where, f"expected {expected}, got {_type_name(type(value))} {_show(value)}")
-        return value
-
-    def only_keys(self, table: dict, allowed: set, prefix: str):
-        for key in table:
-            if key not in allowed:
-                raise self.fail(f"{prefix}{key}", f"unknown key (expected one of: {', '.join(sorted(allowed))})")
+class _Reader(TableReader):
+    """Validates the parsed TOML table of an exercise."""
 
     # -- the file -----------------------------------------------------------------
 
@@ -204,12 +194,18 @@ class _Reader:
         attention = self.attention(self.typed(table, "attention", "", (dict,), required=True), {**symbols, **inputs})
         claims_table = table.get("claims", [])
         if not isinstance(claims_table, list):  # the array of tables is bounded by its own limit
-            raise self.fail("claims", f"expected an array, got {_type_name(type(claims_table))} {_show(claims_table)}")
+            raise self.fail("claims", f"expected an array, got {type_name(type(claims_table))} {show(claims_table)}")
         if len(claims_table) > LIMITS["claims"]:
             raise self.fail("claims", f"{len(claims_table)} claims exceed the limit of {LIMITS['claims']}")
         exercise = Exercise(self.source, title, attention, (), inputs, symbols)
+        try:
+            exercise.compute()  # the trace whose stage paths claims name (computed once, kept)
+        except SymbolicAttnError as error:
+            raise self.wrap("attention", error) from None
         claims = tuple(self.claim(index, entry, exercise) for index, entry in enumerate(claims_table))
-        return Exercise(self.source, title, attention, claims, inputs, symbols)
+        loaded = Exercise(self.source, title, attention, claims, inputs, symbols)
+        object.__setattr__(loaded, "_result", exercise.compute())
+        return loaded
 
     def symbols(self, names: list) -> dict:
         if len(names) > LIMITS["symbols"]:
@@ -217,7 +213,7 @@ class _Reader:
         result = {}
         for index, name in enumerate(names):
             if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED:
-                raise self.fail(f"symbols[{index}]", f"not a usable symbol name: {_show(name)}")
+                raise self.fail(f"symbols[{index}]", f"not a usable symbol name: {show(name)}")
             result[name] = sympy.Symbol(name, real=True)
         return result
 
@@ -234,32 +230,41 @@ class _Reader:
         return result
 
     def exact(self, key: str, value, names: dict):
-        """An integer, an expression string, or a (nested) array of those -> exact value."""
+        """An integer, a value text, or an array of those -> exact value.
+
+        A string is read by the one value grammar (``"[[0, ln(2)]]"`` is a matrix); an
+        array is the same matrix written in TOML, refused with the same messages.
+        """
         if isinstance(value, bool) or not isinstance(value, (int, str, list)):
-            raise self.fail(key, f"expected an integer, a string or an array, got {_type_name(type(value))} {_show(value)}")
+            raise self.fail(key, f"expected an integer, a string or an array, got {type_name(type(value))} {show(value)}")
         if isinstance(value, int):
             return sympy.Integer(value)
         if isinstance(value, str):
             return self.expression(key, value, names)
-        if not value:
-            raise self.fail(key, "empty array")
-        rows = value if isinstance(value[0], list) else [value]
+        if not value or all(isinstance(row, list) and not row for row in value):
+            raise self.fail(key, "empty matrix")
+        flat = not isinstance(value[0], list)
+        rows = [value] if flat else value
         width = len(rows[0])
         entries = []
         for i, row in enumerate(rows):
-            if not isinstance(row, list) or len(row) != width or not row:
-                raise self.fail(f"{key}[{i}]", f"every row must be an array of {width} entries, got {_show(row)}")
+            if not isinstance(row, list):
+                raise self.fail(key, f"row {i + 1} is not a list")
+            if len(row) != width:
+                raise self.fail(key, f"row {i + 1} has {len(row)} entries, row 1 has {width}")
             for j, entry in enumerate(row):
-                where = f"{key}[{i}][{j}]" if isinstance(value[0], list) else f"{key}[{j}]"
+                where = f"{key}[{j}]" if flat else f"{key}[{i}][{j}]"
+                if isinstance(entry, list):
+                    raise self.fail(where, "a matrix entry must be a number, not a matrix")
                 number = self.exact(where, entry, names)
                 if isinstance(number, sympy.MatrixBase):
-                    raise self.fail(where, "a matrix entry must be a number")
+                    raise self.fail(where, "a matrix entry must be a number, not a matrix")
                 entries.append(number)
         return sympy.ImmutableMatrix(len(rows), width, entries)
 
     def expression(self, key: str, text: str, names: dict):
         try:
-            value = parse_expression(text, names)
+            value = read_value(text, names)
         except SymbolicAttnError as error:
             raise self.wrap(key, error) from None
         except RecursionError:
@@ -295,8 +300,8 @@ class _Reader:
             scores = self.matrix(prefix + "scores", table["scores"], names)
             if scores.cols != value.rows:
                 raise self.fail(prefix + "value", f"{value.rows} value rows for {scores.cols} keys (score columns)")
-            mask, kind = self.mask(table, scores.shape)
-            return AttentionSpec(value, scores=scores, mask=mask, mask_kind=kind, scale="none")
+            mask, kind, offset = self.mask(table, scores.shape)
+            return AttentionSpec(value, scores=scores, mask=mask, mask_kind=kind, scale="none", mask_offset=offset)
         for key in ("query", "key"):
             if key not in table:
                 raise self.fail(prefix + key, "missing (or give scores directly)")
@@ -307,8 +312,9 @@ class _Reader:
         if key_matrix.rows != value.rows:
             raise self.fail(prefix + "value", f"{value.rows} value rows for {key_matrix.rows} key rows")
         scale = self.scale(table.get("scale", "default"), names)
-        mask, kind = self.mask(table, (query.rows, key_matrix.rows))
-        return AttentionSpec(value, query=query, key=key_matrix, mask=mask, mask_kind=kind, scale=scale)
+        mask, kind, offset = self.mask(table, (query.rows, key_matrix.rows))
+        return AttentionSpec(value, query=query, key=key_matrix, mask=mask, mask_kind=kind, scale=scale,
+                             mask_offset=offset)
 
     def scale(self, value, names: dict):
         key = "attention.scale"
@@ -317,56 +323,28 @@ class _Reader:
         result = self.exact(key, value, names)
         # Any exact real number, as in the attention command (0 gives uniform weights).
         if isinstance(result, sympy.MatrixBase) or result.free_symbols:
-            raise self.fail(key, f'expected "default", "none" or a number, got {_show(value)}')
+            raise self.fail(key, f'expected "default", "none" or a number, got {show(value)}')
         return result
 
-    def mask(self, table: dict, shape) -> tuple:
-        key = "attention.mask"
-        value = table.get("mask", "none")
-        self.check_value(key, value)
-        if value == "none":
-            return None, "none"
-        if value == "causal":
-            return Mask.causal(*shape), "causal"
-        if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in ("keep", "block"):
-            raise self.fail(key, f'expected "none", "causal", {{keep = [[...]]}} or {{block = [[...]]}}, got {_show(value)}')
-        (kind, grid), = value.items()
-        where = f"{key}.{kind}"
-        if not isinstance(grid, list) or not grid or not all(isinstance(row, list) for row in grid):
-            raise self.fail(where, f"expected an array of rows of 0/1 or true/false, got {_show(grid)}")
-        if (len(grid), len(grid[0])) != tuple(shape):
-            raise self.fail(where, f"a {len(grid)}x{len(grid[0])} mask for {shape[0]}x{shape[1]} scores")
-        for i, row in enumerate(grid):
-            if len(row) != shape[1]:
-                raise self.fail(f"{where}[{i}]", f"{len(row)} entries, expected {shape[1]}")
-            for j, entry in enumerate(row):
-                if entry not in (0, 1) or not isinstance(entry, (bool, int)):
-                    raise self.fail(f"{where}[{i}][{j}]", f"expected 0, 1, true or false, got {_show(entry)}")
-        try:
-            mask = Mask.keep(grid) if kind == "keep" else Mask.block(grid)
-        except SymbolicAttnError as error:
-            raise self.wrap(where, error) from None
-        empty = mask.empty_rows()
-        if empty:  # no key to normalize over: refuse here, with the key, not deep in softmax
-            raise self.fail(where, f"row {empty[0] + 1} allows no key: there is no distribution to normalize")
-        return mask, kind
-
     def claim(self, index: int, entry, exercise: Exercise) -> Claim:
-        prefix = f"claims[{index}]."
+        """One ``[[claims]]`` table; errors name it ``claim 3 ('label')``, counted from 1."""
         if not isinstance(entry, dict):
-            raise self.fail(f"claims[{index}]", f"expected a table ([[claims]]), got {_type_name(type(entry))}")
+            raise self.fail(f"claim {index + 1}", f"expected a table ([[claims]]), got {type_name(type(entry))}")
+        label = entry.get("label")
+        named = f"claim {index + 1}" + (f" ({quoted(label, 40)})" if isinstance(label, str) and label else "")
+        prefix = named + ": "
         self.only_keys(entry, _CLAIM_KEYS, prefix)
+        label = self.typed(entry, "label", prefix, (str,))
         quantity = self.typed(entry, "quantity", prefix, (str,), required=True)
-        if quantity not in QUANTITIES:
-            raise self.fail(prefix + "quantity", f"expected one of {', '.join(QUANTITIES)}, got {_show(quantity)}")
-        if quantity in ("query", "key") and exercise.attention.query is None:
-            raise self.fail(prefix + "quantity", f"no {quantity} in this exercise (scores were given directly)")
+        quantities = exercise.quantities()
+        if quantity not in quantities:
+            if quantity in ("query", "key"):
+                raise self.fail(prefix + "quantity", f"no {quantity} in this exercise (scores were given directly)")
+            raise self.fail(prefix + "quantity", f"expected one of {', '.join(quantities)}, got {show(quantity)}")
         rows, cols = exercise.quantity_shape(quantity)
         row = self.index(entry, "row", prefix, rows, quantity)
         col = self.index(entry, "col", prefix, cols, quantity)
         text = self.typed(entry, "value", prefix, (str,), required=True)
-        if isinstance(entry["value"], bool) or not isinstance(entry["value"], str):
-            raise self.fail(prefix + "value", "expected a string")
         try:
             claimed = parse_claimed(text, exercise.symbols)
         except SymbolicAttnError as error:
@@ -377,7 +355,6 @@ class _Reader:
         if not _shape_fits(claimed.shape, expected):
             raise self.fail(prefix + "value", f"claimed {_describe_shape(claimed.shape)} for {_describe_shape(expected)} "
                             f"({quantity}{'' if row is None else f' row {row}'}{'' if col is None else f' col {col}'})")
-        label = self.typed(entry, "label", prefix, (str,))
         rules = [name for name in ("tolerance", "relative", "sig_figs") if name in entry]
         if len(rules) > 1:
             raise self.fail(prefix + rules[1], f"give at most one of tolerance, relative, sig_figs (got {', '.join(rules)})")
@@ -430,13 +407,3 @@ def _describe_shape(shape) -> str:
     if len(shape) == 1:
         return f"a list of {shape[0]}"
     return f"a {shape[0]}x{shape[1]} matrix"
-
-
-def _type_name(kind) -> str:
-    return {str: "a string", int: "an integer", list: "an array", dict: "a table", bool: "a boolean",
-            _TomlFloat: "a float"}.get(kind, kind.__name__)
-
-
-def _show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

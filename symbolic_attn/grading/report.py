@@ -1,12 +1,22 @@
 r"""Checking an exercise: one verdict per claim, as a text table or as JSON.
 
-:func:`check_exercise` runs the attention core once, judges every claim by how it is
-written (:mod:`symbolic_attn.grading.claims`), and asks :mod:`symbolic_attn.grading.diagnose` which known
-mistake produced each wrong one.  Decimals shown beside the exact values are certified.
+:func:`check_exercise` has the exercise run its computation once
+(:meth:`~symbolic_attn.grading.exercise.Exercise.compute`), finds each claim's entries in
+its trace with the one helper :func:`symbolic_attn.model.trace.select`, judges them by how
+they are written (:mod:`symbolic_attn.grading.claims`), and asks
+:mod:`symbolic_attn.grading.diagnose` which known mistake produced each wrong one.
+Decimals shown beside the exact values are certified.
+
+Verdicts are ``pass``, ``fail`` and ``undecided`` (a comparison that could not be settled
+within its budget; never a pass).  A claim of several entries says which are wrong.
 
 Claims are judged lazily: certified intervals of the stages, computed from the rational
-scores, settle most of them; a closed form is built only to be printed, or when a claim
-sits so close to a rounding boundary that only the exact value can decide.
+scores, settle most of them; a closed form is built only when printed -- and printed only
+when it is small (text and JSON alike; a larger one is left out with a note) -- or when a
+claim sits so close to a rounding boundary that only the exact value can decide.
+
+Everything that came from the file (source name, title, labels, notes) is shown with
+control characters escaped (:func:`symbolic_attn.grading.text.clean`).
 
 >>> from symbolic_attn.grading.exercise import parse_exercise
 >>> exercise = parse_exercise('''
@@ -30,7 +40,7 @@ sits so close to a rounding boundary that only the exact value can decide.
 row.toml: 1 passed, 1 failed
 label    verdict  exact          decimal                      rule        diagnosis
 -----    -------  -----          -------                      ----        ---------
-weights  FAIL     [1/3, 2/3, 0]  [0.33333, 0.66667, 0.00000]  exact       zeroed_not_renormalized
+weights  FAIL     [1/3, 2/3, 0]  [0.33333, 0.66667, 0.00000]  exact       zeroed_not_renormalized (wrong at [1,1] [1,2])
 output   pass     [1/3, 4/3]     [0.3333, 1.3333]             2 decimals  -
 """
 
@@ -40,25 +50,26 @@ from dataclasses import dataclass, field
 import sympy
 from sympy.printing.str import sstr
 
-from symbolic_attn.exact import certified as numeric
-from symbolic_attn.model.attention import STAGES
-from symbolic_attn.grading.claims import judge_values
-from symbolic_attn.grading.diagnose import MISTAKES, Diagnoser, compute
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
+from symbolic_attn.grading.claims import judge_values, verdict_of
+from symbolic_attn.grading.diagnose import MISTAKES, Diagnoser
+from symbolic_attn.grading.text import clean
+from symbolic_attn.grading.view import StageView
 
-__all__ = ["ClaimOutcome", "CheckReport", "check_exercise", "render_text", "render_json"]
+__all__ = ["ClaimOutcome", "CheckReport", "check_exercise", "render_text", "render_json", "summary_line"]
 
-_INTERVAL_BITS = 128
-_TEXT_WIDTH = 48  # longest closed form shown in the text table (the JSON has it in full)
+_TEXT_WIDTH = 48  # longest closed form shown in the text table
 _TEXT_SIZE = 64  # entries x softmax terms above which the text table does not build the closed form
+_JSON_SIZE = 256  # the same bound for JSON: a bigger closed form is left out, with a note
 
 
 @dataclass
 class ClaimOutcome:
     """The verdict on one claim, with the exact values it was judged against.
 
-    ``values`` is built on first use: a claim settled by intervals needs no closed form
-    until one is printed.
+    ``selection`` holds the claim's entries as functions (built on first use: a claim
+    settled by intervals needs no closed form until one is printed) and their 1-based
+    positions; ``wrong`` and ``undecided`` are the positions of failing/undecided entries.
     """
 
     claim: object
@@ -66,17 +77,19 @@ class ClaimOutcome:
     shape: tuple | None
     rule: str
     decimals: list
-    exact_values: object  # a callable giving the list of exact values
+    selection: object
     size: int = 0  # a cheap bound on the size of the closed forms (entries x terms)
     diagnosis: list = field(default_factory=list)
     details: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    wrong: list = field(default_factory=list)
+    undecided: list = field(default_factory=list)
 
     @property
     def values(self) -> list:
-        if callable(self.exact_values):
-            self.exact_values = self.exact_values()
-        return self.exact_values
+        if "_values" not in self.__dict__:
+            self.__dict__["_values"] = [entry() for entry in self.selection.entries]
+        return self.__dict__["_values"]
 
     def exact_text(self) -> str:
         return _nested(self.values, self.shape, lambda v: sstr(v, order="none"))
@@ -90,6 +103,19 @@ class ClaimOutcome:
 
     def decimal_text(self) -> str:
         return _nested(self.decimals, self.shape, lambda d: d)
+
+    def wrong_text(self) -> str:
+        """``"wrong at [1,2] [3,3]"`` for a claim of several entries of which some (not all)
+        are wrong or undecided, else ``""`` (JSON lists the positions always)."""
+        total = len(self.selection.positions)
+        if total <= 1 or not (self.wrong or self.undecided) or len(self.wrong) == total:
+            return ""
+        parts = []
+        for word, positions in (("wrong", self.wrong), ("undecided", self.undecided)):
+            if positions:
+                shown = " ".join(f"[{i},{j}]" for i, j in positions[:8]) + (" ..." if len(positions) > 8 else "")
+                parts.append(f"{word} at {shown}")
+        return "; ".join(parts)
 
 
 @dataclass
@@ -108,113 +134,61 @@ class CheckReport:
     def failed(self) -> int:
         return sum(o.verdict == "fail" for o in self.outcomes)
 
+    @property
+    def undecided(self) -> int:
+        return sum(o.verdict == "undecided" for o in self.outcomes)
 
-def check_exercise(exercise) -> CheckReport:
-    """Judge every claim of a loaded exercise; diagnose the failing ones."""
+
+def check_exercise(exercise, progress=None) -> CheckReport:
+    """Judge every claim of a loaded exercise; diagnose the failing ones.
+
+    ``progress`` (optional) is called with what is being computed, such as
+    ``"judging claim 3 ('a_32')"`` (the command line names it when its time runs out).
+    """
+    progress = progress or (lambda text: None)
     try:
-        result = compute(exercise.attention)
-        return _check(exercise, result)
+        progress("computing the attention stages")
+        return _check(exercise, exercise.compute(), progress)
     except ExerciseError:
         raise
     except SymbolicAttnError as error:
-        raise ExerciseError(f"{exercise.source}: attention: {' '.join(str(error).split())}") from None
+        raise ExerciseError(f"{exercise.source}: attention: {clean(' '.join(str(error).split()), 300)}") from None
 
 
-def _check(exercise, result) -> CheckReport:
-    stages = _Stages(result)
+def _check(exercise, result, progress) -> CheckReport:
+    view = StageView(result)
     diagnoser = Diagnoser(exercise, result)
+    decimals = {}
     m = result.scores.cols
     outcomes = []
     for claim in exercise.claims:
-        rows, cols = exercise.quantity_shape(claim.quantity)
-        positions = _positions(rows, cols, claim.row, claim.col)
-        exact = _lazy_values(stages, claim.quantity, positions)
-        balls = stages.balls(claim.quantity, claim.row, claim.col)
-        lazy = [(lambda k=k: exact()[k]) for k in range(len(positions))]
-        verdicts = judge_values(lazy, claim.claimed, claim.rule, balls)
-        ok = all(v.ok for v in verdicts)
-        shape = None if claim.row is not None and claim.col is not None else (
-            (len(positions),) if claim.row is not None or claim.col is not None else (rows, cols))
+        named = f"claim {claim.index}" + (f" ({clean(claim.label, 40)!r})" if claim.label else "")
+        progress(f"judging {named}")
+        selection = view.select(claim.quantity, claim.row, claim.col)
+        balls = view.balls(claim.quantity, selection.positions)
+        verdicts = judge_values(selection.entries, claim.claimed, claim.rule, balls)
+        shape = selection.shape
         if shape is not None and (claim.claimed.shape is None or len(claim.claimed.shape) < len(shape)):
             shape = claim.claimed.shape  # show as claimed: [a, b, c] for a one-row matrix, 2 for [[2]]
         places = max([e.decimals for e in claim.claimed.elements if e.decimals is not None], default=3) + 2
+        key = (claim.quantity, places)
+        if key not in decimals:
+            decimals[key] = result.trace.decimals(claim.quantity, places)
+        grid = decimals[key]
         terms = m if claim.quantity in ("weights", "output") else 1
         outcome = ClaimOutcome(
-            claim, "pass" if ok else "fail", shape, "; ".join(dict.fromkeys(v.rule for v in verdicts)),
-            stages.decimals(claim.quantity, claim.row, claim.col, places), exact,
-            size=len(positions) * terms, notes=[v.note for v in verdicts if v.note],
+            claim, verdict_of(verdicts), shape, "; ".join(dict.fromkeys(v.rule for v in verdicts)),
+            [grid[i - 1][j - 1] or "-" for i, j in selection.positions], selection,
+            size=len(selection.positions) * terms, notes=[v.note for v in verdicts if v.note],
+            wrong=[p for p, v in zip(selection.positions, verdicts) if v.state == "fail"],
+            undecided=[p for p, v in zip(selection.positions, verdicts) if v.state == "undecided"],
         )
-        if not ok:
+        if outcome.verdict == "fail":
+            progress(f"diagnosing {named}")
             outcome.details = diagnoser.details(claim)
             outcome.diagnosis = sorted({mistake for mistake, _ in outcome.details}, key=list(MISTAKES).index)
         outcomes.append(outcome)
     return CheckReport(exercise.source, exercise.title, outcomes)
-
-
-def _lazy_values(stages, quantity, positions):
-    """A callable giving the exact values at ``positions``, computed once, when first needed."""
-    cache = []
-
-    def values():
-        if not cache:
-            matrix = stages.exact(quantity)
-            cache.append([matrix[i, j] for i, j in positions])
-        return cache[0]
-
-    return values
-
-
-class _Stages:
-    """Exact stages (built on demand), their intervals and certified decimals, cached."""
-
-    def __init__(self, result):
-        self.result = result
-        self._balls, self._decimals = {}, {}
-
-    def exact(self, quantity):
-        return getattr(self.result, quantity)
-
-    def balls(self, quantity, row, col):
-        if quantity not in STAGES:
-            return None
-        if quantity not in self._balls:
-            try:
-                self._balls[quantity] = self.result.intervals(quantity, _INTERVAL_BITS)
-            except SymbolicAttnError:
-                self._balls[quantity] = None
-        grid = self._balls[quantity]
-        if grid is None:
-            return None
-        return [grid[i][j] for i, j in _positions(len(grid), len(grid[0]), row, col)]
-
-    def decimals(self, quantity, row, col, places):
-        key = (quantity, places)
-        if key not in self._decimals:
-            if quantity in STAGES:
-                grid = self.result.decimals(quantity, places)
-            else:
-                matrix = self.exact(quantity)
-                grid = [[_decimal_or_none(matrix[i, j], places) for j in range(matrix.cols)] for i in range(matrix.rows)]
-            self._decimals[key] = grid
-        grid = self._decimals[key]
-        return [grid[i][j] or "-" for i, j in _positions(len(grid), len(grid[0]), row, col)]
-
-
-def _positions(rows, cols, row, col):
-    if row is not None and col is not None:
-        return [(row - 1, col - 1)]
-    if row is not None:
-        return [(row - 1, j) for j in range(cols)]
-    if col is not None:
-        return [(i, col - 1) for i in range(rows)]
-    return [(i, j) for i in range(rows) for j in range(cols)]
-
-
-def _decimal_or_none(value, places):
-    try:
-        return numeric.decimal_string(value, places)
-    except SymbolicAttnError:
-        return None
 
 
 def _nested(items, shape, show) -> str:
@@ -230,17 +204,38 @@ def _nested(items, shape, show) -> str:
 
 
 def render_json(report: CheckReport) -> str:
-    """The issue's schema: claims (label, quantity, row, col, claimed, exact, exact_latex,
-    decimal, rule, verdict, diagnosis), passed, failed.  Keys sorted: byte-stable output."""
+    """The schema: claims (label, quantity, row, col, claimed, exact, exact_latex, decimal,
+    rule, verdict, diagnosis, wrong_entries, undecided_entries, note), passed, failed,
+    undecided.  ``exact`` and ``exact_latex`` are null for a closed form over the size
+    bound (``note`` says so).  Keys sorted: byte-stable output."""
     claims = []
     for o in report.outcomes:
         c = o.claim
+        small = o.size <= _JSON_SIZE
+        note = "; ".join(clean(n, 200) for n in o.notes)
+        if not small:
+            note = (note + "; " if note else "") + (
+                f"closed form not printed: about {o.size} terms, over the bound of {_JSON_SIZE}")
         claims.append({
             "label": c.name, "quantity": c.quantity, "row": c.row, "col": c.col,
-            "claimed": c.claimed.text, "exact": o.exact_text(), "exact_latex": o.exact_latex(),
+            "claimed": c.claimed.text, "exact": o.exact_text() if small else None,
+            "exact_latex": o.exact_latex() if small else None,
             "decimal": o.decimal_text(), "rule": o.rule, "verdict": o.verdict, "diagnosis": o.diagnosis,
+            "wrong_entries": [list(p) for p in o.wrong], "undecided_entries": [list(p) for p in o.undecided],
+            "note": note,
         })
-    return json.dumps({"claims": claims, "passed": report.passed, "failed": report.failed}, indent=2, sort_keys=True) + "\n"
+    summary = {"claims": claims, "passed": report.passed, "failed": report.failed, "undecided": report.undecided}
+    return json.dumps(summary, indent=2, sort_keys=True) + "\n"
+
+
+def summary_line(report: CheckReport) -> str:
+    """``"file.toml: 3 passed, 1 failed"`` (``, 2 undecided`` when any), then the title."""
+    line = f"{clean(report.source, 200)}: {report.passed} passed, {report.failed} failed"
+    if report.undecided:
+        line += f", {report.undecided} undecided"
+    if report.title:
+        line += f" ({clean(report.title, 80)})"
+    return line
 
 
 def render_text(report: CheckReport) -> str:
@@ -249,15 +244,16 @@ def render_text(report: CheckReport) -> str:
     rows = []
     for o in report.outcomes:
         diagnosis = ", ".join(o.diagnosis) if o.diagnosis else "-"
+        where = o.wrong_text()
+        if where:
+            diagnosis += f" ({where})"
         if o.notes:
-            diagnosis += " (" + o.notes[0][:60] + ")"
-        exact = _clip(o.exact_text()) if o.size <= _TEXT_SIZE else "(large: see --format json)"
-        rows.append((o.claim.name, "pass" if o.verdict == "pass" else "FAIL", exact,
-                     _clip(o.decimal_text()), o.rule, diagnosis))
+            diagnosis += " (" + clean(o.notes[0], 60) + ")"
+        exact = _clip(o.exact_text()) if o.size <= _TEXT_SIZE else "(large: not printed)"
+        verdict = {"pass": "pass", "fail": "FAIL", "undecided": "UNDECIDED"}[o.verdict]
+        rows.append((o.claim.name, verdict, exact, _clip(o.decimal_text()), o.rule, diagnosis))
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header) - 1)]
-    lines = [f"{report.source}: {report.passed} passed, {report.failed} failed"]
-    if report.title:
-        lines[0] += f" ({report.title})"
+    lines = [summary_line(report)]
     for row in [header, tuple("-" * len(h) for h in header)] + rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
         lines.append("  ".join(cells).rstrip())
