@@ -23,6 +23,7 @@ __all__ = [
     "DerivationFailure",
     "PdfError",
     "StageError",
+    "SubmissionError",
 ]
 
 
@@ -100,3 +101,7 @@ def shown(value, width: int = 40) -> str:
 
     text = sympy.sstr(value) if isinstance(value, sympy.Basic) else str(value)
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+class SubmissionError(SymbolicAttnError, ValueError):
+    """A submission path given to the grader that does not exist or holds no solution file."""

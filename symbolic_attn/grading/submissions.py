@@ -1,0 +1,732 @@
+r"""Reading a student's solution: Markdown, LaTeX or plain text -> named claimed values.
+
+A solution is data written by a student.  This module never evaluates it: a small
+tokenizer and a hand-written grammar turn each statement ``NAME = VALUE`` (or ``\approx``,
+``≈``, ``\simeq``, ``:=``) into a :class:`~symbolic_attn.grading.claims.Claimed` value, the
+same object a ``[[claims]]`` entry gives, so decimals keep their written precision.
+
+What is read (inside or outside ``$…$``, ``\(…\)``, ``\[…\]``, ``$$…$$``, equation and
+align environments; ``&`` and ``\\`` separate, several statements per line):
+
+* numbers: ``0.284``, ``-1``, ``2.8e-1``, ``2.8 \times 10^{-1}`` (a decimal of its
+  written precision), ``\frac{a}{b}``, ``a/b``, ``\sqrt{..}``, ``e^{..}``, ``\exp``,
+  ``\ln``, ``\log`` (natural), ``\pi``, ``\cdot``, ``\times``, parentheses, braces;
+* lists ``[0.33, 0.67, 0]`` or ``(0.33, 0.67, 0)``, nested lists ``[[..], [..]]``, and
+  ``bmatrix``/``pmatrix``/``matrix``/``array`` environments (``^T`` transposes);
+* a chain ``a = \frac{e}{1+e} \approx 0.731`` claims its last value; the last statement
+  of a name is its answer; a right-hand side that is a formula (``Z = softmax(..) V``)
+  is not an answer and does not replace one.
+
+Decimal commas: ``0,731`` and ``0{,}731`` are read as 0.731 where a comma cannot separate
+entries (outside lists, in a matrix cell, in a list whose entries are separated by ``;``,
+as in ``[0,33; 0,67]``).  In a list separated by commas, every comma separates.
+
+Refused (reported with the line, never a crash): anything that is neither a number nor a
+formula (``0.2.3``, unbalanced brackets, ``28.4\%``, ``\pm``), vmatrix, matrices ragged or
+larger than 64x64, files larger than :data:`MAX_BYTES`, binary or non-UTF-8 files.
+
+>>> s = parse_submission(r"We get $a_{3,2} = \frac{e}{1+e} \approx 0.731$ and $b = 0,5$.")
+>>> s.answer("a_{32}").claimed.text, s.answer("b").claimed.text
+('0.731', '0.5')
+>>> s = parse_submission("Z = \\begin{bmatrix} 1 & 0 \\\\ 0.5 & 0.50 \\end{bmatrix}")
+>>> s.answer("Z").claimed.shape
+(2, 2)
+>>> parse_submission("w = 0.2.3").problems
+(Problem(line=1, message='w: unexpected \'.3\' after 0.2 in "0.2 .3"'),)
+"""
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+
+from symbolic_attn.errors import SymbolicAttnError
+from symbolic_attn.grading.claims import parse_claimed
+
+__all__ = ["MAX_BYTES", "Statement", "Problem", "Submission", "normalize_name", "parse_submission",
+           "read_submission", "EXTENSIONS"]
+
+MAX_BYTES = 1_000_000  # bytes in one solution file, checked before reading
+MAX_TOKENS = 300_000
+MAX_STATEMENTS = 10_000
+MAX_DEPTH = 32  # brackets nested in one value
+MAX_DIMENSION = 64  # rows or columns of a claimed matrix
+EXTENSIONS = (".md", ".markdown", ".tex", ".txt", ".toml")
+
+_RELATIONS = {"=", r"\approx", "≈", r"\simeq", "≃", ":=", r"\coloneqq", r"\doteq", "≐"}
+_IGNORED = {r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\displaystyle", r"\textstyle",
+            r"\,", r"\;", r"\:", r"\!", "\\ ", r"\quad", r"\qquad", r"\nonumber", r"\notag", r"\{", r"\}"}
+_SEPARATING = {r"\quad", r"\qquad", r"\text", r"\textrm", r"\mbox", r"\hbox", r"\\", "&", ",", ";", ":", "."}
+_FRACS = {r"\frac", r"\dfrac", r"\tfrac", r"\cfrac"}
+_FUNCS = {r"\exp": "exp", r"\ln": "ln", r"\log": "log", r"\sqrt": "sqrt", "exp": "exp", "ln": "ln",
+          "log": "log", "sqrt": "sqrt", "√": "sqrt"}
+_WRAPPERS = {r"\mathrm", r"\mathbf", r"\boldsymbol", r"\bm", r"\mathit", r"\operatorname", r"\mathsf",
+             r"\text", r"\textrm", r"\textbf", r"\vec", r"\mathbb"}
+_MATRICES = {"bmatrix", "pmatrix", "matrix", "Bmatrix", "smallmatrix", "array",
+             "bmatrix*", "pmatrix*", "matrix*"}
+_TIMES = {r"\cdot", r"\times", "*", "·", "⋅", "×", r"\ast"}
+_UNICODE = {"−": "-", "–": "-", "π": r"\pi", "\u2009": " ", "\u00a0": " ", "\u202f": " "}
+
+_TOKEN = re.compile(r"""
+    (?P<nl>\n)
+  | (?P<space>[ \t\r\f\v]+)
+  | (?P<begin>\\begin\s*\{\s*(?P<benv>[A-Za-z*]+)\s*\})
+  | (?P<end>\\end\s*\{\s*(?P<eenv>[A-Za-z*]+)\s*\})
+  | (?P<num>\d+(?:\.\d+)?(?:[eE][+-]?\d+(?![A-Za-z]))?|\.\d+)
+  | (?P<cmd>\\[A-Za-z]+|\\.|\\$)
+  | (?P<word>[^\W\d_]+)
+  | (?P<rel>:=|≈|≃|≐|=)
+  | (?P<dollar>\$\$?)
+  | (?P<brace>\{,\})
+  | (?P<char>.)
+""", re.VERBOSE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # nl num cmd word rel dollar begin end char
+    text: str
+    line: int
+    tight: bool  # no space before it
+    env: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Text that could not be read: its line (1-based) and what was wrong."""
+
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One ``NAME = VALUE`` of a solution; ``claimed`` is None when it could not be read."""
+
+    name: str  # the normalized name
+    written: str  # the name as written
+    line: int
+    claimed: object = None
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A solution read: its statements in order, the problems, or why nothing was read."""
+
+    source: str
+    statements: tuple = ()
+    problems: tuple = ()
+    refused: str = ""  # non-empty when the file itself could not be used
+
+    def answer(self, *names):
+        """The last statement of any of ``names`` (normalized here), or None."""
+        keys = {normalize_name(name) for name in names}
+        found = [s for s in self.statements if s.name in keys]
+        return found[-1] if found else None
+
+
+class _Unreadable(Exception):
+    """A value that looks numeric but breaks the grammar (reported)."""
+
+
+class _Formula(Exception):
+    """A right-hand side that is a formula with names, not a value (skipped)."""
+
+
+# ------------------------------------------------------------------ reading files
+
+
+def read_submission(path, source: str | None = None) -> Submission:
+    """Read one solution file; problems with the file become ``refused``, never an exception."""
+    source = source or os.path.basename(str(path))
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return Submission(source, refused="not a regular file (links, folders and devices are refused)")
+        if info.st_size > MAX_BYTES:
+            return Submission(source, refused=f"file of {info.st_size} bytes exceeds the limit of {MAX_BYTES} bytes")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        return Submission(source, refused=f"cannot read the file ({error.strerror or type(error).__name__})")
+    if len(data) > MAX_BYTES:
+        return Submission(source, refused=f"file larger than the limit of {MAX_BYTES} bytes")
+    if b"\0" in data:
+        offset = data.index(b"\0")
+        return Submission(source, refused=f"binary data (a NUL byte at offset {offset}), not a text file")
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        return Submission(source, refused=f"not UTF-8 text (invalid byte at offset {error.start})")
+    if str(path).lower().endswith(".toml"):
+        return _parse_toml(text, source)
+    return parse_submission(text, source, latex=str(path).lower().endswith(".tex"))
+
+
+def _parse_toml(text: str, source: str) -> Submission:
+    """A TOML solution: ``NAME = "VALUE"`` pairs, at the top or in ``[answers]``."""
+    import tomllib
+
+    try:
+        table = tomllib.loads(text, parse_float=str)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as error:
+        return Submission(source, refused=f"not valid TOML: {' '.join(str(error).split())[:120]}")
+    answers = table.get("answers", table)
+    if not isinstance(answers, dict):
+        return Submission(source, refused="[answers] must be a table of NAME = \"VALUE\"")
+    statements, problems = [], []
+    for name, value in list(answers.items())[:MAX_STATEMENTS]:
+        if isinstance(value, dict) or isinstance(value, bool):
+            continue
+        if isinstance(value, list):
+            value = "[" + ", ".join(str(v) for v in value) + "]"
+        statement = _statement_of(normalize_name(name) or name, name, 1, _tokens(str(value), False)[0], problems)
+        if statement is not None:
+            statements.append(statement)
+    return Submission(source, tuple(statements), tuple(problems))
+
+
+# ------------------------------------------------------------------ tokens
+
+
+def _tokens(text: str, latex: bool):
+    """Tokens with their line numbers; ``%`` comments dropped in LaTeX files."""
+    for old, new in _UNICODE.items():
+        text = text.replace(old, new)
+    if latex:
+        text = re.sub(r"(?<!\\)%[^\n]*", "", text)
+    tokens, line, tight, problems = [], 1, True, []
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind in ("benv", "eenv"):
+            kind = "begin" if match.group("begin") else "end"
+        if kind == "space":
+            tight = False
+            continue
+        if kind == "brace":  # 0{,}731: the LaTeX idiom for a decimal comma
+            kind = "char"
+        env = match.group("benv") or match.group("eenv") or "" if kind in ("begin", "end") else ""
+        tokens.append(Token(kind, match.group(0), line, tight, env))
+        if kind == "nl":
+            line += 1
+        tight = True
+        if len(tokens) > MAX_TOKENS:
+            problems.append(Problem(line, f"more than {MAX_TOKENS} tokens: the rest of the file is not read"))
+            break
+    return tokens, problems
+
+
+# ------------------------------------------------------------------ names
+
+
+def normalize_name(text: str) -> str:
+    r"""One spelling per name: spacing, braces, math delimiters and separators between
+    indices do not count; case does.  Returns "" for text that is not a name.
+
+    >>> {normalize_name(t) for t in ["a_{32}", "a_{3,2}", "a_32", "$a_{3 2}$", "a32"]}
+    {'a_32'}
+    >>> normalize_name(r"\alpha_{32}"), normalize_name("A_{32}"), normalize_name(r"\mathbf{Z}")
+    ('alpha_32', 'A_32', 'Z')
+    """
+    tokens = [t for t in _tokens(text, False)[0] if t.kind not in ("dollar", "nl") and t.text not in
+              (r"\(", r"\)", r"\[", r"\]")]
+    parsed = _name_at(tokens, 0)
+    if parsed is None or parsed[1] != len(tokens):
+        return ""
+    return parsed[0]
+
+
+def _name_at(tokens, at):
+    """(normalized name, next index) when a name starts at ``at``, else None."""
+    if at >= len(tokens):
+        return None
+    token = tokens[at]
+    if token.kind == "cmd" and token.text in _WRAPPERS and at + 3 < len(tokens) and tokens[at + 1].text == "{" \
+            and tokens[at + 3].text == "}" and tokens[at + 2].kind == "word":
+        base, at = tokens[at + 2].text, at + 4
+    elif token.kind == "word" and token.text not in _FUNCS and token.text != "e":
+        base, at = token.text, at + 1
+    elif token.kind == "cmd" and token.text[1:].isalpha() and token.text not in _FUNCS and token.text not in _IGNORED \
+            and token.text not in _FRACS and token.text not in _TIMES and token.text not in _RELATIONS \
+            and token.text not in _WRAPPERS and token.text != r"\pi":
+        base, at = token.text[1:], at + 1
+    else:
+        return None
+    index = ""
+    if at < len(tokens) and tokens[at].kind == "num" and tokens[at].tight and tokens[at].text.isdigit():
+        index, at = tokens[at].text, at + 1  # a32: the plain-text spelling of a_{32}
+    elif at < len(tokens) and tokens[at].text == "_":
+        at += 1
+        if at < len(tokens) and tokens[at].text == "{":
+            depth, parts = 0, []
+            while at < len(tokens):
+                text = tokens[at].text
+                depth += (text == "{") - (text == "}")
+                if depth == 0:
+                    break
+                if text not in "{},;" and tokens[at].kind not in ("nl",):
+                    parts.append(text.lstrip("\\"))
+                if len(parts) > 16:
+                    return None
+                at += 1
+            if at >= len(tokens):
+                return None
+            index, at = "".join(parts), at + 1
+        elif at < len(tokens) and tokens[at].kind in ("num", "word") and tokens[at].tight:
+            index, at = tokens[at].text, at + 1
+        else:
+            return None
+        if not index:
+            return None
+    return (f"{base}_{index}" if index else base), at
+
+
+# ------------------------------------------------------------------ statements
+
+
+def parse_submission(text: str, source: str = "<solution>", latex: bool = False) -> Submission:
+    """Every ``NAME = VALUE`` statement of a solution text, and the problems met."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+        return Submission(source, refused=f"text larger than the limit of {MAX_BYTES} bytes")
+    tokens, problems = _tokens(text, latex)
+    statements = []
+    at = 0
+    while at < len(tokens) and len(statements) < MAX_STATEMENTS:
+        found = _name_at(tokens, at)
+        if found is None or (at > 0 and not _separates(tokens[at - 1])):
+            at += 1
+            continue
+        name, after = found
+        while after < len(tokens) and tokens[after].text == "&":
+            after += 1
+        if after >= len(tokens) or tokens[after].kind != "rel" and tokens[after].text not in _RELATIONS:
+            at += 1
+            continue
+        written = "".join(t.text if t.tight or i == at else " " + t.text for i, t in enumerate(tokens[at:after], at))
+        segments, at = _segments(tokens, after)
+        statement = None
+        for segment in reversed(segments):  # the last value of a chain; formulas are skipped
+            statement = _statement_of(name, written.rstrip("& "), tokens[after].line, segment, problems)
+            if statement is not None:
+                break
+        if statement is not None:
+            statements.append(statement)
+    return Submission(source, tuple(statements), tuple(problems))
+
+
+def _separates(token) -> bool:
+    """May a statement start after this token (and not inside an expression)?"""
+    return (token.kind in ("nl", "dollar", "begin", "end", "rel") or token.text in _SEPARATING
+            or token.text in (r"\(", r"\)", r"\[", r"\]", "(", "*", "-", ">", "|")
+            or token.kind == "word" and len(token.text) > 1 and token.text not in _FUNCS)
+
+
+def _segments(tokens, at):
+    """The right-hand sides of a chain ``= A \approx B ...`` and the index after it."""
+    segments, current, depth, env_depth = [], [], 0, 0
+    at += 1
+    while at < len(tokens) and len(current) <= MAX_TOKENS:
+        token = tokens[at]
+        text = token.text
+        opens = token.kind == "begin" and token.env in _MATRICES or token.kind == "char" and text in ("(", "[", "{")
+        closes = (token.kind == "end" and token.env in _MATRICES and env_depth > 0 or
+                  token.kind == "char" and text in (")", "]", "}") and depth > 0)
+        if opens or closes:
+            if token.kind in ("begin", "end"):
+                env_depth += 1 if opens else -1
+            else:
+                depth += 1 if opens else -1
+            current.append(token)
+            at += 1
+            continue
+        if depth or env_depth:
+            if token.kind != "nl":
+                current.append(token)
+            at += 1
+            continue
+        if token.kind == "rel" or text in _RELATIONS:
+            segments.append(current)
+            current = []
+            at += 1
+            continue
+        if token.kind == "nl" and not current:
+            at += 1
+            continue
+        if current and _ends_value(tokens, at):
+            break
+        if token.kind in ("dollar", "end", "begin") or text in (r"\)", r"\]", "\\\\", "&", ")", "]", "}"):
+            break
+        current.append(token)
+        at += 1
+    segments.append(current)
+    return [s for s in segments if s], at
+
+
+def _ends_value(tokens, at) -> bool:
+    token = tokens[at]
+    if token.kind == "nl" or token.text in (";", r"\quad", r"\qquad"):
+        return True
+    if token.text == "," and at + 1 < len(tokens):
+        following = tokens[at + 1]
+        return not (following.tight and following.kind == "num" and following.text.isdigit()
+                    and at > 0 and tokens[at - 1].kind == "num")
+    if token.text == ".":  # a full stop, not a decimal point (those are inside numbers)
+        return True
+    found = _name_at(tokens, at)
+    if found is not None and _separates(tokens[at - 1]):
+        after = found[1]
+        return after < len(tokens) and (tokens[after].kind == "rel" or tokens[after].text == "&")
+    return False
+
+
+def _statement_of(name, written, line, segment, problems):
+    try:
+        parser = _ValueParser(segment)
+        tree = parser.value()
+        claimed_text = _emit(tree)
+        claimed = parse_claimed(claimed_text)
+        if claimed.shape and len(claimed.shape) == 2 and max(claimed.shape) > MAX_DIMENSION:
+            raise _Unreadable(f"a {claimed.shape[0]}x{claimed.shape[1]} matrix exceeds the limit of {MAX_DIMENSION}")
+        return Statement(name, written, line, claimed)
+    except _Formula:
+        return None
+    except _Unreadable as error:
+        message = f"{written}: {error}"
+    except (SymbolicAttnError, RecursionError, ValueError, OverflowError) as error:
+        message = f"{written}: {' '.join(str(error).split())[:160]}"
+    problems.append(Problem(line, message))
+    return Statement(name, written, line, None, message)
+
+
+# ------------------------------------------------------------------ values
+
+
+class _ValueParser:
+    r"""value := list | matrix | expr;  expr := term (('+'|'-') term)*;
+    term := unary (('\cdot'|'\times'|'/'|implicit) unary)*;  unary := '-' unary | power;
+    power := atom ('^' atom)?;  atom := number | group | \frac{}{} | \sqrt{} | e | \pi | f(x)."""
+
+    def __init__(self, tokens):
+        self.tokens = [t for t in tokens if t.text not in _IGNORED and t.kind != "nl"]
+        self.at = 0
+        self.depth = 0
+        self.text = " ".join(t.text for t in self.tokens)[:60]
+
+    def peek(self, offset=0):
+        index = self.at + offset
+        return self.tokens[index] if index < len(self.tokens) else None
+
+    def take(self):
+        token = self.peek()
+        if token is None:
+            raise _Unreadable(f'value ends too early in "{self.text}"')
+        self.at += 1
+        return token
+
+    def expect(self, text):
+        token = self.peek()
+        if token is None or token.text != text:
+            raise _Unreadable(f"expected '{text}' {'at the end' if token is None else 'before ' + repr(token.text)} in \"{self.text}\"")
+        self.at += 1
+
+    def enter(self):
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Unreadable(f"nested deeper than {MAX_DEPTH}")
+
+    def value(self):
+        tree = self.item(comma_decimal=True)
+        token = self.peek()
+        if token is not None and token.text in (r"\%", "%"):
+            raise _Unreadable(f"a percentage is not read: write the number itself (0.284, not 28.4%)")
+        if token is not None:
+            if token.kind == "word" and len(token.text) > 1 and token.text not in _FUNCS or token.text in _SEPARATING \
+                    or token.text in (r"\text", "(", r"\ldots", r"\dots", "?", "!", ")", "]", "}") or token.kind in ("dollar",):
+                return tree  # prose or punctuation after the value
+            if token.kind in ("word", "cmd"):
+                raise _Formula()
+            raise _Unreadable(f"unexpected '{token.text}' after {_emit(tree)} in \"{self.text}\"")
+        return tree
+
+    def item(self, comma_decimal):
+        token = self.peek()
+        if token is None:
+            raise _Unreadable("no value")
+        if token.kind == "begin" and token.env in _MATRICES:
+            return self.transposed(self.matrix())
+        if token.kind == "begin":
+            raise _Unreadable(f"environment {token.env} is not a matrix this reader knows")
+        if token.text == "[" or token.text == "(" and self.has_separator():
+            return self.transposed(self.sequence())
+        return self.expr(comma_decimal)
+
+    def transposed(self, tree):
+        if self.peek() is not None and self.peek().text == "^" and self.peek(1) is not None:
+            mark = self.peek(1).text
+            skip = 2 if mark in ("T", r"\top", r"\intercal", r"\mathsf") else 0
+            if mark == "{" and self.peek(2) is not None and self.peek(2).text in ("T", r"\top", r"\intercal"):
+                skip = 4
+            if skip:
+                self.at += skip
+                rows = tree[1] if tree[0] == "rows" else [[x] for x in tree[1]] if tree[0] == "list" else None
+                if rows is None:
+                    raise _Unreadable("only a list or matrix can be transposed")
+                return ("rows", [list(column) for column in zip(*rows)])
+        return tree
+
+    def has_separator(self) -> bool:
+        depth = 0
+        for token in self.tokens[self.at:]:
+            depth += (token.text in "([{") - (token.text in ")]}") if token.kind == "char" else 0
+            if depth == 1 and token.text in (",", ";") and token.kind == "char":
+                return True
+            if depth == 0:
+                return False
+        return False
+
+    def sequence(self):
+        """``[a, b]`` or ``(a, b)``, entries lists or numbers; ``;`` makes commas decimal."""
+        self.enter()
+        closing = "]" if self.take().text == "[" else ")"
+        start, depth, semicolons = self.at, 1, False
+        for token in self.tokens[start:]:
+            depth += (token.text in "([{") - (token.text in ")]}") if token.kind == "char" else 0
+            if depth == 0:
+                break
+            semicolons |= depth == 1 and token.text == ";"
+        items = []
+        while True:
+            if self.peek() is not None and self.peek().text == closing and not items:
+                raise _Unreadable(f"empty list in \"{self.text}\"")
+            items.append(self.item(comma_decimal=semicolons))
+            if len(items) > MAX_DIMENSION:
+                raise _Unreadable(f"more than {MAX_DIMENSION} entries in one list")
+            token = self.take()
+            if token.text == closing:
+                break
+            if token.text not in (",", ";"):
+                raise _Unreadable(f"expected ',' or '{closing}' before '{token.text}' in \"{self.text}\"")
+        self.depth -= 1
+        if all(item[0] in ("list", "rows") for item in items):
+            rows = [item[1] if item[0] == "list" else _single_row(item) for item in items]
+            if len({len(row) for row in rows}) != 1:
+                raise _Unreadable(f"rows of different lengths in \"{self.text}\"")
+            return ("rows", rows)
+        if any(item[0] in ("list", "rows") for item in items):
+            raise _Unreadable(f"a list mixes numbers and lists in \"{self.text}\"")
+        return ("list", items)
+
+    def matrix(self):
+        begin = self.take()
+        if begin.env == "array" and self.peek() is not None and self.peek().text == "{":
+            while self.take().text != "}":  # the column specification {ccc}
+                pass
+        rows, row = [], []
+        while True:
+            token = self.peek()
+            if token is None:
+                raise _Unreadable(f"\\begin{{{begin.env}}} without \\end")
+            if token.kind == "end":
+                self.at += 1
+                if row:
+                    rows.append(row)
+                break
+            if token.text in ("&", r"\\"):
+                raise _Unreadable(f"empty cell in {begin.env}")
+            row.append(self.expr(comma_decimal=True))
+            token = self.take()
+            if token.text == "&":
+                continue
+            if token.text == r"\\":
+                rows.append(row)
+                row = []
+                if self.peek() is not None and self.peek().kind == "end":
+                    continue
+            elif token.kind == "end":
+                rows.append(row)
+                break
+            else:
+                raise _Unreadable(f"unexpected '{token.text}' in {begin.env}")
+            if len(rows) > MAX_DIMENSION or len(row) > MAX_DIMENSION:
+                raise _Unreadable(f"a matrix larger than {MAX_DIMENSION}x{MAX_DIMENSION}")
+        if not rows or len({len(r) for r in rows}) != 1:
+            raise _Unreadable(f"{begin.env} with rows of different lengths")
+        return ("rows", rows)
+
+    # -- scalar expressions ------------------------------------------------------------
+
+    def expr(self, comma_decimal):
+        self.enter()
+        tree = self.term(comma_decimal)
+        while self.peek() is not None and self.peek().text in ("+", "-"):
+            op = self.take().text
+            tree = ("add" if op == "+" else "sub", tree, self.term(comma_decimal))
+        self.depth -= 1
+        return tree
+
+    def term(self, comma_decimal):
+        tree = self.unary(comma_decimal)
+        while self.peek() is not None:
+            token = self.peek()
+            if token.text in _TIMES or token.text == "/":
+                self.take()
+                tree = ("div" if token.text == "/" else "mul", tree, self.unary(comma_decimal))
+            elif token.text in _FRACS or token.text in _FUNCS or token.text in (r"\pi", r"\mathrm") \
+                    or token.text == "e" and self.peek(1) is not None and self.peek(1).text == "^" \
+                    or token.text == "(" and (tree[0] != "num" or token.tight):
+                mark = self.at
+                try:
+                    tree = ("mul", tree, self.power(comma_decimal))
+                except (_Unreadable, _Formula):
+                    self.at = mark  # not a factor after all: prose such as "(rounded)"
+                    break
+            else:
+                break
+        return tree
+
+    def unary(self, comma_decimal):
+        token = self.peek()
+        if token is not None and token.text in ("-", "+"):
+            self.take()
+            self.enter()
+            operand = self.unary(comma_decimal)
+            self.depth -= 1
+            return ("neg", operand) if token.text == "-" else operand
+        return self.power(comma_decimal)
+
+    def power(self, comma_decimal):
+        base = self.atom(comma_decimal)
+        if self.peek() is not None and self.peek().text == "^":
+            self.take()
+            self.enter()
+            exponent = self.unary(comma_decimal) if self.peek() is not None and self.peek().text == "-" \
+                else self.atom(comma_decimal, single_digit=True)
+            self.depth -= 1
+            return ("pow", base, exponent)
+        return base
+
+    def group(self, opening, closing, comma_decimal=True):
+        self.expect(opening)
+        self.enter()
+        tree = self.expr(comma_decimal)
+        self.expect(closing)
+        self.depth -= 1
+        return tree
+
+    def atom(self, comma_decimal, single_digit=False):
+        token = self.peek()
+        if token is None:
+            raise _Unreadable(f'value ends too early in "{self.text}"')
+        text = token.text
+        if token.kind == "num":
+            self.take()
+            if single_digit and len(text) > 1 and text.isdigit():  # e^12 in TeX is e^{1}2
+                raise _Unreadable(f"write the exponent in braces: ^{{{text}}}")
+            return ("num", self.decimal_comma(text) if comma_decimal else text)
+        if text == "(":
+            return self.group("(", ")")
+        if text == "{":
+            return self.group("{", "}")
+        if text == "[":
+            raise _Unreadable(f"a list where a number belongs in \"{self.text}\"")
+        if text in _FRACS:
+            self.take()
+            return ("div", self.group("{", "}"), self.group("{", "}"))
+        if text in _FUNCS:
+            self.take()
+            name = _FUNCS[text]
+            if name == "sqrt" and self.peek() is not None and self.peek().text == "[":
+                degree = self.group("[", "]")
+                return ("pow", self.group("{", "}") if self.peek() and self.peek().text == "{" else self.atom(True),
+                        ("div", ("num", "1"), degree))
+            if self.peek() is not None and self.peek().text in ("(", "{"):
+                return ("call", name, self.group(self.peek().text, ")" if self.peek().text == "(" else "}"))
+            return ("call", name, self.power(comma_decimal))  # \exp 2, \sqrt 2
+        if text == r"\pi":
+            self.take()
+            return ("const", "pi")
+        if text == "e" or token.kind == "cmd" and text in (r"\mathrm", r"\mathit", r"\text", r"\operatorname") \
+                and self.peek(1) is not None and self.peek(1).text == "{" and self.peek(2) is not None:
+            if text != "e":  # \mathrm{e}, \operatorname{exp}(...)
+                inner = self.peek(2).text
+                if self.peek(3) is None or self.peek(3).text != "}":
+                    raise _Formula()
+                if inner == "e":
+                    self.at += 4
+                    return ("const", "e")
+                if inner in _FUNCS:
+                    self.at += 4
+                    return ("call", _FUNCS[inner], self.group("(", ")") if self.peek() and self.peek().text == "("
+                            else self.group("{", "}"))
+                raise _Formula()
+            self.take()
+            return ("const", "e")
+        if token.kind in ("word", "cmd"):
+            raise _Formula()
+        raise _Unreadable(f"unexpected '{text}' in \"{self.text}\"")
+
+    def decimal_comma(self, text):
+        """``0,731`` (no spaces) or ``0{,}731`` where commas cannot separate entries."""
+        first, second = self.peek(), self.peek(1)
+        if first is not None and second is not None and first.tight and second.tight and second.kind == "num" \
+                and (first.text == "{,}" or first.text == ",") and text.isdigit() and second.text.isdigit():
+            self.at += 2
+            return f"{text}.{second.text}"
+        return text
+
+
+def _single_row(tree):
+    if len(tree[1]) != 1:
+        raise _Unreadable("a matrix nested in a list")
+    return tree[1][0]
+
+
+def _emit(tree) -> str:
+    """The claimed text for :func:`parse_claimed`: decimals exactly as written."""
+    kind = tree[0]
+    if kind == "rows":
+        return "[" + ", ".join("[" + ", ".join(_emit_scalar(x) for x in row) + "]" for row in tree[1]) + "]"
+    if kind == "list":
+        return "[" + ", ".join(_emit_scalar(x) for x in tree[1]) + "]"
+    return _emit_scalar(tree)
+
+
+def _emit_scalar(tree) -> str:
+    decimal = _as_decimal(tree)
+    if decimal is not None:
+        return decimal
+    return _expression(tree)
+
+
+def _as_decimal(tree):
+    """``-2.8 \times 10^{-1}`` -> "-2.8e-1": a decimal keeps its written precision."""
+    sign = ""
+    if tree[0] == "neg":
+        sign, tree = "-", tree[1]
+    if tree[0] == "num":
+        return sign + tree[1]
+    if tree[0] == "mul" and tree[1][0] == "num" and tree[2][0] == "pow" and tree[2][1] == ("num", "10"):
+        exponent = tree[2][2]
+        power = "-" if exponent[0] == "neg" else ""
+        exponent = exponent[1] if exponent[0] == "neg" else exponent
+        mantissa = tree[1][1]
+        if exponent[0] == "num" and exponent[1].isdigit() and len(exponent[1]) <= 3 and "e" not in mantissa.lower():
+            return f"{sign}{mantissa}e{power}{exponent[1]}"
+    return None
+
+
+def _expression(tree) -> str:
+    kind = tree[0]
+    if kind == "num":
+        return tree[1]
+    if kind == "const":
+        return tree[1]
+    if kind == "neg":
+        return f"(-{_expression(tree[1])})"
+    if kind == "call":
+        return f"{tree[1]}({_expression(tree[2])})"
+    if kind in ("list", "rows"):
+        raise _Unreadable("a list where a number belongs")
+    symbol = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}[kind]
+    return f"({_expression(tree[1])}){symbol}({_expression(tree[2])})"
