@@ -294,7 +294,7 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
     at = 0
     while at < len(tokens) and len(statements) < MAX_STATEMENTS:
         found = _name_at(tokens, at)
-        if found is None or (at > 0 and not _separates(tokens[at - 1])):
+        if found is None or not _separates(tokens, at):
             at += 1
             continue
         name, after = found
@@ -315,10 +315,15 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
     return Submission(source, tuple(statements), tuple(problems))
 
 
-def _separates(token) -> bool:
-    """May a statement start after this token (and not inside an expression)?"""
+def _separates(tokens, at) -> bool:
+    """May a statement start at ``tokens[at]`` (and not inside an expression)?"""
+    if at == 0:
+        return True
+    token = tokens[at - 1]
+    if token.kind == "char" and token.text in ("*", "-", "+", ">"):  # a Markdown bullet or quote
+        return at == 1 or tokens[at - 2].kind == "nl"
     return (token.kind in ("nl", "dollar", "begin", "end", "rel") or token.text in _SEPARATING
-            or token.text in (r"\(", r"\)", r"\[", r"\]", "(", "*", "-", ">", "|")
+            or token.text in (r"\(", r"\)", r"\[", r"\]", "(", "|")
             or token.kind == "word" and len(token.text) > 1 and token.text not in _FUNCS)
 
 
@@ -374,7 +379,7 @@ def _ends_value(tokens, at) -> bool:
     if token.text == ".":  # a full stop, not a decimal point (those are inside numbers)
         return True
     found = _name_at(tokens, at)
-    if found is not None and _separates(tokens[at - 1]):
+    if found is not None and _separates(tokens, at):
         after = found[1]
         return after < len(tokens) and (tokens[after].kind == "rel" or tokens[after].text == "&")
     return False
@@ -508,6 +513,8 @@ class _ValueParser:
             if token.text not in (",", ";"):
                 raise _Unreadable(f"expected ',' or '{closing}' before '{token.text}' in \"{self.text}\"")
         self.depth -= 1
+        if len(items) == 1 and items[0][0] == "rows" and closing == "]":
+            return items[0]  # \left[ \begin{array}{cc} ... \end{array} \right]
         if all(item[0] in ("list", "rows") for item in items):
             rows = [item[1] if item[0] == "list" else _single_row(item) for item in items]
             if len({len(row) for row in rows}) != 1:
