@@ -160,7 +160,7 @@ class _Core:
         return self._decimals[question.number]
 
     def judge(self, question, claimed):
-        """(ok, undecided) per claimed number, by the question's rule."""
+        """(ok, undecided, imprecise) per claimed number, by the question's rule."""
         from symbolic_attn.grading.claims import judge_element
 
         verdicts = []
@@ -170,10 +170,10 @@ class _Core:
             if element.kind != "decimal" and (question.decimals is not None or question.strict_sig_figs is not None):
                 rule = None  # an exact answer (1/3, 0) to a decimals question is judged exactly
             elif not _written_precision_ok(element, question):
-                verdicts.append((False, False))
+                verdicts.append((False, False, True))
                 continue
             verdict = judge_element(value, element, rule, ball)
-            verdicts.append((verdict.ok, verdict.note.startswith("undecided")))
+            verdicts.append((verdict.ok, verdict.note.startswith("undecided"), False))
         return verdicts
 
     def claim(self, question, claimed):
@@ -284,8 +284,9 @@ def _grade_question(core, question, statement, earlier) -> QuestionResult:
         result.feedback = feedback_text.unreadable(statement.line, problem)
         return result
     verdicts = core.judge(question, claimed)
-    right = sum(ok for ok, _ in verdicts)
-    undecided = any(u for _, u in verdicts)
+    right = sum(ok for ok, _, _ in verdicts)
+    undecided = any(u for _, u, _ in verdicts)
+    imprecise = [claimed.elements[k].text for k, (_, _, p) in enumerate(verdicts) if p]
     result.points = question.points * right / count
     earlier.append(core.claim(question, claimed))
     if right == count:
@@ -293,14 +294,18 @@ def _grade_question(core, question, statement, earlier) -> QuestionResult:
         result.feedback = feedback_text.passed(question)
         return result
     positions = core.positions(question)
-    result.wrong = [positions[k] for k, (ok, _) in enumerate(verdicts) if not ok]
+    result.wrong = [positions[k] for k, (ok, _, _) in enumerate(verdicts) if not ok]
+    if len(imprecise) == count - right:  # too few digits written: that is the whole story
+        result.verdict = "fail"
+        result.feedback = feedback_text.imprecise(question, imprecise, result, count)
+        return result
     diagnosis, details = core.diagnose(question, claimed, earlier[:-1])
     result.diagnosis = diagnosis
     share = core.key.carried_forward
     if "follows_from_claimed" in diagnosis and share > 0:
         result.verdict = "carried_forward"
         result.points = max(result.points, question.points * share)
-    elif undecided and all(ok or u for ok, u in verdicts):
+    elif undecided and all(ok or u for ok, u, _ in verdicts):
         result.verdict = "undecided"
     else:
         result.verdict = "fail"

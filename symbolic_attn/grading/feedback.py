@@ -13,7 +13,7 @@ the exact answer itself.  Whole-matrix answers say which entries are wrong.
 
 from fractions import Fraction
 
-__all__ = ["SENTENCES", "sentence", "for_result", "missing", "unreadable", "refused", "passed",
+__all__ = ["SENTENCES", "sentence", "for_result", "missing", "unreadable", "refused", "passed", "imprecise",
            "transposed_shape", "points_text"]
 
 SENTENCES = {
@@ -110,12 +110,21 @@ def for_result(result, question, exercise, details, share, count) -> str:
     return " ".join(parts)
 
 
+def imprecise(question, texts, result, count) -> str:
+    """Numbers written with fewer digits than the question asks for."""
+    shown = ", ".join(texts[:6]) + (", ..." if len(texts) > 6 else "")
+    where = f"Entries {_entries(result.wrong)} of {question.name}: " if count > 1 else ""
+    return f"{where}Give {question.requirement()}: {shown} {'is' if len(texts) == 1 else 'are'} not written that precisely."
+
+
 def passed(question) -> str:
     return f"Correct ({question.requirement()})."
 
 
 def missing(question) -> str:
-    return f"No answer for {question.name} was found: write it as a statement such as {question.name} = 0.284."
+    example = "0.284" if question.row is not None and question.col is not None else (
+        "[0.284, 0.140]" if question.row is not None or question.col is not None else "[[0.284, 0.140], [0.5, 0.5]]")
+    return f"No answer for {question.name} was found: write it as a statement such as {question.name} = {example}."
 
 
 def unreadable(line, problem) -> str:

@@ -334,8 +334,8 @@ def _segments(tokens, at):
     while at < len(tokens) and len(current) <= MAX_TOKENS:
         token = tokens[at]
         text = token.text
-        opens = token.kind == "begin" and token.env in _MATRICES or token.kind == "char" and text in ("(", "[", "{")
-        closes = (token.kind == "end" and token.env in _MATRICES and env_depth > 0 or
+        opens = token.kind == "begin" and _matrix_like(token.env) or token.kind == "char" and text in ("(", "[", "{")
+        closes = (token.kind == "end" and _matrix_like(token.env) and env_depth > 0 or
                   token.kind == "char" and text in (")", "]", "}") and depth > 0)
         if opens or closes:
             if token.kind in ("begin", "end"):
@@ -366,6 +366,11 @@ def _segments(tokens, at):
         at += 1
     segments.append(current)
     return [s for s in segments if s], at
+
+
+def _matrix_like(env: str) -> bool:
+    """Matrices, read or refused (vmatrix is a determinant) by the value grammar."""
+    return env in _MATRICES or env.rstrip("*").endswith("matrix")
 
 
 def _ends_value(tokens, at) -> bool:
@@ -461,7 +466,7 @@ class _ValueParser:
         if token.kind == "begin" and token.env in _MATRICES:
             return self.transposed(self.matrix())
         if token.kind == "begin":
-            raise _Unreadable(f"environment {token.env} is not a matrix this reader knows")
+            raise _Unreadable(f"environment {token.env} is not a matrix this reader knows (bmatrix, pmatrix, matrix, array)")
         if token.text == "[" or token.text == "(" and self.has_separator():
             return self.transposed(self.sequence())
         return self.expr(comma_decimal)
