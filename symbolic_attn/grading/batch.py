@@ -173,7 +173,8 @@ class _Core:
                 verdicts.append((False, False, True))
                 continue
             verdict = judge_element(value, element, rule, ball)
-            verdicts.append((verdict.ok, verdict.note.startswith("undecided"), False))
+            # bool(): the relative rule returns a SymPy boolean for rational values
+            verdicts.append((bool(verdict.ok), verdict.note.startswith("undecided"), False))
         return verdicts
 
     def claim(self, question, claimed):
