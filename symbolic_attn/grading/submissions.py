@@ -42,6 +42,9 @@ from dataclasses import dataclass
 
 from symbolic_attn.errors import SymbolicAttnError
 from symbolic_attn.grading.claims import parse_claimed
+from symbolic_attn.grading.solution_values import (FRACS, FUNCS, IGNORED, MATRICES, MAX_DIMENSION, RELATIONS,
+                                                   SEPARATING, TIMES, UNICODE, WRAPPERS, Formula, Unreadable,
+                                                   claimed_text)
 
 __all__ = ["MAX_BYTES", "Statement", "Problem", "Submission", "normalize_name", "parse_submission",
            "read_submission", "EXTENSIONS"]
@@ -49,23 +52,7 @@ __all__ = ["MAX_BYTES", "Statement", "Problem", "Submission", "normalize_name", 
 MAX_BYTES = 1_000_000  # bytes in one solution file, checked before reading
 MAX_TOKENS = 300_000
 MAX_STATEMENTS = 10_000
-MAX_DEPTH = 32  # brackets nested in one value
-MAX_DIMENSION = 64  # rows or columns of a claimed matrix
 EXTENSIONS = (".md", ".markdown", ".tex", ".txt", ".toml")
-
-_RELATIONS = {"=", r"\approx", "≈", r"\simeq", "≃", ":=", r"\coloneqq", r"\doteq", "≐"}
-_IGNORED = {r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\displaystyle", r"\textstyle",
-            r"\,", r"\;", r"\:", r"\!", "\\ ", r"\quad", r"\qquad", r"\nonumber", r"\notag", r"\{", r"\}"}
-_SEPARATING = {r"\quad", r"\qquad", r"\text", r"\textrm", r"\mbox", r"\hbox", r"\\", "&", ",", ";", ":", "."}
-_FRACS = {r"\frac", r"\dfrac", r"\tfrac", r"\cfrac"}
-_FUNCS = {r"\exp": "exp", r"\ln": "ln", r"\log": "log", r"\sqrt": "sqrt", "exp": "exp", "ln": "ln",
-          "log": "log", "sqrt": "sqrt", "√": "sqrt"}
-_WRAPPERS = {r"\mathrm", r"\mathbf", r"\boldsymbol", r"\bm", r"\mathit", r"\operatorname", r"\mathsf",
-             r"\text", r"\textrm", r"\textbf", r"\vec", r"\mathbb"}
-_MATRICES = {"bmatrix", "pmatrix", "matrix", "Bmatrix", "smallmatrix", "array",
-             "bmatrix*", "pmatrix*", "matrix*"}
-_TIMES = {r"\cdot", r"\times", "*", "·", "⋅", "×", r"\ast"}
-_UNICODE = {"−": "-", "–": "-", "π": r"\pi", "\u2009": " ", "\u00a0": " ", "\u202f": " "}
 
 _TOKEN = re.compile(r"""
     (?P<nl>\n)
@@ -126,14 +113,6 @@ class Submission:
         return found[-1] if found else None
 
 
-class _Unreadable(Exception):
-    """A value that looks numeric but breaks the grammar (reported)."""
-
-
-class _Formula(Exception):
-    """A right-hand side that is a formula with names, not a value (skipped)."""
-
-
 # ------------------------------------------------------------------ reading files
 
 
@@ -192,7 +171,7 @@ def _parse_toml(text: str, source: str) -> Submission:
 
 def _tokens(text: str, latex: bool):
     """Tokens with their line numbers; ``%`` comments dropped in LaTeX files."""
-    for old, new in _UNICODE.items():
+    for old, new in UNICODE.items():
         text = text.replace(old, new)
     if latex:
         text = re.sub(r"(?<!\\)%[^\n]*", "", text)
@@ -242,14 +221,14 @@ def _name_at(tokens, at):
     if at >= len(tokens):
         return None
     token = tokens[at]
-    if token.kind == "cmd" and token.text in _WRAPPERS and at + 3 < len(tokens) and tokens[at + 1].text == "{" \
+    if token.kind == "cmd" and token.text in WRAPPERS and at + 3 < len(tokens) and tokens[at + 1].text == "{" \
             and tokens[at + 3].text == "}" and tokens[at + 2].kind == "word":
         base, at = tokens[at + 2].text, at + 4
-    elif token.kind == "word" and token.text not in _FUNCS and token.text != "e":
+    elif token.kind == "word" and token.text not in FUNCS and token.text != "e":
         base, at = token.text, at + 1
-    elif token.kind == "cmd" and token.text[1:].isalpha() and token.text not in _FUNCS and token.text not in _IGNORED \
-            and token.text not in _FRACS and token.text not in _TIMES and token.text not in _RELATIONS \
-            and token.text not in _WRAPPERS and token.text != r"\pi":
+    elif token.kind == "cmd" and token.text[1:].isalpha() and token.text not in FUNCS and token.text not in IGNORED \
+            and token.text not in FRACS and token.text not in TIMES and token.text not in RELATIONS \
+            and token.text not in WRAPPERS and token.text != r"\pi":
         base, at = token.text[1:], at + 1
     else:
         return None
@@ -300,7 +279,7 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
         name, after = found
         while after < len(tokens) and tokens[after].text == "&":
             after += 1
-        if after >= len(tokens) or tokens[after].kind != "rel" and tokens[after].text not in _RELATIONS:
+        if after >= len(tokens) or tokens[after].kind != "rel" and tokens[after].text not in RELATIONS:
             at += 1
             continue
         written = "".join(t.text if t.tight or i == at else " " + t.text for i, t in enumerate(tokens[at:after], at))
@@ -322,9 +301,9 @@ def _separates(tokens, at) -> bool:
     token = tokens[at - 1]
     if token.kind == "char" and token.text in ("*", "-", "+", ">"):  # a Markdown bullet or quote
         return at == 1 or tokens[at - 2].kind == "nl"
-    return (token.kind in ("nl", "dollar", "begin", "end", "rel") or token.text in _SEPARATING
+    return (token.kind in ("nl", "dollar", "begin", "end", "rel") or token.text in SEPARATING
             or token.text in (r"\(", r"\)", r"\[", r"\]", "(", "|")
-            or token.kind == "word" and len(token.text) > 1 and token.text not in _FUNCS)
+            or token.kind == "word" and len(token.text) > 1 and token.text not in FUNCS)
 
 
 def _segments(tokens, at):
@@ -350,7 +329,7 @@ def _segments(tokens, at):
                 current.append(token)
             at += 1
             continue
-        if token.kind == "rel" or text in _RELATIONS:
+        if token.kind == "rel" or text in RELATIONS:
             segments.append(current)
             current = []
             at += 1
@@ -370,7 +349,7 @@ def _segments(tokens, at):
 
 def _matrix_like(env: str) -> bool:
     """Matrices, read or refused (vmatrix is a determinant) by the value grammar."""
-    return env in _MATRICES or env.rstrip("*").endswith("matrix")
+    return env in MATRICES or env.rstrip("*").endswith("matrix")
 
 
 def _ends_value(tokens, at) -> bool:
@@ -392,353 +371,15 @@ def _ends_value(tokens, at) -> bool:
 
 def _statement_of(name, written, line, segment, problems):
     try:
-        parser = _ValueParser(segment)
-        tree = parser.value()
-        claimed_text = _emit(tree)
-        claimed = parse_claimed(claimed_text)
+        claimed = parse_claimed(claimed_text(segment))
         if claimed.shape and len(claimed.shape) == 2 and max(claimed.shape) > MAX_DIMENSION:
-            raise _Unreadable(f"a {claimed.shape[0]}x{claimed.shape[1]} matrix exceeds the limit of {MAX_DIMENSION}")
+            raise Unreadable(f"a {claimed.shape[0]}x{claimed.shape[1]} matrix exceeds the limit of {MAX_DIMENSION}")
         return Statement(name, written, line, claimed)
-    except _Formula:
+    except Formula:
         return None
-    except _Unreadable as error:
+    except Unreadable as error:
         message = f"{written}: {error}"
     except (SymbolicAttnError, RecursionError, ValueError, OverflowError) as error:
         message = f"{written}: {' '.join(str(error).split())[:160]}"
     problems.append(Problem(line, message))
     return Statement(name, written, line, None, message)
-
-
-# ------------------------------------------------------------------ values
-
-
-class _ValueParser:
-    r"""value := list | matrix | expr;  expr := term (('+'|'-') term)*;
-    term := unary (('\cdot'|'\times'|'/'|implicit) unary)*;  unary := '-' unary | power;
-    power := atom ('^' atom)?;  atom := number | group | \frac{}{} | \sqrt{} | e | \pi | f(x)."""
-
-    def __init__(self, tokens):
-        self.tokens = [t for t in tokens if t.text not in _IGNORED and t.kind != "nl"]
-        self.at = 0
-        self.depth = 0
-        self.text = " ".join(t.text for t in self.tokens)[:60]
-
-    def peek(self, offset=0):
-        index = self.at + offset
-        return self.tokens[index] if index < len(self.tokens) else None
-
-    def take(self):
-        token = self.peek()
-        if token is None:
-            raise _Unreadable(f'value ends too early in "{self.text}"')
-        self.at += 1
-        return token
-
-    def expect(self, text):
-        token = self.peek()
-        if token is None or token.text != text:
-            raise _Unreadable(f"expected '{text}' {'at the end' if token is None else 'before ' + repr(token.text)} in \"{self.text}\"")
-        self.at += 1
-
-    def enter(self):
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise _Unreadable(f"nested deeper than {MAX_DEPTH}")
-
-    def value(self):
-        tree = self.item(comma_decimal=True)
-        token = self.peek()
-        if token is not None and token.text in (r"\%", "%"):
-            raise _Unreadable(f"a percentage is not read: write the number itself (0.284, not 28.4%)")
-        if token is not None:
-            if token.kind == "word" and len(token.text) > 1 and token.text not in _FUNCS or token.text in _SEPARATING \
-                    or token.text in (r"\text", "(", r"\ldots", r"\dots", "?", "!", ")", "]", "}") or token.kind in ("dollar",):
-                return tree  # prose or punctuation after the value
-            if token.kind in ("word", "cmd"):
-                raise _Formula()
-            raise _Unreadable(f"unexpected '{token.text}' after {_emit(tree)} in \"{self.text}\"")
-        return tree
-
-    def item(self, comma_decimal):
-        token = self.peek()
-        if token is None:
-            raise _Unreadable("no value")
-        if token.kind == "begin" and token.env in _MATRICES:
-            return self.transposed(self.matrix())
-        if token.kind == "begin":
-            raise _Unreadable(f"environment {token.env} is not a matrix this reader knows (bmatrix, pmatrix, matrix, array)")
-        if token.text == "[" or token.text == "(" and self.has_separator():
-            return self.transposed(self.sequence())
-        return self.expr(comma_decimal)
-
-    def transposed(self, tree):
-        if self.peek() is not None and self.peek().text == "^" and self.peek(1) is not None:
-            mark = self.peek(1).text
-            skip = 2 if mark in ("T", r"\top", r"\intercal", r"\mathsf") else 0
-            if mark == "{" and self.peek(2) is not None and self.peek(2).text in ("T", r"\top", r"\intercal"):
-                skip = 4
-            if skip:
-                self.at += skip
-                rows = tree[1] if tree[0] == "rows" else [[x] for x in tree[1]] if tree[0] == "list" else None
-                if rows is None:
-                    raise _Unreadable("only a list or matrix can be transposed")
-                return ("rows", [list(column) for column in zip(*rows)])
-        return tree
-
-    def has_separator(self) -> bool:
-        depth = 0
-        for token in self.tokens[self.at:]:
-            depth += (token.text in "([{") - (token.text in ")]}") if token.kind == "char" else 0
-            if depth == 1 and token.text in (",", ";") and token.kind == "char":
-                return True
-            if depth == 0:
-                return False
-        return False
-
-    def sequence(self):
-        """``[a, b]`` or ``(a, b)``, entries lists or numbers; ``;`` makes commas decimal."""
-        self.enter()
-        closing = "]" if self.take().text == "[" else ")"
-        start, depth, semicolons = self.at, 1, False
-        for token in self.tokens[start:]:
-            depth += (token.text in "([{") - (token.text in ")]}") if token.kind == "char" else 0
-            if depth == 0:
-                break
-            semicolons |= depth == 1 and token.text == ";"
-        items = []
-        while True:
-            if self.peek() is not None and self.peek().text == closing and not items:
-                raise _Unreadable(f"empty list in \"{self.text}\"")
-            items.append(self.item(comma_decimal=semicolons))
-            if len(items) > MAX_DIMENSION:
-                raise _Unreadable(f"more than {MAX_DIMENSION} entries in one list")
-            token = self.take()
-            if token.text == closing:
-                break
-            if token.text not in (",", ";"):
-                raise _Unreadable(f"expected ',' or '{closing}' before '{token.text}' in \"{self.text}\"")
-        self.depth -= 1
-        if len(items) == 1 and items[0][0] == "rows" and closing == "]":
-            return items[0]  # \left[ \begin{array}{cc} ... \end{array} \right]
-        if all(item[0] in ("list", "rows") for item in items):
-            rows = [item[1] if item[0] == "list" else _single_row(item) for item in items]
-            if len({len(row) for row in rows}) != 1:
-                raise _Unreadable(f"rows of different lengths in \"{self.text}\"")
-            return ("rows", rows)
-        if any(item[0] in ("list", "rows") for item in items):
-            raise _Unreadable(f"a list mixes numbers and lists in \"{self.text}\"")
-        return ("list", items)
-
-    def matrix(self):
-        begin = self.take()
-        if begin.env == "array" and self.peek() is not None and self.peek().text == "{":
-            while self.take().text != "}":  # the column specification {ccc}
-                pass
-        rows, row = [], []
-        while True:
-            token = self.peek()
-            if token is None:
-                raise _Unreadable(f"\\begin{{{begin.env}}} without \\end")
-            if token.kind == "end":
-                self.at += 1
-                if row:
-                    rows.append(row)
-                break
-            if token.text in ("&", r"\\"):
-                raise _Unreadable(f"empty cell in {begin.env}")
-            row.append(self.expr(comma_decimal=True))
-            token = self.take()
-            if token.text == "&":
-                continue
-            if token.text == r"\\":
-                rows.append(row)
-                row = []
-                if self.peek() is not None and self.peek().kind == "end":
-                    continue
-            elif token.kind == "end":
-                rows.append(row)
-                break
-            else:
-                raise _Unreadable(f"unexpected '{token.text}' in {begin.env}")
-            if len(rows) > MAX_DIMENSION or len(row) > MAX_DIMENSION:
-                raise _Unreadable(f"a matrix larger than {MAX_DIMENSION}x{MAX_DIMENSION}")
-        if not rows or len({len(r) for r in rows}) != 1:
-            raise _Unreadable(f"{begin.env} with rows of different lengths")
-        return ("rows", rows)
-
-    # -- scalar expressions ------------------------------------------------------------
-
-    def expr(self, comma_decimal):
-        self.enter()
-        tree = self.term(comma_decimal)
-        while self.peek() is not None and self.peek().text in ("+", "-"):
-            op = self.take().text
-            tree = ("add" if op == "+" else "sub", tree, self.term(comma_decimal))
-        self.depth -= 1
-        return tree
-
-    def term(self, comma_decimal):
-        tree = self.unary(comma_decimal)
-        while self.peek() is not None:
-            token = self.peek()
-            if token.text in _TIMES or token.text == "/":
-                self.take()
-                tree = ("div" if token.text == "/" else "mul", tree, self.unary(comma_decimal))
-            elif token.text in _FRACS or token.text in _FUNCS or token.text in (r"\pi", r"\mathrm") \
-                    or token.text == "e" and self.peek(1) is not None and self.peek(1).text == "^" \
-                    or token.text == "(" and (tree[0] != "num" or token.tight):
-                mark = self.at
-                try:
-                    tree = ("mul", tree, self.power(comma_decimal))
-                except (_Unreadable, _Formula):
-                    self.at = mark  # not a factor after all: prose such as "(rounded)"
-                    break
-            else:
-                break
-        return tree
-
-    def unary(self, comma_decimal):
-        token = self.peek()
-        if token is not None and token.text in ("-", "+"):
-            self.take()
-            self.enter()
-            operand = self.unary(comma_decimal)
-            self.depth -= 1
-            return ("neg", operand) if token.text == "-" else operand
-        return self.power(comma_decimal)
-
-    def power(self, comma_decimal):
-        base = self.atom(comma_decimal)
-        if self.peek() is not None and self.peek().text == "^":
-            self.take()
-            self.enter()
-            exponent = self.unary(comma_decimal) if self.peek() is not None and self.peek().text == "-" \
-                else self.atom(comma_decimal, single_digit=True)
-            self.depth -= 1
-            return ("pow", base, exponent)
-        return base
-
-    def group(self, opening, closing, comma_decimal=True):
-        self.expect(opening)
-        self.enter()
-        tree = self.expr(comma_decimal)
-        self.expect(closing)
-        self.depth -= 1
-        return tree
-
-    def atom(self, comma_decimal, single_digit=False):
-        token = self.peek()
-        if token is None:
-            raise _Unreadable(f'value ends too early in "{self.text}"')
-        text = token.text
-        if token.kind == "num":
-            self.take()
-            if single_digit and len(text) > 1 and text.isdigit():  # e^12 in TeX is e^{1}2
-                raise _Unreadable(f"write the exponent in braces: ^{{{text}}}")
-            return ("num", self.decimal_comma(text) if comma_decimal else text)
-        if text == "(":
-            return self.group("(", ")")
-        if text == "{":
-            return self.group("{", "}")
-        if text == "[":
-            raise _Unreadable(f"a list where a number belongs in \"{self.text}\"")
-        if text in _FRACS:
-            self.take()
-            return ("div", self.group("{", "}"), self.group("{", "}"))
-        if text in _FUNCS:
-            self.take()
-            name = _FUNCS[text]
-            if name == "sqrt" and self.peek() is not None and self.peek().text == "[":
-                degree = self.group("[", "]")
-                return ("pow", self.group("{", "}") if self.peek() and self.peek().text == "{" else self.atom(True),
-                        ("div", ("num", "1"), degree))
-            if self.peek() is not None and self.peek().text in ("(", "{"):
-                return ("call", name, self.group(self.peek().text, ")" if self.peek().text == "(" else "}"))
-            return ("call", name, self.power(comma_decimal))  # \exp 2, \sqrt 2
-        if text == r"\pi":
-            self.take()
-            return ("const", "pi")
-        if text == "e" or token.kind == "cmd" and text in (r"\mathrm", r"\mathit", r"\text", r"\operatorname") \
-                and self.peek(1) is not None and self.peek(1).text == "{" and self.peek(2) is not None:
-            if text != "e":  # \mathrm{e}, \operatorname{exp}(...)
-                inner = self.peek(2).text
-                if self.peek(3) is None or self.peek(3).text != "}":
-                    raise _Formula()
-                if inner == "e":
-                    self.at += 4
-                    return ("const", "e")
-                if inner in _FUNCS:
-                    self.at += 4
-                    return ("call", _FUNCS[inner], self.group("(", ")") if self.peek() and self.peek().text == "("
-                            else self.group("{", "}"))
-                raise _Formula()
-            self.take()
-            return ("const", "e")
-        if token.kind in ("word", "cmd"):
-            raise _Formula()
-        raise _Unreadable(f"unexpected '{text}' in \"{self.text}\"")
-
-    def decimal_comma(self, text):
-        """``0,731`` (no spaces) or ``0{,}731`` where commas cannot separate entries."""
-        first, second = self.peek(), self.peek(1)
-        if first is not None and second is not None and first.tight and second.tight and second.kind == "num" \
-                and (first.text == "{,}" or first.text == ",") and text.isdigit() and second.text.isdigit():
-            self.at += 2
-            return f"{text}.{second.text}"
-        return text
-
-
-def _single_row(tree):
-    if len(tree[1]) != 1:
-        raise _Unreadable("a matrix nested in a list")
-    return tree[1][0]
-
-
-def _emit(tree) -> str:
-    """The claimed text for :func:`parse_claimed`: decimals exactly as written."""
-    kind = tree[0]
-    if kind == "rows":
-        return "[" + ", ".join("[" + ", ".join(_emit_scalar(x) for x in row) + "]" for row in tree[1]) + "]"
-    if kind == "list":
-        return "[" + ", ".join(_emit_scalar(x) for x in tree[1]) + "]"
-    return _emit_scalar(tree)
-
-
-def _emit_scalar(tree) -> str:
-    decimal = _as_decimal(tree)
-    if decimal is not None:
-        return decimal
-    return _expression(tree)
-
-
-def _as_decimal(tree):
-    """``-2.8 \times 10^{-1}`` -> "-2.8e-1": a decimal keeps its written precision."""
-    sign = ""
-    if tree[0] == "neg":
-        sign, tree = "-", tree[1]
-    if tree[0] == "num":
-        return sign + tree[1]
-    if tree[0] == "mul" and tree[1][0] == "num" and tree[2][0] == "pow" and tree[2][1] == ("num", "10"):
-        exponent = tree[2][2]
-        power = "-" if exponent[0] == "neg" else ""
-        exponent = exponent[1] if exponent[0] == "neg" else exponent
-        mantissa = tree[1][1]
-        if exponent[0] == "num" and exponent[1].isdigit() and len(exponent[1]) <= 3 and "e" not in mantissa.lower():
-            return f"{sign}{mantissa}e{power}{exponent[1]}"
-    return None
-
-
-def _expression(tree) -> str:
-    kind = tree[0]
-    if kind == "num":
-        return tree[1]
-    if kind == "const":
-        return tree[1]
-    if kind == "neg":
-        return f"(-{_expression(tree[1])})"
-    if kind == "call":
-        return f"{tree[1]}({_expression(tree[2])})"
-    if kind in ("list", "rows"):
-        raise _Unreadable("a list where a number belongs")
-    symbol = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}[kind]
-    return f"({_expression(tree[1])}){symbol}({_expression(tree[2])})"
