@@ -222,3 +222,13 @@ def test_huge_file_in_a_folder_is_refused_not_fatal(tmp_path):
     results = {r.student: r for r in grade_all(key, discover([tmp_path]), jobs=1)}
     assert results["big"].gradable is False and "exceeds the limit" in results["big"].reason
     assert results["ok"].score == 3
+
+
+def test_one_students_answers_never_reach_anothers_grading(tmp_path):
+    """Bob's z_3 follows from Cho's wrong weights, not from his own: no carried-forward credit."""
+    (tmp_path / "a_cho.txt").write_text("a31 = 0.245\na32 = 0.090\na33 = 0.665\n", encoding="utf-8")
+    (tmp_path / "b_bob.txt").write_text("z_3 = [0.910, 1.510]\n", encoding="utf-8")
+    key = load_answer_key(COURSE / "exercise.toml")
+    for jobs in (1, 2):
+        results = {r.student: r for r in grade_all(key, discover([tmp_path]), jobs=jobs)}
+        assert results["b_bob"].verdicts()["z_3"] == "fail" and results["b_bob"].score == 0

@@ -55,6 +55,11 @@ READ = [
     ("comma-decimal-list", "w = [0,33; 0,67]", "w", "[0.33, 0.67]"),
     ("comma-decimal-matrix", r"M = \begin{bmatrix} 0,5 & 0,25 \end{bmatrix}", "M", "[[0.5, 0.25]]"),
     ("alpha-command", r"$\alpha_{32} = 0.14$", r"alpha_{32}", "0.14"),
+    ("alpha-unicode", "α_{32} ≈ 0.14", r"\alpha_{32}", "0.14"),
+    ("name-in-math-only", "$a_{32}$ = 0.284", "a_{32}", "0.284"),
+    ("value-in-next-display", "Z =\n$$\n\\begin{bmatrix} 1 & 2 \\end{bmatrix}\n$$", "Z", "[[1, 2]]"),
+    ("markdown-bullet", "* a_{32} = 0.284", "a_{32}", "0.284"),
+    ("sum-in-chain-not-a-name", "w = a*v_1 + b*v_2 = [0.9, 1.5]", "w", "[0.9, 1.5]"),
 ]
 
 

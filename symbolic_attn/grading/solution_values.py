@@ -34,7 +34,9 @@ WRAPPERS = {r"\mathrm", r"\mathbf", r"\boldsymbol", r"\bm", r"\mathit", r"\opera
 MATRICES = {"bmatrix", "pmatrix", "matrix", "Bmatrix", "smallmatrix", "array",
              "bmatrix*", "pmatrix*", "matrix*"}
 TIMES = {r"\cdot", r"\times", "*", "·", "⋅", "×", r"\ast"}
-UNICODE = {"−": "-", "–": "-", "π": r"\pi", "\u2009": " ", "\u00a0": " ", "\u202f": " "}
+UNICODE = {"−": "-", "–": "-", "π": r"\pi", "\u2009": " ", "\u00a0": " ", "\u202f": " ",
+           **{letter: f"\\{name} " for letter, name in zip("αβγδθλμστω", ["alpha", "beta", "gamma", "delta", "theta",
+                                                                     "lambda", "mu", "sigma", "tau", "omega"])}}
 
 
 class Unreadable(Exception):

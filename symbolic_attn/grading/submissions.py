@@ -277,8 +277,8 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
             at += 1
             continue
         name, after = found
-        while after < len(tokens) and tokens[after].text == "&":
-            after += 1
+        while after < len(tokens) and (tokens[after].text in ("&", r"\)") or tokens[after].kind == "dollar"):
+            after += 1  # $a_{32}$ = 0.284: the name in math, the relation outside
         if after >= len(tokens) or tokens[after].kind != "rel" and tokens[after].text not in RELATIONS:
             at += 1
             continue
@@ -334,8 +334,8 @@ def _segments(tokens, at):
             current = []
             at += 1
             continue
-        if token.kind == "nl" and not current:
-            at += 1
+        if not current and (token.kind in ("nl", "dollar") or text in (r"\(", r"\[", r"\)", r"\]")):
+            at += 1  # the value may follow on the next line or in the next math span
             continue
         if current and _ends_value(tokens, at):
             break
