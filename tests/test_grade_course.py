@@ -232,3 +232,38 @@ def test_one_students_answers_never_reach_anothers_grading(tmp_path):
     for jobs in (1, 2):
         results = {r.student: r for r in grade_all(key, discover([tmp_path]), jobs=jobs)}
         assert results["b_bob"].verdicts()["z_3"] == "fail" and results["b_bob"].score == 0
+
+
+def test_readme_shows_the_course_table(capsys):
+    readme = (COURSE.parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```text\nstudent  score")[1].split("```")[0]
+    assert main(["grade", str(COURSE / "exercise.toml"), str(COURSE / "submissions"), "--jobs", "1"]) == 0
+    assert "student  score" + block == capsys.readouterr().out
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(["grade", str(COURSE / "exercise.toml"), str(COURSE / "submissions" / "ann.md")]) == 0
+    err = capsys.readouterr().err
+    assert "1/1" in err and err.endswith("\n")
+
+
+def test_exercise_file_inside_the_folder_is_not_a_student(tmp_path):
+    (tmp_path / "exercise.toml").write_text((COURSE / "exercise.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "ann.md").write_text("$S = [[1,0,1],[1,1,2],[2,1,3]]$", encoding="utf-8")
+    assert [s for s, _ in discover([tmp_path], exclude=[tmp_path / "exercise.toml"])] == ["ann"]
+
+
+def test_undecided_is_neither_pass_nor_fail(monkeypatch):
+    from symbolic_attn.grading import claims
+
+    def undecided(exact, element, rule=None, ball=None):
+        return claims.ElementVerdict(False, "3 decimals", "undecided: too close to the boundary")
+
+    monkeypatch.setattr(claims, "judge_element", undecided)
+    key = load_answer_key(COURSE / "exercise.toml")
+    [result] = grade_all(key, discover([COURSE / "submissions" / "ann.md"]), jobs=1)
+    assert set(result.verdicts().values()) == {"undecided"} and result.score == 0
+    assert "could not decide" in result.questions[1].feedback

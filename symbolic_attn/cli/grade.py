@@ -55,7 +55,7 @@ def run(args) -> int:
         from symbolic_attn.errors import ExerciseError
 
         raise ExerciseError(f"{args.exercise}: no [[questions]]: an answer key is needed to grade")
-    students = discover(args.submissions)
+    students = discover(args.submissions, exclude=[args.exercise])
     progress = _Progress(len(students)) if sys.stderr.isatty() else None
     results = grade_all(key, students, jobs, progress)
     if progress:

@@ -395,9 +395,11 @@ def _shape_problem(claimed, question, core) -> str:
 # ------------------------------------------------------------------ a folder
 
 
-def discover(paths) -> list:
+def discover(paths, exclude=()) -> list:
     """(student id, [files]) for each submission path: a file, or a folder of files and
-    student folders.  A path that does not exist is a :class:`SubmissionError`."""
+    student folders.  A path that does not exist is a :class:`SubmissionError`.
+    ``exclude``: files never taken for a solution (the exercise file itself)."""
+    excluded = {Path(p).resolve() for p in exclude}
     found = []
     for path in map(Path, paths):
         if path.is_symlink() or not path.exists():
@@ -405,7 +407,7 @@ def discover(paths) -> list:
                                   else f"{path}: a link, not a submission file or folder")
         if path.is_dir():
             for entry in sorted(path.iterdir()):
-                if entry.name.startswith("."):
+                if entry.name.startswith(".") or entry.resolve() in excluded:
                     continue
                 if entry.is_dir() and not entry.is_symlink():
                     files = sorted(f for f in entry.iterdir() if not f.name.startswith(".") and
