@@ -132,7 +132,11 @@ def test_missing_unreadable_and_nothing_readable():
     assert "line 2" in result.questions[1].feedback
     empty = grade(key, "s", parse_submission("I did not do it."))
     assert empty.gradable is False and "nothing readable" in empty.reason
-    assert grade(key, "s", parse_submission("v = 0.2.5")).gradable is True  # an unreadable answer is an answer
+    unread = grade(key, "s", parse_submission("v = 0.2.5"))
+    assert unread.gradable is False and unread.reason.startswith("no answer could be read (line 1: v: unexpected")
+    assert [q.verdict for q in unread.questions] == ["missing", "unreadable"]
+    other = grade(key, "s", parse_submission("x_{12} = 0.75"))
+    assert other.gradable is False and other.reason.startswith("no answer to any question: the names written (x_{12})")
 
 
 def test_carried_forward_share_and_better_mark():

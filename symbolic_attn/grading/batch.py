@@ -299,21 +299,34 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None) 
     if submission.refused:
         return StudentResult(student, Fraction(0), max_score, False, submission.refused,
                              [_empty(q, "unreadable", core, feedback_text.refused(submission.refused)) for q in key.questions])
-    readable = [s for s in submission.statements if s.claimed is not None]
-    if not submission.statements and not readable:
-        reason = "nothing readable: no statement such as a_{32} = 0.284 was found"
-        if submission.problems:
-            reason += f" (line {submission.problems[0].line}: {submission.problems[0].message})"
-        return StudentResult(student, Fraction(0), max_score, False, reason,
-                             [_empty(q, "missing", core, feedback_text.refused(reason)) for q in key.questions],
-                             [(p.line, p.message) for p in submission.problems])
+    problems = [(p.line, p.message) for p in submission.problems]
+    keys = set().union(*(q.keys for q in key.questions)) if key.questions else set()
+    answers = [s for s in submission.statements if s.name in keys]
+    if not any(s.claimed is not None for s in answers):
+        # Nothing to grade: an invalid submission (PrairieLearn: no penalty), not a zero.
+        if answers:
+            reason = f"no answer could be read (line {answers[-1].line}: {answers[-1].problem})"
+        elif submission.statements:
+            names = ", ".join(dict.fromkeys(s.written for s in submission.statements[:20]))
+            reason = (f"no answer to any question: the names written ({names[:120]}) are none of "
+                      f"{', '.join(q.name for q in key.questions)[:120]}")
+        else:
+            reason = "nothing readable: no statement such as a_{32} = 0.284 was found"
+            if problems:
+                reason += f" (line {problems[0][0]}: {problems[0][1]})"
+        results = [_grade_question(core, q, _last(answers, q), []) for q in key.questions]
+        return StudentResult(student, Fraction(0), max_score, False, reason, results, problems)
     results, earlier = [], []
     for question in key.questions:
-        statement = next((s for s in reversed(submission.statements) if s.name in question.keys), None)
-        result = _grade_question(core, question, statement, earlier)
+        result = _grade_question(core, question, _last(submission.statements, question), earlier)
         results.append(result)
     score = sum((r.points for r in results), Fraction(0))
-    return StudentResult(student, score, max_score, True, "", results, [(p.line, p.message) for p in submission.problems])
+    return StudentResult(student, score, max_score, True, "", results, problems)
+
+
+def _last(statements, question):
+    """The answer to a question: the last statement of any of its names."""
+    return next((s for s in reversed(statements) if s.name in question.keys), None)
 
 
 def _empty(question, verdict, core, message):
