@@ -174,7 +174,8 @@ class _Core:
                 continue
             verdict = judge_element(value, element, rule, ball)
             # bool(): the relative rule returns a SymPy boolean for rational values
-            verdicts.append((bool(verdict.ok), verdict.note.startswith("undecided"), False))
+            undecided = getattr(verdict, "verdict", None) == "undecided" or verdict.note.startswith("undecided")
+            verdicts.append((bool(verdict.ok), undecided, False))
         return verdicts
 
     def claim(self, question, claimed):
@@ -208,6 +209,12 @@ class _Core:
         rational scores; those of a variant built from this student's claims are kept in
         ``local``, which lives only as long as this student's diagnosis.
         """
+        try:
+            return self._refuted_by_intervals(candidate, claim, local)
+        except (AttributeError, TypeError):  # a diagnoser of another shape: no shortcut
+            return False
+
+    def _refuted_by_intervals(self, candidate, claim, local: dict) -> bool:
         from symbolic_attn.grading.claims import judge_element
         from symbolic_attn.model.attention import STAGES
 
