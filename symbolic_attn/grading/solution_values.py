@@ -24,7 +24,8 @@ MAX_DIMENSION = 64  # rows or columns of a claimed matrix
 
 RELATIONS = {"=", r"\approx", "≈", r"\simeq", "≃", ":=", r"\coloneqq", r"\doteq", "≐"}
 IGNORED = {r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\displaystyle", r"\textstyle",
-            r"\,", r"\;", r"\:", r"\!", "\\ ", r"\quad", r"\qquad", r"\nonumber", r"\notag", r"\{", r"\}"}
+            r"\,", r"\;", r"\:", r"\!", "\\ ", r"\quad", r"\qquad", r"\nonumber", r"\notag", r"\{", r"\}",
+           r"\hline", r"\cr"}
 SEPARATING = {r"\quad", r"\qquad", r"\text", r"\textrm", r"\mbox", r"\hbox", r"\\", "&", ",", ";", ":", "."}
 FRACS = {r"\frac", r"\dfrac", r"\tfrac", r"\cfrac"}
 FUNCS = {r"\exp": "exp", r"\ln": "ln", r"\log": "log", r"\sqrt": "sqrt", "exp": "exp", "ln": "ln",
@@ -286,7 +287,11 @@ class _ValueParser:
             raise Unreadable(f"a list where a number belongs in \"{self.text}\"")
         if text in FRACS:
             self.take()
-            return ("div", self.group("{", "}"), self.group("{", "}"))
+            following = self.peek()
+            if following is not None and following.kind == "num" and len(following.text) == 2 and following.text.isdigit():
+                self.take()  # \frac12: TeX reads one digit per argument
+                return ("div", ("num", following.text[0]), ("num", following.text[1]))
+            return ("div", self.frac_argument(), self.frac_argument())
         if text in FUNCS:
             self.take()
             name = FUNCS[text]
@@ -319,6 +324,14 @@ class _ValueParser:
         if token.kind in ("word", "cmd"):
             raise Formula()
         raise Unreadable(f"unexpected '{text}' in \"{self.text}\"")
+
+    def frac_argument(self):
+        """A braced argument, or a single digit as TeX allows (\frac1{3})."""
+        token = self.peek()
+        if token is not None and token.kind == "num" and len(token.text) == 1:
+            self.take()
+            return ("num", token.text)
+        return self.group("{", "}")
 
     def decimal_comma(self, text):
         """``0,731`` (no spaces) or ``0{,}731`` where commas cannot separate entries."""
