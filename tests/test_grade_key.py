@@ -151,6 +151,10 @@ def test_carried_forward_share_and_better_mark():
     assert [q.verdict for q in grade(disabled, "s", parse_submission("s = 0\nw = 0.5")).questions] == ["fail", "fail"]
     # a wrong value that does not follow from the earlier answer earns nothing
     assert grade(key, "s", parse_submission("s = 0\nw = 0.6")).questions[1].verdict == "fail"
+    # the order of the questions in the key (or of the answers in the text) does not matter
+    reversed_key = key_of(question(name="w", row=1, col=2, points=2) + question(name="s", quantity="scores", row=1, col=2))
+    result = grade(reversed_key, "s", parse_submission("w = 0.5\ns = 0"))
+    assert [q.verdict for q in result.questions] == ["carried_forward", "fail"]
 
 
 def test_every_diagnosis_has_one_sentence_with_a_remedy():

@@ -183,18 +183,21 @@ class _Core:
 
         return Claim(question.number, question.quantity, claimed, question.row, question.col, question.name, question.rule)
 
-    def diagnose(self, question, claimed, earlier):
-        """Mistake ids reproducing the whole claim; ``earlier`` are this student's claims."""
+    def diagnose(self, question, claimed, others):
+        """Mistake ids reproducing the whole claim; ``others`` are this student's other answers."""
         from symbolic_attn.grading.diagnose import MISTAKES
 
-        exercise = replace(self.exercise, claims=tuple(earlier))
+        exercise = replace(self.exercise, claims=tuple(others))
         diagnoser = _diagnoser_class()(exercise, self.result)
         diagnoser.core = self
         # Share the variants of the exercise between students (they hold no student data);
         # a diagnoser without this cache is only slower.
         diagnoser.__dict__["_cache"] = self.variants
         try:
-            details = diagnoser.details(self.claim(question, claimed))
+            # Numbered after every other answer: the diagnoser follows through from the
+            # claims "before" it, and itself keeps only those upstream in the computation.
+            last = max([c.index for c in others], default=0) + 1
+            details = diagnoser.details(replace(self.claim(question, claimed), index=last))
         except (SymbolicAttnError, ValueError, IndexError):
             return [], []
         order = list(MISTAKES)
@@ -323,10 +326,18 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None) 
                 reason += f" (line {problems[0][0]}: {problems[0][1]})"
         results = [_grade_question(core, q, _last(answers, q), []) for q in key.questions]
         return StudentResult(student, Fraction(0), max_score, False, reason, results, problems)
-    results, earlier = [], []
+    # Every readable answer of this student, for carried-forward credit: the diagnoser
+    # recomputes a wrong value from the answers upstream of it in the computation
+    # (scores -> weights -> output), whatever the order of the questions in the key.
+    claims = []
     for question in key.questions:
-        result = _grade_question(core, question, _last(submission.statements, question), earlier)
-        results.append(result)
+        statement = _last(submission.statements, question)
+        if statement is not None and statement.claimed is not None and not _shape_problem(statement.claimed, question, core):
+            claims.append(core.claim(question, statement.claimed))
+    results = []
+    for question in key.questions:
+        others = [c for c in claims if c.index != question.number]
+        results.append(_grade_question(core, question, _last(submission.statements, question), others))
     score = sum((r.points for r in results), Fraction(0))
     return StudentResult(student, score, max_score, True, "", results, problems)
 
@@ -341,7 +352,7 @@ def _empty(question, verdict, core, message):
                           verdict, None, core.exact_text(question), core.decimal_text(question), [], message)
 
 
-def _grade_question(core, question, statement, earlier) -> QuestionResult:
+def _grade_question(core, question, statement, others) -> QuestionResult:
     result = _empty(question, "missing", core, feedback_text.missing(question))
     if statement is None:
         return result
@@ -368,7 +379,6 @@ def _grade_question(core, question, statement, earlier) -> QuestionResult:
     undecided = any(u for _, u, _ in verdicts)
     imprecise = [claimed.elements[k].text for k, (_, _, p) in enumerate(verdicts) if p]
     result.points = question.points * right / count
-    earlier.append(core.claim(question, claimed))
     if right == count:
         result.verdict = "pass"
         result.feedback = feedback_text.passed(question)
@@ -379,7 +389,7 @@ def _grade_question(core, question, statement, earlier) -> QuestionResult:
         result.verdict = "fail"
         result.feedback = feedback_text.imprecise(question, imprecise, result, count)
         return result
-    diagnosis, details = core.diagnose(question, claimed, earlier[:-1])
+    diagnosis, details = core.diagnose(question, claimed, others)
     result.diagnosis = diagnosis
     share = core.key.carried_forward
     if "follows_from_claimed" in diagnosis and share > 0:
