@@ -9,13 +9,15 @@ W and one value of the scaled scores.  The 200 solutions (fixed seed) mix styles
 answers), so that the diagnoser runs as it would on a real course.
 
 Prints: the cold command wall time (a fresh interpreter, as a grader runs it) for
---jobs 1 and --jobs 2, and the time per submission.
+--jobs 1 and --jobs 2, and the time per submission; also the CPU time of the command and
+its workers (on a loaded machine the wall time mostly measures the other processes).
 
     python bench/bench_grade.py [--students 200]
 """
 
 import argparse
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -132,15 +134,18 @@ def main():
         print(f"{args.students} submissions x {questions} questions")
         for jobs in (1, 2):
             start = time.perf_counter()
+            cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
             done = subprocess.run([sys.executable, "-m", "symbolic_attn", "grade", str(exercise), str(submissions),
                                    "--jobs", str(jobs), "--out", str(Path(tmp) / f"out{jobs}")],
                                   cwd=ROOT, capture_output=True, text=True)
             elapsed = time.perf_counter() - start
+            usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = usage.ru_utime + usage.ru_stime - cpu_before.ru_utime - cpu_before.ru_stime
             if done.returncode != 0:
                 sys.exit(f"grade failed ({done.returncode}): {done.stderr.strip()}")
             summary = done.stdout.strip().splitlines()[-1]
-            print(f"--jobs {jobs}: {elapsed:6.2f} s cold, {1000 * elapsed / args.students:6.1f} ms per submission"
-                  f"  ({summary})")
+            print(f"--jobs {jobs}: {elapsed:6.2f} s cold, {1000 * elapsed / args.students:6.1f} ms per submission; "
+                  f"CPU {cpu:6.2f} s, {1000 * cpu / args.students:5.1f} ms per submission  ({summary})")
 
 
 if __name__ == "__main__":
