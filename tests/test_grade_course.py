@@ -267,3 +267,20 @@ def test_undecided_is_neither_pass_nor_fail(monkeypatch):
     [result] = grade_all(key, discover([COURSE / "submissions" / "ann.md"]), jobs=1)
     assert set(result.verdicts().values()) == {"undecided"} and result.score == 0
     assert "could not decide" in result.questions[1].feedback
+
+
+def test_a_failure_while_grading_one_student_does_not_stop_the_batch(monkeypatch):
+    from symbolic_attn.grading import batch
+
+    real = batch.grade
+
+    def fragile(key, student, submission, core=None):
+        if student == "ben":
+            raise KeyError("boom")
+        return real(key, student, submission, core)
+
+    monkeypatch.setattr(batch, "grade", fragile)
+    key = load_answer_key(COURSE / "exercise.toml")
+    results = {r.student: r for r in grade_all(key, discover([COURSE / "submissions"]), jobs=1)}
+    assert results["ben"].gradable is False and "KeyError" in results["ben"].reason
+    assert results["ann"].score == 12
