@@ -160,7 +160,9 @@ def _parse_toml(text: str, source: str) -> Submission:
             continue
         if isinstance(value, list):
             value = "[" + ", ".join(str(v) for v in value) + "]"
-        statement = _statement_of(normalize_name(name) or name, name, 1, _tokens(str(value), False)[0], problems)
+        statement = _statement_of(normalize_name(name) or name, name, 1, _tokens(str(value), False)[0])
+        if statement is not None and statement.claimed is None:
+            problems.append(Problem(1, statement.problem))
         if statement is not None:
             statements.append(statement)
     return Submission(source, tuple(statements), tuple(problems))
@@ -284,13 +286,19 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
             continue
         written = "".join(t.text if t.tight or i == at else " " + t.text for i, t in enumerate(tokens[at:after], at))
         segments, at = _segments(tokens, after)
-        statement = None
-        for segment in reversed(segments):  # the last value of a chain; formulas are skipped
-            statement = _statement_of(name, written.rstrip("& "), tokens[after].line, segment, problems)
-            if statement is not None:
+        # The last value of a chain (a = e/(1+e) = 0.731 = 73.1%: 0.731); formulas are skipped,
+        # and an unreadable end counts only when no value of the chain can be read.
+        chosen = None
+        for segment in reversed(segments):
+            statement = _statement_of(name, written.rstrip("& "), tokens[after].line, segment)
+            if statement is not None and (statement.claimed is not None or chosen is None):
+                chosen = statement
+            if chosen is not None and chosen.claimed is not None:
                 break
-        if statement is not None:
-            statements.append(statement)
+        if chosen is not None:
+            if chosen.claimed is None:
+                problems.append(Problem(chosen.line, chosen.problem))
+            statements.append(chosen)
     return Submission(source, tuple(statements), tuple(problems))
 
 
@@ -369,7 +377,8 @@ def _ends_value(tokens, at) -> bool:
     return False
 
 
-def _statement_of(name, written, line, segment, problems):
+def _statement_of(name, written, line, segment):
+    """The statement of one right-hand side; None for a formula (not an answer)."""
     try:
         claimed = parse_claimed(claimed_text(segment))
         if claimed.shape and len(claimed.shape) == 2 and max(claimed.shape) > MAX_DIMENSION:
@@ -381,5 +390,4 @@ def _statement_of(name, written, line, segment, problems):
         message = f"{written}: {error}"
     except (SymbolicAttnError, RecursionError, ValueError, OverflowError) as error:
         message = f"{written}: {' '.join(str(error).split())[:160]}"
-    problems.append(Problem(line, message))
     return Statement(name, written, line, None, message)
