@@ -284,3 +284,12 @@ def test_a_failure_while_grading_one_student_does_not_stop_the_batch(monkeypatch
     results = {r.student: r for r in grade_all(key, discover([COURSE / "submissions"]), jobs=1)}
     assert results["ben"].gradable is False and "KeyError" in results["ben"].reason
     assert results["ann"].score == 12
+
+
+@pytest.mark.parametrize("text, cell", [("=SUM(A1)", "'=SUM(A1)"), ("+1", "'+1"), ("-1", "'-1"), ("@cmd", "'@cmd"),
+                                        ("\tx", " x"), (" =1", "' =1"), ("a\x00b\x1b[0m", "ab[0m"), ("ann", "ann"), ("1.5", "1.5")],
+                         ids=["equals", "plus", "minus", "at", "tab", "space-equals", "controls", "plain", "number"])
+def test_csv_cells_never_run_as_formulas(text, cell):
+    from symbolic_attn.grading.exports import csv_cell
+
+    assert csv_cell(text) == cell

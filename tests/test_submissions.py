@@ -53,6 +53,7 @@ READ = [
     ("array-in-brackets", r"M = \left[\begin{array}{cc} 1 & 2 \\ 3 & 4 \end{array}\right]", "M", "[[1, 2], [3, 4]]"),
     ("transpose", r"v = \begin{bmatrix} 1 \\ 2 \end{bmatrix}^T", "v", "[[1, 2]]"),
     ("chain-unreadable-end", r"a = 0.284 = 28.4\%", "a", "0.284"),
+    ("hash-comment-after", "a_32 = 0.284   # from the table", "a_{32}", "0.284"),
     ("prose-after", "a = 0.731 (rounded to 3 decimals)", "a", "0.731"),
     ("text-after", r"$a = 0.731 \text{ roughly}$", "a", "0.731"),
     ("comma-decimal", "a = 0,731", "a", "0.731"),

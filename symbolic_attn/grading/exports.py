@@ -44,7 +44,7 @@ def clean(text, keep_newlines: bool = False) -> str:
 def csv_cell(text) -> str:
     """A CSV cell a spreadsheet shows as text, never runs as a formula."""
     text = clean(text)
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    return "'" + text if text.lstrip().startswith(_FORMULA_START) else text  # " =1" runs too
 
 
 def number(value: Fraction):

@@ -92,10 +92,11 @@ class _ValueParser:
         tree = self.item(comma_decimal=True)
         token = self.peek()
         if token is not None and token.text in (r"\%", "%"):
-            raise Unreadable(f"a percentage is not read: write the number itself (0.284, not 28.4%)")
+            raise Unreadable("a percentage is not read: write the number itself (0.284, not 28.4%)")
         if token is not None:
-            if token.kind == "word" and len(token.text) > 1 and token.text not in FUNCS or token.text in SEPARATING \
-                    or token.text in (r"\text", "(", r"\ldots", r"\dots", "?", "!", ")", "]", "}") or token.kind in ("dollar",):
+            prose = token.kind == "word" and len(token.text) > 1 and token.text not in FUNCS
+            if prose or token.text in SEPARATING or token.kind == "dollar" \
+                    or token.text in (r"\text", "(", r"\ldots", r"\dots", "?", "!", ")", "]", "}", "#"):
                 return tree  # prose or punctuation after the value
             if token.kind in ("word", "cmd"):
                 raise Formula()
