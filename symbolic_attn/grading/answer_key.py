@@ -7,7 +7,7 @@ r"""The answer key of an exercise file: ``[grading]`` and ``[[questions]]``.
                                # the student's own earlier wrong answers (0 disables)
     [[questions]]
     name = "a_{32}"            # how students write it; aliases = ["alpha_{32}"] optional
-    quantity = "weights"
+    quantity = "weights"       # a stage path of the exercise (query ... output)
     row = 3
     col = 2
     points = 2
@@ -191,11 +191,7 @@ class _KeyReader:
         if not isinstance(aliases, list) or len(aliases) > 16 or not all(isinstance(a, str) and normalize_name(a) for a in aliases):
             raise self.fail(prefix + "aliases", f"expected a list of names, got {_show(aliases)}")
         quantity = entry.get("quantity")
-        if quantity not in QUANTITIES:
-            raise self.fail(prefix + "quantity", f"expected one of {', '.join(QUANTITIES)}, got {_show(quantity)}")
-        if quantity in ("query", "key") and self.exercise.attention.query is None:
-            raise self.fail(prefix + "quantity", f"no {quantity} in this exercise (scores were given directly)")
-        rows, cols = self.exercise.quantity_shape(quantity)
+        rows, cols = self.stage_shape(prefix + "quantity", quantity)
         row = self.index(entry, "row", prefix, rows, quantity)
         col = self.index(entry, "col", prefix, cols, quantity)
         points = self.number(prefix + "points", entry.get("points", 1))
@@ -224,6 +220,31 @@ class _KeyReader:
         names = (name, *aliases)
         keys = frozenset(normalize_name(n) for n in names)
         return Question(index + 1, name, tuple(aliases), keys, quantity, row, col, points, rule, decimals, strict)
+
+    def stage_shape(self, where, quantity):
+        """(rows, cols) of a stage: a claims quantity, or any stage path of the exercise's trace."""
+        if quantity in ("query", "key") and self.exercise.attention.query is None:
+            raise self.fail(where, f"no {quantity} in this exercise (scores were given directly)")
+        if quantity in QUANTITIES:
+            return self.exercise.quantity_shape(quantity)
+        paths = self.paths()
+        if not isinstance(quantity, str) or quantity not in paths:
+            raise self.fail(where, f"expected one of {', '.join(paths)}, got {_show(quantity)}")
+        from symbolic_attn.grading.diagnose import compute
+
+        return compute(self.exercise.attention).trace.shape(quantity)
+
+    def paths(self) -> list:
+        """The stage paths of this exercise (the claims quantities first)."""
+        if not hasattr(self, "_paths"):
+            from symbolic_attn.grading.diagnose import compute
+
+            try:
+                trace = list(compute(self.exercise.attention).trace)
+            except SymbolicAttnError:
+                trace = []
+            self._paths = list(QUANTITIES) + [p for p in trace if p not in QUANTITIES]
+        return self._paths
 
     def index(self, entry, name, prefix, size, quantity):
         value = entry.get(name)

@@ -108,10 +108,17 @@ class _Core:
         self._balls, self._exact, self._decimals, self._candidate_balls = {}, {}, {}, {}
 
     def matrix(self, quantity):
-        return getattr(self.result, quantity)
+        """A stage by its path (``weights``; ``head[2].weights`` when the trace has heads)."""
+        from symbolic_attn.grading.claims import QUANTITIES
+
+        return getattr(self.result, quantity) if quantity in QUANTITIES else self.result.trace[quantity]
+
+    def shape(self, quantity):
+        rows, cols = self.matrix(quantity).shape
+        return rows, cols
 
     def positions(self, question):
-        rows, cols = self.exercise.quantity_shape(question.quantity)
+        rows, cols = self.shape(question.quantity)
         row_range = [question.row] if question.row is not None else range(1, rows + 1)
         col_range = [question.col] if question.col is not None else range(1, cols + 1)
         return [(i, j) for i in row_range for j in col_range]
@@ -291,7 +298,7 @@ def _nested(texts, question, core) -> str:
         return texts[0]
     if question.row is not None or question.col is not None:
         return "[" + ", ".join(texts) + "]"
-    rows, cols = core.exercise.quantity_shape(question.quantity)
+    rows, cols = core.shape(question.quantity)
     return "[" + ", ".join("[" + ", ".join(texts[i * cols:(i + 1) * cols]) + "]" for i in range(rows)) + "]"
 
 
@@ -368,7 +375,7 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
     if problem == "transposed":
         result.verdict, result.diagnosis = "fail", ["transposed"]
         result.wrong = core.positions(question)
-        result.feedback = feedback_text.transposed_shape(question, *core.exercise.quantity_shape(question.quantity))
+        result.feedback = feedback_text.transposed_shape(question, *core.shape(question.quantity))
         return result
     if problem:
         result.verdict = "unreadable"
@@ -407,7 +414,7 @@ def _shape_problem(claimed, question, core) -> str:
     """Why a claimed value cannot be an answer to this question ("" when it fits)."""
     count = len(core.positions(question))
     size = len(claimed.elements)
-    rows, cols = core.exercise.quantity_shape(question.quantity)
+    rows, cols = core.shape(question.quantity)
     whole = question.row is None and question.col is None
     if size == count:
         if not whole or rows == 1 or cols == 1 or claimed.shape == (rows, cols):
