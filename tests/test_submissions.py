@@ -194,3 +194,17 @@ def test_toml_solution(tmp_path):
     submission = read_submission(path)
     assert submission.answer("a_32").claimed.text == "0.140"
     assert submission.answer("Z").claimed.shape == (2, 2)
+
+
+def test_toml_claims_solution_answers_by_position(tmp_path):
+    from symbolic_attn.grading.answer_key import parse_answer_key
+    from symbolic_attn.grading.batch import grade
+
+    key = parse_answer_key('[attention]\nscores = [["0", "ln(3)"]]\nvalue = [[1, 0], [0, 1]]\n'
+                           '[[questions]]\nname = "w"\nquantity = "weights"\nrow = 1\ncol = 2\n'
+                           '[[questions]]\nname = "z"\nquantity = "output"\npoints = 2\n')
+    path = tmp_path / "bob.toml"
+    path.write_text('[[claims]]\nquantity = "weights"\nrow = 1\ncol = 2\nvalue = "0.75"\n'
+                    '[[claims]]\nquantity = "output"\nvalue = ["0.25", "0.70"]\n', encoding="utf-8")
+    result = grade(key, "bob", read_submission(path))
+    assert [(q.verdict, q.points) for q in result.questions] == [("pass", 1), ("fail", 1)]

@@ -54,7 +54,7 @@ from pathlib import Path
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
 from symbolic_attn.grading.claims import QUANTITIES, parse_rule
 from symbolic_attn.grading.exercise import LIMITS, parse_exercise
-from symbolic_attn.grading.submissions import normalize_name
+from symbolic_attn.grading.submissions import normalize_name, position_key
 
 __all__ = ["Question", "AnswerKey", "load_answer_key", "parse_answer_key", "MAX_QUESTIONS"]
 
@@ -218,7 +218,8 @@ class _KeyReader:
             except SymbolicAttnError as error:
                 raise self.fail(prefix + kind, " ".join(str(error).split())) from None
         names = (name, *aliases)
-        keys = frozenset(normalize_name(n) for n in names)
+        # A [[claims]] entry of a TOML solution answers by position: @weights[3,2].
+        keys = frozenset([normalize_name(n) for n in names] + [position_key(quantity, row, col)])
         return Question(index + 1, name, tuple(aliases), keys, quantity, row, col, points, rule, decimals, strict)
 
     def stage_shape(self, where, quantity):

@@ -47,7 +47,7 @@ from symbolic_attn.grading.solution_values import (FRACS, FUNCS, IGNORED, MATRIC
                                                    claimed_text)
 
 __all__ = ["MAX_BYTES", "Statement", "Problem", "Submission", "normalize_name", "parse_submission",
-           "read_submission", "EXTENSIONS"]
+           "read_submission", "position_key", "EXTENSIONS"]
 
 MAX_BYTES = 1_000_000  # bytes in one solution file, checked before reading
 MAX_TOKENS = 300_000
@@ -143,8 +143,15 @@ def read_submission(path, source: str | None = None) -> Submission:
     return parse_submission(text, source, latex=str(path).lower().endswith(".tex"))
 
 
+def position_key(quantity: str, row, col) -> str:
+    """The name a ``[[claims]]`` entry without a name answers: ``@weights[3,2]``."""
+    return f"@{quantity}[{'*' if row is None else row},{'*' if col is None else col}]"
+
+
 def _parse_toml(text: str, source: str) -> Submission:
-    """A TOML solution: ``NAME = "VALUE"`` pairs, at the top or in ``[answers]``."""
+    """A TOML solution: ``NAME = "VALUE"`` pairs (at the top or in ``[answers]``), or
+    ``[[claims]]`` entries as in an exercise file (``quantity``, ``row``, ``col``, ``value``;
+    a ``name`` or ``label`` instead of the position also works).  Floats keep their text."""
     import tomllib
 
     try:
@@ -154,18 +161,38 @@ def _parse_toml(text: str, source: str) -> Submission:
     answers = table.get("answers", table)
     if not isinstance(answers, dict):
         return Submission(source, refused="[answers] must be a table of NAME = \"VALUE\"")
+    entries = [(name, value) for name, value in answers.items() if name != "claims"]
+    claims = table.get("claims", [])
+    for entry in claims if isinstance(claims, list) else []:
+        if isinstance(entry, dict) and "value" in entry:
+            name = entry.get("name") or entry.get("label")
+            if not isinstance(name, str) or not normalize_name(name):
+                row, col = entry.get("row"), entry.get("col")
+                name = position_key(str(entry.get("quantity")), row if isinstance(row, int) else None,
+                                    col if isinstance(col, int) else None)
+            entries.append((name, entry["value"]))
     statements, problems = [], []
-    for name, value in list(answers.items())[:MAX_STATEMENTS]:
-        if isinstance(value, dict) or isinstance(value, bool):
+    for name, value in entries[:MAX_STATEMENTS]:
+        text = _toml_value(value)
+        if text is None:
             continue
-        if isinstance(value, list):
-            value = "[" + ", ".join(str(v) for v in value) + "]"
-        statement = _statement_of(normalize_name(name) or name, name, 1, _tokens(str(value), False)[0])
+        key = name if name.startswith("@") else normalize_name(name) or name
+        statement = _statement_of(key, name, 1, _tokens(text, False)[0])
         if statement is not None and statement.claimed is None:
             problems.append(Problem(1, statement.problem))
         if statement is not None:
             statements.append(statement)
     return Submission(source, tuple(statements), tuple(problems))
+
+
+def _toml_value(value, depth=0):
+    """A TOML value as solution text: strings as written, arrays as lists (two levels)."""
+    if isinstance(value, bool) or isinstance(value, dict) or depth > 2:
+        return None
+    if isinstance(value, list):
+        items = [_toml_value(v, depth + 1) for v in value[:MAX_DIMENSION + 1]]
+        return None if any(i is None for i in items) else "[" + ", ".join(items) + "]"
+    return str(value)
 
 
 # ------------------------------------------------------------------ tokens
