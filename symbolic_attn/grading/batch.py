@@ -11,10 +11,19 @@ Isolation: a worker process holds only what comes from the exercise (the exact r
 its intervals, the mistaken variants); everything a student wrote lives in the call that
 grades that student, and a student's diagnosis sees only that student's claims.
 
-The checker is reached through :class:`_Core`, a thin adapter over today's public
-functions of :mod:`.claims` (``Claim``, ``judge_element``, ``parse_claimed``) and
-:mod:`.diagnose` (``Diagnoser``, ``compute``, ``MISTAKES``); re-point it there when those
-modules change.
+The checker is reached through :class:`_Core` alone, a thin adapter; re-point it when
+those modules change.  What it uses today:
+
+* :mod:`.claims`: ``Claim`` (built per answer, ``index`` = question number),
+  ``judge_element(value, element, rule, ball)`` (``.ok``, ``.note`` starting "undecided"),
+  ``QUANTITIES``; :mod:`.submissions` uses ``parse_claimed``, :mod:`.answer_key` ``parse_rule``;
+* :mod:`.diagnose`: ``compute(spec)`` (the exact result), ``MISTAKES`` (order of ids),
+  ``Diagnoser(exercise, result).details(claim)`` -> ``[(id, detail)]`` on a copy of the
+  exercise whose ``claims`` are this student's answers; two optional speed-ups that
+  degrade to "slower" if renamed: the ``_cache`` dict of exercise-level variants is shared
+  between students, and ``_reproduces(candidate, claim)`` is pre-empted when intervals of
+  ``candidate.result`` already refute the claim;
+* :mod:`.exercise`: ``parse_exercise``, ``LIMITS``, ``Exercise.quantity_shape``.
 
 >>> from symbolic_attn.grading.answer_key import parse_answer_key
 >>> from symbolic_attn.grading.submissions import parse_submission
