@@ -119,6 +119,9 @@ def test_partial_credit_in_proportion_to_correct_entries():
 def test_wrong_shape_is_unreadable_and_transposed_is_named():
     key = key_of(question(name="r", row=1, col=None))
     assert verdict(key, "r = [0.25, 0.75, 0]") == ("unreadable", 0)
+    commas = grade(key, "s", parse_submission("r = [0,25, 0,75]")).questions[0]
+    assert commas.verdict == "unreadable" and "separate the entries with ';'" in commas.feedback
+    assert "';'" not in grade(key, "s", parse_submission("r = [0.25, 0.75, 0, 1]")).questions[0].feedback
     wide = parse_answer_key('[attention]\nscores = [["0", "0", "0"], ["0", "0", "0"]]\nvalue = [[1], [1], [1]]\n'
                             + question(name="W", row=None, col=None, points=2))
     result = grade(wide, "s", parse_submission("W = [[1/3, 1/3], [1/3, 1/3], [1/3, 1/3]]"))

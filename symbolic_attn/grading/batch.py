@@ -45,6 +45,7 @@ those modules change.  What it uses today:
 """
 
 import os
+import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -378,9 +379,9 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
         result.feedback = feedback_text.unreadable(statement.line, statement.problem)
         return result
     claimed = statement.claimed
-    result.claimed = claimed.text
+    result.claimed = statement.text or claimed.text  # as the student wrote it
     count = len(core.positions(question))
-    problem = _shape_problem(claimed, question, core)
+    problem = _shape_problem(claimed, question, core, statement.text)
     if problem == "transposed":
         result.verdict, result.diagnosis = "fail", ["transposed"]
         result.wrong = core.positions(question)
@@ -419,7 +420,7 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
     return result
 
 
-def _shape_problem(claimed, question, core) -> str:
+def _shape_problem(claimed, question, core, written: str = "") -> str:
     """Why a claimed value cannot be an answer to this question ("" when it fits)."""
     count = len(core.positions(question))
     size = len(claimed.elements)
@@ -432,7 +433,7 @@ def _shape_problem(claimed, question, core) -> str:
             return "transposed"
         return f"a list of {size} numbers given where {question.name} is a {rows}x{cols} matrix: write its rows"
     hint = ""
-    if size == 2 * count and "," in claimed.text:
+    if size == 2 * count and re.search(r"\d,\d", written):
         hint = " (if the commas are decimal commas, separate the entries with ';': [0,33; 0,67])"
     what = "one number" if count == 1 else f"{count} numbers"
     return f"{size} number{'s' if size != 1 else ''} given where {question.name} needs {what}{hint}"

@@ -136,5 +136,4 @@ def refused(reason) -> str:
 
 
 def transposed_shape(question, rows, cols) -> str:
-    return (f"{question.name} is a {rows}x{cols} matrix and your answer is {cols}x{rows}: "
-            + SENTENCES["transposed"])
+    return f"{question.name} is a {rows}x{cols} matrix and your answer is {cols}x{rows}: it is transposed (row i belongs to query i)."

@@ -95,6 +95,7 @@ class Statement:
     line: int
     claimed: object = None
     problem: str = ""
+    text: str = ""  # the value as written (for reports), cut short
 
 
 @dataclass(frozen=True)
@@ -407,10 +408,12 @@ def _ends_value(tokens, at) -> bool:
 def _statement_of(name, written, line, segment):
     """The statement of one right-hand side; None for a formula (not an answer)."""
     try:
+        text = "".join(t.text if t.tight or i == 0 else " " + t.text for i, t in enumerate(segment[:400]))
+        text = " ".join(text.split())[:200]
         claimed = parse_claimed(claimed_text(segment))
         if claimed.shape and len(claimed.shape) == 2 and max(claimed.shape) > MAX_DIMENSION:
             raise Unreadable(f"a {claimed.shape[0]}x{claimed.shape[1]} matrix exceeds the limit of {MAX_DIMENSION}")
-        return Statement(name, written, line, claimed)
+        return Statement(name, written, line, claimed, text=text)
     except Formula:
         return None
     except Unreadable as error:
