@@ -170,3 +170,13 @@ def test_every_diagnosis_has_one_sentence_with_a_remedy():
         '[attention]\nquery = [[1, 0]]\nkey = [[1, 0]]\nvalue = [[1]]\n'))
     given = parse_exercise('[attention]\nquery = [[1, 0]]\nkey = [[1, 0]]\nvalue = [[1]]\nscale = "1/3"\n')
     assert "1/3" in feedback.sentence("wrong_scale", given)
+
+
+def test_carried_forward_in_a_matrix_keeps_the_right_entries():
+    """Row 1 of the weights claimed wrong (scores claimed wrong); the output row 2 is right."""
+    key = key_of(question(name="s", quantity="scores", row=1, col=None)
+                 + question(name="Z", quantity="output", row=None, col=None, points=4))
+    result = grade(key, "s", parse_submission("s = [0, 0]\nZ = [[0.5, 0.5], [0.5, 0.5]]"))
+    z = result.questions[1]
+    # (1,1) and (1,2) follow from s = [0, 0]; (2,1), (2,2) are right: 4 * (2 + 0.5 * 2) / 4 = 3
+    assert (z.verdict, z.points, z.wrong) == ("carried_forward", 3, [(1, 1), (1, 2)])

@@ -4,8 +4,8 @@ One student per file (the id is the file name without its extension) or one fold
 student (its solution files read in name order; the last statement of a name wins).
 Each question earns its points when its value is right; a whole-matrix answer earns them
 in proportion to its correct entries; a wrong answer that follows exactly from the
-student's own earlier answers earns ``carried_forward`` of them (and the better of the two
-marks is kept, as STACK does).
+student's own earlier answers earns ``carried_forward`` of them (per entry: the right
+entries keep their full share, the carried-forward ones earn the ``carried_forward`` part).
 
 Isolation: a worker process holds only what comes from the exercise (the exact result,
 its intervals, the mistaken variants); everything a student wrote lives in the call that
@@ -410,8 +410,9 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
     result.diagnosis = diagnosis
     share = core.key.carried_forward
     if "follows_from_claimed" in diagnosis and share > 0:
+        # Every wrong entry follows from the student's own answers: each earns the share.
         result.verdict = "carried_forward"
-        result.points = max(result.points, question.points * share)
+        result.points = question.points * (right + share * (count - right)) / count
     elif undecided and all(ok or u for ok, u, _ in verdicts):
         result.verdict = "undecided"
     else:
