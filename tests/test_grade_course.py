@@ -293,3 +293,13 @@ def test_csv_cells_never_run_as_formulas(text, cell):
     from symbolic_attn.grading.exports import csv_cell
 
     assert csv_cell(text) == cell
+
+
+def test_what_a_worker_keeps_between_students_comes_from_the_exercise_alone():
+    from symbolic_attn.grading import batch
+
+    grade_all(load_answer_key(COURSE / "exercise.toml"), discover([COURSE / "submissions"]), jobs=1)
+    core = batch._WORKER["core"]  # the in-process worker that graded the course
+    kept = [c for variants in core.variants.values() for c in variants]
+    assert kept and all(c.mistake != "follows_from_claimed" for c in kept)
+    assert all(candidate.mistake != "follows_from_claimed" for candidate, _ in core._candidate_balls.values())
