@@ -208,3 +208,12 @@ def test_toml_claims_solution_answers_by_position(tmp_path):
                     '[[claims]]\nquantity = "output"\nvalue = ["0.25", "0.70"]\n', encoding="utf-8")
     result = grade(key, "bob", read_submission(path))
     assert [(q.verdict, q.points) for q in result.questions] == [("pass", 1), ("fail", 1)]
+
+
+@pytest.mark.parametrize("text", ["w = [0.2, 0.3\n\nv = 0.5", "$w = [0.2, 0.3$ and $v = 0.5$",
+                                  "\\begin{align} w &= (0.2 \\end{align}\nv = 0.5"],
+                         ids=["blank-line", "dollar", "environment"])
+def test_an_unclosed_bracket_does_not_swallow_later_answers(text):
+    submission = parse_submission(text)
+    assert submission.answer("w").claimed is None
+    assert submission.answer("v").claimed.text == "0.5"

@@ -361,6 +361,11 @@ def _segments(tokens, at):
             at += 1
             continue
         if depth or env_depth:
+            # An unclosed bracket never swallows the rest of the file: a blank line, a
+            # math delimiter or the end of a non-matrix environment ends the value anyway.
+            if token.kind == "nl" and at + 1 < len(tokens) and tokens[at + 1].kind == "nl" \
+                    or token.kind == "dollar" or text in (r"\)", r"\]") or token.kind == "end" and not _matrix_like(token.env):
+                break
             if token.kind != "nl":
                 current.append(token)
             at += 1
