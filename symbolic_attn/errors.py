@@ -26,6 +26,7 @@ __all__ = [
     "DigitsError",
     "BackendError",
     "ImplementationError",
+    "SubmissionError",
 ]
 
 
@@ -116,3 +117,7 @@ def shown(value, width: int = 40) -> str:
 
     text = sympy.sstr(value) if isinstance(value, sympy.Basic) else str(value)
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+class SubmissionError(SymbolicAttnError, ValueError):
+    """A submission path given to the grader that does not exist or holds no solution file."""

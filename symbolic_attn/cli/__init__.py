@@ -32,9 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     subparsers.required = True
-    from symbolic_attn.cli import attention, check, compare, derive
+    from symbolic_attn.cli import attention, check, compare, derive, grade
 
-    for module in (attention, derive, check, compare):
+    for module in (attention, derive, check, grade, compare):
         module.add_parser(subparsers)
     return parser
 

@@ -60,7 +60,8 @@ __all__ = ["Exercise", "AttentionSpec", "load_exercise", "parse_exercise", "LIMI
 _KEEP = object()  # "this setting as the exercise gives it"
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 _RESERVED = {"sqrt", "exp", "ln", "log", "e", "E", "pi"}
-_TOP_KEYS = {"title", "symbols", "inputs", "attention", "claims", "description"}
+_TOP_KEYS = {"title", "symbols", "inputs", "attention", "claims", "description",
+             "grading", "questions"}  # the answer key: read by grading.answer_key
 _ATTENTION_KEYS = {"query", "key", "value", "scores", "mask", "scale"}
 _CLAIM_KEYS = {"quantity", "row", "col", "value", "label", "tolerance", "relative", "sig_figs"}
 

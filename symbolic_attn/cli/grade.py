@@ -1,0 +1,117 @@
+"""``symbolic-attn grade EXERCISE.toml SUBMISSION... [--out DIR] [--jobs N] [--gradescope] [--prairielearn]``.
+
+SUBMISSION is a solution file (the student id is its name without the extension) or a
+folder of them (a sub-folder is one student).  Prints a table (student, score, max, points
+per question), with a progress bar on stderr when stderr is a terminal.  ``--out DIR``
+writes ``grades.csv`` and one ``STUDENT.json`` per student; ``--gradescope`` and
+``--prairielearn`` add ``STUDENT/results.json`` in those platforms' formats (both at once:
+``STUDENT/gradescope/results.json`` and ``STUDENT/prairielearn/results.json``).
+
+Exit status: 0 when every submission was graded (wrong or unreadable answers are grades,
+not errors); 2 for a bad exercise file, a missing submission path or bad options.
+"""
+
+import sys
+
+from symbolic_attn.grading.answer_key import load_answer_key
+from symbolic_attn.grading.batch import default_jobs, discover, grade_all
+from symbolic_attn.grading.exports import (clean, file_name, gradescope_json, grades_csv, prairielearn_json,
+                                           student_json)
+from symbolic_attn.grading.feedback import points_text
+from symbolic_attn.cli.output import write_documents
+
+__all__ = ["add_parser", "run", "summary_table"]
+
+_MAX_JOBS = 64
+
+
+def add_parser(subparsers):
+    """Register the ``grade`` subcommand; its handler returns the exit status."""
+    parser = subparsers.add_parser(
+        "grade",
+        help="grade students' solutions (Markdown, LaTeX, text) against an exercise's answer key",
+        description="Grade a folder of solutions with points, partial and carried-forward credit and feedback.",
+    )
+    parser.add_argument("exercise", metavar="EXERCISE.toml", help="the exercise file with [[questions]]")
+    parser.add_argument("submissions", metavar="SUBMISSION", nargs="+", help="a solution file or a folder of them")
+    parser.add_argument("--out", metavar="DIR", help="write grades.csv and STUDENT.json files here")
+    parser.add_argument("--jobs", metavar="N", type=int, default=None,
+                        help=f"worker processes (default: the number of cores, {default_jobs()})")
+    parser.add_argument("--gradescope", action="store_true", help="also write STUDENT/results.json for Gradescope")
+    parser.add_argument("--prairielearn", action="store_true", help="also write STUDENT/results.json for PrairieLearn")
+    parser.set_defaults(handler=run, parser=parser)
+    return parser
+
+
+def run(args) -> int:
+    """Grade, print the table, write the files; 0 when every submission was graded."""
+    if (args.gradescope or args.prairielearn) and not args.out:
+        args.parser.error("--gradescope and --prairielearn write files: give --out DIR")
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    if not 1 <= jobs <= _MAX_JOBS:
+        args.parser.error(f"--jobs must be from 1 to {_MAX_JOBS}, got {args.jobs}")
+    key = load_answer_key(args.exercise)
+    if not key.questions:
+        from symbolic_attn.errors import ExerciseError
+
+        raise ExerciseError(f"{args.exercise}: no [[questions]]: an answer key is needed to grade")
+    students = discover(args.submissions, exclude=[args.exercise])
+    progress = _Progress(len(students)) if sys.stderr.isatty() else None
+    results = grade_all(key, students, jobs, progress)
+    if progress:
+        progress.finish()
+    sys.stdout.write(summary_table(results, key))
+    if args.out:
+        _write(args, results, key)
+    return 0
+
+
+def summary_table(results, key) -> str:
+    """One row per student: id, score, max, then the points of each question."""
+    header = ["student", "score", "max"] + [clean(q.name) for q in key.questions]
+    rows = [[clean(r.student)[:40], points_text(r.score), points_text(r.max_score)]
+            + [points_text(q.points) for q in r.questions] + ([] if r.gradable else [f"(not gradable: {clean(r.reason)[:80]})"])
+            for r in results]
+    widths = [max(len(row[i]) for row in [header] + rows if i < len(row)) for i in range(len(header))]
+    lines = []
+    for row in [header, ["-" * w for w in widths]] + rows:
+        cells = [cell.ljust(widths[i]) if i < len(widths) else cell for i, cell in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+    total = len(results)
+    gradable = sum(r.gradable for r in results)
+    lines.append(f"{total} submission{'s' if total != 1 else ''} graded, {total - gradable} not gradable")
+    return "\n".join(lines) + "\n"
+
+
+def _write(args, results, key):
+    documents = {"grades.csv": grades_csv(results, key)}
+    names = {}
+    for result in results:
+        name = file_name(result.student)
+        while name in names:  # two ids that clean to one file name
+            name += "_"
+        names[name] = result
+        documents[f"{name}.json"] = student_json(result)
+    write_documents(documents, args.out)
+    formats = [(flag, render) for flag, render in (("gradescope", gradescope_json), ("prairielearn", prairielearn_json))
+               if getattr(args, flag)]
+    for name, result in names.items():
+        for flag, render in formats:
+            folder = f"{args.out}/{name}" + (f"/{flag}" if len(formats) > 1 else "")
+            write_documents({"results.json": render(result)}, folder)
+
+
+class _Progress:
+    """A one-line progress bar on stderr (only on a terminal)."""
+
+    def __init__(self, total):
+        self.total = total
+
+    def __call__(self, done, total):
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        sys.stderr.flush()
+
+    def finish(self):
+        sys.stderr.write("\n")

@@ -1,0 +1,261 @@
+r"""The answer key of an exercise file: ``[grading]`` and ``[[questions]]``.
+
+::
+
+    [grading]
+    carried_forward = 0.5      # share of the points for a value that follows exactly from
+                               # the student's own earlier wrong answers (0 disables)
+    [[questions]]
+    name = "a_{32}"            # how students write it; aliases = ["alpha_{32}"] optional
+    quantity = "weights"       # a stage path of the exercise (query ... output)
+    row = 3
+    col = 2
+    points = 2
+    decimals = 3               # or sig_figs, strict_sig_figs, tolerance, relative
+
+A question names a stage (``quantity``) and optionally a 1-based ``row``/``col``; without
+them its points are shared by the entries.  Names are matched after
+:func:`~symbolic_attn.grading.submissions.normalize_name` (spacing, braces, math
+delimiters and separators between indices do not count; case does).  Points are exact
+(an integer, a decimal such as ``1.5``, or a fraction written as a string ``"2/3"``).
+Without ``[grading]``, ``carried_forward`` is 0.5, the share in the issue's example.
+
+>>> key = parse_answer_key('''
+... [inputs]
+... X = [[1, 0], [0, 1], [1, 1]]
+... [attention]
+... query = "X"
+... key = "X"
+... value = "X"
+... [[questions]]
+... name = "a_{32}"
+... quantity = "weights"
+... row = 3
+... col = 2
+... points = 2
+... decimals = 3
+... ''', source="key.toml")
+>>> q = key.questions[0]
+>>> q.label, q.points, q.decimals, key.carried_forward
+('a_{32}', Fraction(2, 1), 3, Fraction(1, 2))
+>>> key.find("a_{3,2}") is q, key.find("A_{32}")
+(True, None)
+>>> parse_answer_key('[attention]\nvalue = [[1]]\nscores = [[0]]\n[[questions]]\nname = "w"\nquantity = "weights"\npoints = 0\n')
+Traceback (most recent call last):
+...
+symbolic_attn.errors.ExerciseError: <exercise>: questions[0].points: expected a positive number of points (at most 1000), got 0
+"""
+
+import tomllib
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from symbolic_attn.errors import ExerciseError, SymbolicAttnError
+from symbolic_attn.grading.claims import QUANTITIES, parse_rule
+from symbolic_attn.grading.exercise import LIMITS, parse_exercise
+from symbolic_attn.grading.submissions import normalize_name, position_key
+
+__all__ = ["Question", "AnswerKey", "load_answer_key", "parse_answer_key", "MAX_QUESTIONS"]
+
+MAX_QUESTIONS = 500
+MAX_POINTS = 1000
+_QUESTION_KEYS = {"name", "aliases", "quantity", "row", "col", "points", "decimals", "sig_figs",
+                  "strict_sig_figs", "tolerance", "relative", "label"}
+_RULES = ("decimals", "sig_figs", "strict_sig_figs", "tolerance", "relative")
+_GRADING_KEYS = {"carried_forward"}
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of the key; ``rule`` is the claims rule used to judge its values."""
+
+    number: int  # 1-based, in the order of the file
+    name: str
+    aliases: tuple
+    keys: frozenset  # normalized names
+    quantity: str
+    row: int | None
+    col: int | None
+    points: Fraction
+    rule: object = None  # a claims.Rule, or None: judged by how it is written
+    decimals: int | None = None  # at least this many decimals written
+    strict_sig_figs: int | None = None  # exactly this many significant figures written
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def requirement(self) -> str:
+        """The precision rule in words, for feedback and exports."""
+        if self.decimals is not None:
+            return f"{self.decimals} decimals"
+        if self.strict_sig_figs is not None:
+            return f"exactly {self.strict_sig_figs} significant figures"
+        return self.rule.describe() if self.rule is not None else "by how it is written"
+
+
+@dataclass(frozen=True)
+class AnswerKey:
+    """An exercise and its questions."""
+
+    exercise: object
+    questions: tuple
+    carried_forward: Fraction
+
+    @property
+    def max_score(self) -> Fraction:
+        return sum((q.points for q in self.questions), Fraction(0))
+
+    def find(self, name: str):
+        """The question a written name refers to, or None."""
+        key = normalize_name(name)
+        return next((q for q in self.questions if key in q.keys), None)
+
+
+def load_answer_key(path) -> AnswerKey:
+    """Read an exercise file with its answer key; any problem is an :class:`ExerciseError`."""
+    source = str(path)
+    try:
+        with Path(path).open("rb") as handle:
+            data = handle.read(LIMITS["file_bytes"] + 1)
+    except OSError as error:
+        raise ExerciseError(f"{source}: cannot read the file ({error.strerror or error})") from None
+    return parse_answer_key(data, source)
+
+
+def parse_answer_key(data, source: str = "<exercise>") -> AnswerKey:
+    """Validate an exercise (by :func:`parse_exercise`) and then its answer key."""
+    exercise = parse_exercise(data, source=source)  # sizes, encoding and TOML checked there
+    text = data.decode("utf-8").removeprefix("\ufeff") if isinstance(data, bytes) else data
+    table = tomllib.loads(text, parse_float=_Float)
+    return _KeyReader(source, exercise).key(table)
+
+
+class _Float(str):
+    """A TOML float kept as its written text (0.5 stays exactly 1/2)."""
+
+
+class _KeyReader:
+    def __init__(self, source, exercise):
+        self.source, self.exercise = source, exercise
+
+    def fail(self, key, problem) -> ExerciseError:
+        return ExerciseError(f"{self.source}: {key}: {problem}")
+
+    def key(self, table) -> AnswerKey:
+        grading = table.get("grading", {})
+        if not isinstance(grading, dict):
+            raise self.fail("grading", "expected a table ([grading])")
+        for name in grading:
+            if name not in _GRADING_KEYS:
+                raise self.fail(f"grading.{name}", f"unknown key (expected one of: {', '.join(sorted(_GRADING_KEYS))})")
+        share = self.number("grading.carried_forward", grading.get("carried_forward", _Float("0.5")))
+        if not 0 <= share <= 1:
+            raise self.fail("grading.carried_forward", f"expected a share from 0 to 1, got {_show(share)}")
+        entries = table.get("questions", [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise self.fail("questions", "expected an array of tables ([[questions]])")
+        if len(entries) > MAX_QUESTIONS:
+            raise self.fail("questions", f"{len(entries)} questions exceed the limit of {MAX_QUESTIONS}")
+        questions, seen = [], {}
+        for index, entry in enumerate(entries):
+            question = self.question(index, entry)
+            for name in question.keys:
+                if name in seen:
+                    raise self.fail(f"questions[{index}].name", f"{name!r} is also a name of questions[{seen[name]}]")
+                seen[name] = index
+            questions.append(question)
+        return AnswerKey(self.exercise, tuple(questions), share)
+
+    def number(self, where, value) -> Fraction:
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise self.fail(where, f"expected a number, got {_show(value)}")
+        text = str(value).strip()
+        if len(text) > 40:
+            raise self.fail(where, f"number too long: {_show(text)}")
+        try:
+            return Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            raise self.fail(where, f"expected a number such as 2, 1.5 or \"2/3\", got {_show(value)}") from None
+
+    def question(self, index, entry) -> Question:
+        prefix = f"questions[{index}]."
+        for name in entry:
+            if name not in _QUESTION_KEYS:
+                raise self.fail(prefix + name, f"unknown key (expected one of: {', '.join(sorted(_QUESTION_KEYS))})")
+        name = entry.get("name")
+        if not isinstance(name, str) or not normalize_name(name):
+            raise self.fail(prefix + "name", f"expected a name such as \"a_{{32}}\" or \"Z\", got {_show(name)}")
+        aliases = entry.get("aliases", [])
+        if not isinstance(aliases, list) or len(aliases) > 16 or not all(isinstance(a, str) and normalize_name(a) for a in aliases):
+            raise self.fail(prefix + "aliases", f"expected a list of names, got {_show(aliases)}")
+        quantity = entry.get("quantity")
+        rows, cols = self.stage_shape(prefix + "quantity", quantity)
+        row = self.index(entry, "row", prefix, rows, quantity)
+        col = self.index(entry, "col", prefix, cols, quantity)
+        points = self.number(prefix + "points", entry.get("points", 1))
+        if not 0 < points <= MAX_POINTS:
+            raise self.fail(prefix + "points", f"expected a positive number of points (at most {MAX_POINTS}), got {_show(points)}")
+        rules = [rule for rule in _RULES if rule in entry]
+        if len(rules) > 1:
+            raise self.fail(prefix + rules[1], f"give at most one of {', '.join(_RULES)} (got {', '.join(rules)})")
+        rule, decimals, strict = None, None, None
+        if rules:
+            kind, amount = rules[0], entry[rules[0]]
+            if kind in ("decimals", "sig_figs", "strict_sig_figs"):
+                if isinstance(amount, bool) or not isinstance(amount, int) or not 0 <= amount <= 50:
+                    raise self.fail(prefix + kind, f"expected an integer from 0 to 50, got {_show(amount)}")
+            try:
+                if kind == "decimals":
+                    decimals = amount
+                    rule = parse_rule("tolerance", f"1/(2*10**{amount})")
+                elif kind in ("sig_figs", "strict_sig_figs"):
+                    rule = parse_rule("sig_figs", amount)
+                    strict = amount if kind == "strict_sig_figs" else None
+                else:
+                    rule = parse_rule(kind, str(amount) if isinstance(amount, _Float) else amount)
+            except SymbolicAttnError as error:
+                raise self.fail(prefix + kind, " ".join(str(error).split())) from None
+        names = (name, *aliases)
+        # A [[claims]] entry of a TOML solution answers by position: @weights[3,2].
+        keys = frozenset([normalize_name(n) for n in names] + [position_key(quantity, row, col)])
+        return Question(index + 1, name, tuple(aliases), keys, quantity, row, col, points, rule, decimals, strict)
+
+    def stage_shape(self, where, quantity):
+        """(rows, cols) of a stage: a claims quantity, or any stage path of the exercise's trace."""
+        if quantity in ("query", "key") and self.exercise.attention.query is None:
+            raise self.fail(where, f"no {quantity} in this exercise (scores were given directly)")
+        if quantity in QUANTITIES:
+            return self.exercise.quantity_shape(quantity)
+        paths = self.paths()
+        if not isinstance(quantity, str) or quantity not in paths:
+            raise self.fail(where, f"expected one of {', '.join(paths)}, got {_show(quantity)}")
+        from symbolic_attn.grading.diagnose import compute
+
+        return compute(self.exercise.attention).trace.shape(quantity)
+
+    def paths(self) -> list:
+        """The stage paths of this exercise (the claims quantities first)."""
+        if not hasattr(self, "_paths"):
+            from symbolic_attn.grading.diagnose import compute
+
+            try:
+                trace = list(compute(self.exercise.attention).trace)
+            except SymbolicAttnError:
+                trace = []
+            self._paths = list(QUANTITIES) + [p for p in trace if p not in QUANTITIES]
+        return self._paths
+
+    def index(self, entry, name, prefix, size, quantity):
+        value = entry.get(name)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= size:
+            raise self.fail(prefix + name, f"{_show(value)} is outside 1..{size} ({quantity} has {size} {name}s; indices are 1-based)")
+        return value
+
+
+def _show(value) -> str:
+    text = str(value) if isinstance(value, Fraction) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

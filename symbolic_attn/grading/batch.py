@@ -1,0 +1,539 @@
+r"""Grading a course: every student's solution against the answer key, with points.
+
+One student per file (the id is the file name without its extension) or one folder per
+student (its solution files read in name order; the last statement of a name wins).
+Each question earns its points when its value is right; a whole-matrix answer earns them
+in proportion to its correct entries; a wrong answer that follows exactly from the
+student's own earlier answers earns ``carried_forward`` of them (per entry: the right
+entries keep their full share, the carried-forward ones earn the ``carried_forward`` part).
+
+Isolation: a worker process holds only what comes from the exercise (the exact result,
+its intervals, the mistaken variants); everything a student wrote lives in the call that
+grades that student, and a student's diagnosis sees only that student's claims.
+
+The checker is reached through :class:`_Core` alone, a thin adapter; re-point it when
+those modules change.  What it uses today:
+
+* :mod:`.claims`: ``Claim`` (built per answer, ``index`` = question number),
+  ``judge_element(value, element, rule, ball)`` (``.ok``, ``.note`` starting "undecided"),
+  ``QUANTITIES``; :mod:`.submissions` uses ``parse_claimed``, :mod:`.answer_key` ``parse_rule``;
+* :mod:`.diagnose`: ``compute(spec)`` (the exact result), ``MISTAKES`` (order of ids),
+  ``Diagnoser(exercise, result).details(claim)`` -> ``[(id, detail)]`` on a copy of the
+  exercise whose ``claims`` are this student's answers; two optional speed-ups that
+  degrade to "slower" if renamed: the ``_cache`` dict of exercise-level variants is shared
+  between students, and ``_reproduces(candidate, claim)`` is pre-empted when intervals of
+  ``candidate.result`` already refute the claim;
+* :mod:`.exercise`: ``parse_exercise``, ``LIMITS``, ``Exercise.quantity_shape``.
+
+>>> from symbolic_attn.grading.answer_key import parse_answer_key
+>>> from symbolic_attn.grading.submissions import parse_submission
+>>> key = parse_answer_key('''
+... [attention]
+... scores = [["0", "ln(3)"]]
+... value = [[1, 0], [0, 1]]
+... [[questions]]
+... name = "w"
+... quantity = "weights"
+... points = 2
+... ''')
+>>> result = grade(key, "ann", parse_submission("$w = [0.25, 0.75]$"))
+>>> result.score, result.questions[0].verdict
+(Fraction(2, 1), 'pass')
+>>> result = grade(key, "bob", parse_submission("w = [0.25, 0.6]"))
+>>> result.score, result.questions[0].verdict, result.questions[0].wrong
+(Fraction(1, 1), 'fail', [(1, 2)])
+"""
+
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import Path
+
+import sympy
+from sympy.printing.str import sstr
+
+from symbolic_attn.errors import SubmissionError, SymbolicAttnError
+from symbolic_attn.grading import feedback as feedback_text
+from symbolic_attn.grading.submissions import EXTENSIONS, Submission, read_submission
+
+__all__ = ["QuestionResult", "StudentResult", "discover", "grade", "grade_all", "default_jobs"]
+
+MAX_STUDENTS = 100_000
+MAX_FILES_PER_STUDENT = 64
+_INTERVAL_BITS = 128
+_EXACT_TEXT = 2_000  # characters of a closed form kept in the results
+
+
+@dataclass
+class QuestionResult:
+    """One question of one student (the STUDENT.json entry)."""
+
+    name: str
+    quantity: str
+    row: int | None
+    col: int | None
+    points: Fraction
+    max_points: Fraction
+    verdict: str  # pass fail carried_forward missing unreadable undecided
+    claimed: str | None = None
+    exact: str = ""
+    decimal: str = ""
+    diagnosis: list = field(default_factory=list)
+    feedback: str = ""
+    wrong: list = field(default_factory=list)  # 1-based (row, col) of the wrong entries
+    line: int | None = None
+
+
+@dataclass
+class StudentResult:
+    """Everything graded for one student."""
+
+    student: str
+    score: Fraction
+    max_score: Fraction
+    gradable: bool
+    reason: str = ""  # why not gradable
+    questions: list = field(default_factory=list)
+    problems: list = field(default_factory=list)  # (line, message) of unreadable text
+
+    def verdicts(self) -> dict:
+        return {q.name: q.verdict for q in self.questions}
+
+
+# ------------------------------------------------------------------ the adapter
+
+
+class _Core:
+    """Everything derived from the exercise alone, built once per process (read-only)."""
+
+    def __init__(self, key):
+        from symbolic_attn.grading.diagnose import compute
+
+        self.key = key
+        self.exercise = key.exercise
+        self.result = compute(self.exercise.attention)
+        self.variants = {}  # the diagnoser's cache of mistaken variants: exercise data only
+        self._balls, self._exact, self._decimals, self._candidate_balls = {}, {}, {}, {}
+
+    def matrix(self, quantity):
+        """A stage by its path (``weights``; ``head[2].weights`` when the trace has heads)."""
+        from symbolic_attn.grading.claims import QUANTITIES
+
+        return getattr(self.result, quantity) if quantity in QUANTITIES else self.result.trace[quantity]
+
+    def shape(self, quantity):
+        rows, cols = self.matrix(quantity).shape
+        return rows, cols
+
+    def positions(self, question):
+        rows, cols = self.shape(question.quantity)
+        row_range = [question.row] if question.row is not None else range(1, rows + 1)
+        col_range = [question.col] if question.col is not None else range(1, cols + 1)
+        return [(i, j) for i in row_range for j in col_range]
+
+    def balls(self, question):
+        from symbolic_attn.model.attention import STAGES
+
+        if question.quantity not in STAGES:
+            return None
+        if question.quantity not in self._balls:
+            try:
+                self._balls[question.quantity] = self.result.intervals(question.quantity, _INTERVAL_BITS)
+            except SymbolicAttnError:
+                self._balls[question.quantity] = None
+        grid = self._balls[question.quantity]
+        return None if grid is None else [grid[i - 1][j - 1] for i, j in self.positions(question)]
+
+    def values(self, question):
+        """Lazy exact values: callables, so that intervals settle most claims first."""
+        cache = []
+
+        def all_values():
+            if not cache:
+                matrix = self.matrix(question.quantity)
+                cache.append([matrix[i - 1, j - 1] for i, j in self.positions(question)])
+            return cache[0]
+
+        return [(lambda k=k: all_values()[k]) for k in range(len(self.positions(question)))]
+
+    def exact_text(self, question) -> str:
+        if question.number not in self._exact:
+            matrix = self.matrix(question.quantity)
+            values = [matrix[i - 1, j - 1] for i, j in self.positions(question)]
+            self._exact[question.number] = _clip(_nested([sstr(v, order="none") for v in values], question, self))
+        return self._exact[question.number]
+
+    def decimal_text(self, question) -> str:
+        if question.number not in self._decimals:
+            places = max(question.decimals or 0, 3) + 1
+            try:
+                grid = self.result.trace.decimals(question.quantity, places)
+                texts = [grid[i - 1][j - 1] or "-" for i, j in self.positions(question)]
+            except SymbolicAttnError:
+                texts = ["-"] * len(self.positions(question))
+            self._decimals[question.number] = _nested(texts, question, self)
+        return self._decimals[question.number]
+
+    def judge(self, question, claimed):
+        """(ok, undecided, imprecise) per claimed number, by the question's rule."""
+        from symbolic_attn.grading.claims import judge_element
+
+        verdicts = []
+        balls = self.balls(question) or [None] * len(claimed.elements)
+        for value, element, ball in zip(self.values(question), claimed.elements, balls):
+            rule = question.rule
+            if element.kind != "decimal" and (question.decimals is not None or question.strict_sig_figs is not None):
+                rule = None  # an exact answer (1/3, 0) to a decimals question is judged exactly
+            elif not _written_precision_ok(element, question):
+                verdicts.append((False, False, True))
+                continue
+            verdict = judge_element(value, element, rule, ball)
+            # bool(): the relative rule returns a SymPy boolean for rational values
+            undecided = getattr(verdict, "verdict", None) == "undecided" or verdict.note.startswith("undecided")
+            verdicts.append((bool(verdict.ok), undecided, False))
+        return verdicts
+
+    def claim(self, question, claimed):
+        from symbolic_attn.grading.claims import Claim
+
+        return Claim(question.number, question.quantity, claimed, question.row, question.col, question.name, question.rule)
+
+    def diagnose(self, question, claimed, others):
+        """Mistake ids reproducing the whole claim; ``others`` are this student's other answers."""
+        from symbolic_attn.grading.diagnose import MISTAKES
+
+        exercise = replace(self.exercise, claims=tuple(others))
+        diagnoser = _diagnoser_class()(exercise, self.result)
+        diagnoser.core = self
+        # Share the variants of the exercise between students (they hold no student data);
+        # a diagnoser without this cache is only slower.
+        diagnoser.__dict__["_cache"] = self.variants
+        try:
+            # Numbered after every other answer: the diagnoser follows through from the
+            # claims "before" it, and itself keeps only those upstream in the computation.
+            last = max([c.index for c in others], default=0) + 1
+            details = diagnoser.details(replace(self.claim(question, claimed), index=last))
+        except (SymbolicAttnError, ValueError, IndexError):
+            return [], []
+        order = list(MISTAKES)
+        ids = sorted({mistake for mistake, _ in details}, key=lambda m: order.index(m) if m in order else len(order))
+        return ids, details
+
+    def certainly_not(self, candidate, claim, local: dict) -> bool:
+        """True when intervals of a variant already refute the claim.
+
+        Only a shortcut: the diagnoser's own judgement decides everything else.  The
+        intervals of an exercise-level variant are computed once per process, from its
+        rational scores; those of a variant built from this student's claims are kept in
+        ``local``, which lives only as long as this student's diagnosis.
+        """
+        try:
+            return self._refuted_by_intervals(candidate, claim, local)
+        except (AttributeError, TypeError):  # a diagnoser of another shape: no shortcut
+            return False
+
+    def _refuted_by_intervals(self, candidate, claim, local: dict) -> bool:
+        from symbolic_attn.grading.claims import judge_element
+        from symbolic_attn.model.attention import STAGES
+
+        if claim.quantity not in STAGES or claim.quantity in candidate.overrides or candidate.result is None:
+            return False
+        store = local if candidate.mistake == "follows_from_claimed" else self._candidate_balls
+        held = store.setdefault(id(candidate), (candidate, {}))[1]
+        if claim.quantity not in held:
+            try:
+                held[claim.quantity] = candidate.result.intervals(claim.quantity, _INTERVAL_BITS)
+            except (SymbolicAttnError, ValueError, AttributeError):
+                held[claim.quantity] = None
+        grid = held[claim.quantity]
+        if grid is None:
+            return False
+        rows, cols = len(grid), len(grid[0])
+        positions = [(i, j) for i in ([claim.row] if claim.row else range(1, rows + 1))
+                     for j in ([claim.col] if claim.col else range(1, cols + 1))]
+        if len(positions) != len(claim.claimed.elements):
+            return False
+        for (i, j), element in zip(positions, claim.claimed.elements):
+            ball = grid[i - 1][j - 1]
+            if not element.value.is_Rational or not ball.is_finite():
+                continue
+            # A value that can never be reached: judge_element decides from the ball alone.
+            if not judge_element(lambda: None, element, claim.rule, ball).ok:
+                return True
+        return False
+
+
+_DIAGNOSER = []
+
+
+def _diagnoser_class():
+    """The diagnoser with an interval shortcut that only ever says "does not reproduce"."""
+    if not _DIAGNOSER:
+        from symbolic_attn.grading.diagnose import Diagnoser
+
+        class _Shortcut(Diagnoser):
+            core = None
+
+            def _reproduces(self, candidate, claim):
+                local = self.__dict__.setdefault("_student_balls", {})
+                if self.core is not None and self.core.certainly_not(candidate, claim, local):
+                    return False
+                return super()._reproduces(candidate, claim)
+
+        _DIAGNOSER.append(_Shortcut)
+    return _DIAGNOSER[0]
+
+
+def _written_precision_ok(element, question) -> bool:
+    if element.kind != "decimal":
+        return True
+    if question.decimals is not None:
+        return element.half_unit <= sympy.Rational(1, 2) * sympy.Rational(10) ** (-question.decimals)
+    if question.strict_sig_figs is not None:
+        return _significant_figures(element.text) == question.strict_sig_figs
+    return True
+
+
+def _significant_figures(text: str) -> int:
+    """Significant figures as written: 0.0280 -> 3, 2.80e-1 -> 3, 120 -> 3 (trailing zeros count)."""
+    mantissa = text.lstrip("+-").lower().split("e")[0]
+    digits = mantissa.replace(".", "").lstrip("0")
+    return len(digits) or 1
+
+
+def _nested(texts, question, core) -> str:
+    if question.row is not None and question.col is not None:
+        return texts[0]
+    if question.row is not None or question.col is not None:
+        return "[" + ", ".join(texts) + "]"
+    rows, cols = core.shape(question.quantity)
+    return "[" + ", ".join("[" + ", ".join(texts[i * cols:(i + 1) * cols]) + "]" for i in range(rows)) + "]"
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _EXACT_TEXT else text[:_EXACT_TEXT - 3] + "..."
+
+
+# ------------------------------------------------------------------ one student
+
+
+def grade(key, student: str, submission: Submission, core: _Core | None = None) -> StudentResult:
+    """Grade one student's submission against the key (``core`` is shared by a worker)."""
+    core = core or _Core(key)
+    max_score = key.max_score
+    if submission.refused:
+        return StudentResult(student, Fraction(0), max_score, False, submission.refused,
+                             [_empty(q, "unreadable", core, feedback_text.refused(submission.refused)) for q in key.questions])
+    problems = [(p.line, p.message) for p in submission.problems]
+    keys = set().union(*(q.keys for q in key.questions)) if key.questions else set()
+    answers = [s for s in submission.statements if s.name in keys]
+    if not any(s.claimed is not None for s in answers):
+        # Nothing to grade: an invalid submission (PrairieLearn: no penalty), not a zero.
+        if answers:
+            reason = f"no answer could be read (line {answers[-1].line}: {answers[-1].problem})"
+        elif submission.statements:
+            names = ", ".join(dict.fromkeys(s.written for s in submission.statements[:20]))
+            reason = (f"no answer to any question: the names written ({names[:120]}) are none of "
+                      f"{', '.join(q.name for q in key.questions)[:120]}")
+        else:
+            reason = "nothing readable: no statement such as a_{32} = 0.284 was found"
+            if problems:
+                reason += f" (line {problems[0][0]}: {problems[0][1]})"
+        results = [_grade_question(core, q, _last(answers, q), []) for q in key.questions]
+        return StudentResult(student, Fraction(0), max_score, False, reason, results, problems)
+    # Every readable answer of this student, for carried-forward credit: the diagnoser
+    # recomputes a wrong value from the answers upstream of it in the computation
+    # (scores -> weights -> output), whatever the order of the questions in the key.
+    claims = []
+    for question in key.questions:
+        statement = _last(submission.statements, question)
+        if statement is not None and statement.claimed is not None and not _shape_problem(statement.claimed, question, core):
+            claims.append(core.claim(question, statement.claimed))
+    results = []
+    for question in key.questions:
+        others = [c for c in claims if c.index != question.number]
+        results.append(_grade_question(core, question, _last(submission.statements, question), others))
+    score = sum((r.points for r in results), Fraction(0))
+    return StudentResult(student, score, max_score, True, "", results, problems)
+
+
+def _last(statements, question):
+    """The answer to a question: the last statement of any of its names."""
+    return next((s for s in reversed(statements) if s.name in question.keys), None)
+
+
+def _empty(question, verdict, core, message):
+    return QuestionResult(question.name, question.quantity, question.row, question.col, Fraction(0), question.points,
+                          verdict, None, core.exact_text(question), core.decimal_text(question), [], message)
+
+
+def _grade_question(core, question, statement, others) -> QuestionResult:
+    result = _empty(question, "missing", core, feedback_text.missing(question))
+    if statement is None:
+        return result
+    result.line = statement.line
+    if statement.claimed is None:
+        result.verdict = "unreadable"
+        result.feedback = feedback_text.unreadable(statement.line, statement.problem)
+        return result
+    claimed = statement.claimed
+    result.claimed = statement.text or claimed.text  # as the student wrote it
+    count = len(core.positions(question))
+    problem = _shape_problem(claimed, question, core, statement.text)
+    if problem == "transposed":
+        result.verdict, result.diagnosis = "fail", ["transposed"]
+        result.wrong = core.positions(question)
+        result.feedback = feedback_text.transposed_shape(question, *core.shape(question.quantity))
+        return result
+    if problem:
+        result.verdict = "unreadable"
+        result.feedback = feedback_text.unreadable(statement.line, problem)
+        return result
+    verdicts = core.judge(question, claimed)
+    right = sum(ok for ok, _, _ in verdicts)
+    undecided = any(u for _, u, _ in verdicts)
+    imprecise = [claimed.elements[k].text for k, (_, _, p) in enumerate(verdicts) if p]
+    result.points = question.points * right / count
+    if right == count:
+        result.verdict = "pass"
+        result.feedback = feedback_text.passed(question)
+        return result
+    positions = core.positions(question)
+    result.wrong = [positions[k] for k, (ok, _, _) in enumerate(verdicts) if not ok]
+    if len(imprecise) == count - right:  # too few digits written: that is the whole story
+        result.verdict = "fail"
+        result.feedback = feedback_text.imprecise(question, imprecise, result, count)
+        return result
+    diagnosis, details = core.diagnose(question, claimed, others)
+    result.diagnosis = diagnosis
+    share = core.key.carried_forward
+    if "follows_from_claimed" in diagnosis and share > 0:
+        # Every wrong entry follows from the student's own answers: each earns the share.
+        result.verdict = "carried_forward"
+        result.points = question.points * (right + share * (count - right)) / count
+    elif undecided and all(ok or u for ok, u, _ in verdicts):
+        result.verdict = "undecided"
+    else:
+        result.verdict = "fail"
+    result.feedback = feedback_text.for_result(result, question, core.exercise, details, share, count)
+    return result
+
+
+def _shape_problem(claimed, question, core, written: str = "") -> str:
+    """Why a claimed value cannot be an answer to this question ("" when it fits)."""
+    count = len(core.positions(question))
+    size = len(claimed.elements)
+    rows, cols = core.shape(question.quantity)
+    whole = question.row is None and question.col is None
+    if size == count:
+        if not whole or rows == 1 or cols == 1 or claimed.shape == (rows, cols):
+            return ""
+        if claimed.shape == (cols, rows):
+            return "transposed"
+        return f"a list of {size} numbers given where {question.name} is a {rows}x{cols} matrix: write its rows"
+    hint = ""
+    if size == 2 * count and re.search(r"\d,\d", written):
+        hint = " (if the commas are decimal commas, separate the entries with ';': [0,33; 0,67])"
+    what = "one number" if count == 1 else f"{count} numbers"
+    return f"{size} number{'s' if size != 1 else ''} given where {question.name} needs {what}{hint}"
+
+
+# ------------------------------------------------------------------ a folder
+
+
+def discover(paths, exclude=()) -> list:
+    """(student id, [files]) for each submission path: a file, or a folder of files and
+    student folders.  A path that does not exist is a :class:`SubmissionError`.
+    ``exclude``: files never taken for a solution (the exercise file itself)."""
+    excluded = {Path(p).resolve() for p in exclude}
+    found = []
+    for path in map(Path, paths):
+        if path.is_symlink() or not path.exists():
+            raise SubmissionError(f"{path}: no such submission file or folder" if not path.exists()
+                                  else f"{path}: a link, not a submission file or folder")
+        if path.is_dir():
+            for entry in sorted(path.iterdir()):
+                if entry.name.startswith(".") or entry.resolve() in excluded:
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    files = sorted(f for f in entry.iterdir() if not f.name.startswith(".") and
+                                   f.suffix.lower() in EXTENSIONS)[:MAX_FILES_PER_STUDENT]
+                    found.append((entry.name, files or [entry]))
+                else:
+                    found.append((entry.stem, [entry]))
+        else:
+            found.append((path.stem, [path]))
+        if len(found) > MAX_STUDENTS:
+            raise SubmissionError(f"more than {MAX_STUDENTS} submissions")
+    counts = {}
+    for student, _ in found:
+        counts[student] = counts.get(student, 0) + 1
+    # Two files of one stem (ann.md, ann.tex) are two submissions: keep their full names.
+    return [(files[0].name if counts[student] > 1 and len(files) == 1 else student, files) for student, files in found]
+
+
+def read_student(files) -> Submission:
+    """One student's files read in order into one submission."""
+    statements, problems, refused = [], [], []
+    for path in files:
+        if path.is_dir():
+            return Submission(path.name, refused="a folder without any .md, .tex, .txt or .toml file")
+        if path.suffix.lower() not in EXTENSIONS:
+            refused.append(f"{path.name}: not a {', '.join(EXTENSIONS)} file")
+            continue
+        submission = read_submission(path)
+        if submission.refused:
+            refused.append(f"{path.name}: {submission.refused}")
+            continue
+        statements.extend(submission.statements)
+        problems.extend(submission.problems)
+    if refused and not statements:
+        return Submission(files[0].name, refused="; ".join(refused))
+    return Submission(files[0].name, tuple(statements), tuple(problems))
+
+
+_WORKER = {}
+
+
+def _init_worker(key):
+    _WORKER["core"] = _Core(key)
+
+
+def _grade_files(job):
+    student, files = job
+    core = _WORKER["core"]
+    try:
+        return grade(core.key, student, read_student(files), core)
+    except Exception as error:  # noqa: BLE001 -- the batch boundary: one student never stops the course
+        # One student's pathological text (or a checker bug it triggers) never stops the batch.
+        reason = f"could not be graded ({type(error).__name__}: {' '.join(str(error).split())[:120]})"
+        return StudentResult(student, Fraction(0), core.key.max_score, False, reason)
+
+
+def default_jobs() -> int:
+    """The number of cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def grade_all(key, jobs_list, jobs: int = 1, progress=None) -> list:
+    """Grade ``[(student, [files])]``; results in the same order.  ``progress(done, total)``."""
+    total = len(jobs_list)
+    results = []
+    if jobs <= 1 or total <= 1:
+        _init_worker(key)
+        for job in jobs_list:
+            results.append(_grade_files(job))
+            if progress:
+                progress(len(results), total)
+        return results
+    with ProcessPoolExecutor(max_workers=min(jobs, total), initializer=_init_worker, initargs=(key,)) as pool:
+        for result in pool.map(_grade_files, jobs_list, chunksize=max(1, total // (jobs * 8))):
+            results.append(result)
+            if progress:
+                progress(len(results), total)
+    return results

@@ -1,0 +1,121 @@
+r"""Grade files: ``grades.csv``, ``STUDENT.json``, Gradescope's and PrairieLearn's ``results.json``.
+
+Scores are exact fractions until here; the files carry them as numbers rounded to 4
+decimals (an integer when whole).  Text from a student's file (their id, claimed values,
+problems) is escaped: control characters are removed, and a CSV cell that a spreadsheet
+would run as a formula (starting with ``= + - @``, a tab or a carriage return) gets a
+leading ``'``.  JSON is written with sorted keys, 2-space indent and a final newline.
+
+Gradescope (autograder ``results.json``): ``score``, ``output``, ``visibility``,
+``tests[]`` with ``name``, ``number``, ``score``, ``max_score``, ``output``, ``visibility``.
+PrairieLearn (external grader ``results.json``): ``gradable``, ``score`` in [0, 1],
+``message``, ``format_errors`` (a list of messages; non-empty when not gradable), ``tests[]``
+with ``name``, ``points``, ``max_points``, ``message``.
+
+>>> csv_cell("=1+2"), csv_cell("-x"), csv_cell("ann\x1b[2J"), csv_cell("0.5")
+("'=1+2", "'-x", 'ann[2J', '0.5')
+"""
+
+import csv
+import io
+import json
+import re
+from fractions import Fraction
+
+from symbolic_attn.grading.feedback import points_text
+
+__all__ = ["clean", "csv_cell", "number", "grades_csv", "student_json", "gradescope_json", "prairielearn_json",
+           "file_name"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_MAX_TEXT = 4_000
+
+
+def clean(text, keep_newlines: bool = False) -> str:
+    """Text without control characters (terminal escapes, bidi overrides), cut short."""
+    text = "" if text is None else str(text)
+    if not keep_newlines:
+        text = text.replace("\n", " ").replace("\t", " ")
+    text = _CONTROL.sub("", text)
+    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT - 3] + "..."
+
+
+def csv_cell(text) -> str:
+    """A CSV cell a spreadsheet shows as text, never runs as a formula."""
+    text = clean(text)
+    return "'" + text if text.lstrip().startswith(_FORMULA_START) else text  # " =1" runs too
+
+
+def number(value: Fraction):
+    """Points as a JSON number: an int when whole, else rounded to 4 decimals."""
+    if value.denominator == 1:
+        return value.numerator
+    return round(float(value), 4)
+
+
+def file_name(student: str) -> str:
+    """A safe file name for a student id (no separators, no leading dot)."""
+    name = re.sub(r"[^A-Za-z0-9._@+-]", "_", clean(student))[:120] or "_"
+    return "_" + name[1:] if name.startswith(".") else name
+
+
+def grades_csv(results, key) -> str:
+    """``student, score, max_score``, then one column of points per question name."""
+    stream = io.StringIO()
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(["student", "score", "max_score"] + [csv_cell(q.name) for q in key.questions])
+    for result in results:
+        points = {q.name: points_text(q.points) for q in result.questions}
+        writer.writerow([csv_cell(result.student), points_text(result.score), points_text(result.max_score)]
+                        + [points.get(q.name, "0") for q in key.questions])
+    return stream.getvalue()
+
+
+def _dump(data) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def student_json(result) -> str:
+    """One student's grade: the issue's keys, plus ``reason`` and the unread ``problems``."""
+    return _dump({
+        "student": clean(result.student),
+        "score": number(result.score),
+        "max_score": number(result.max_score),
+        "gradable": result.gradable,
+        "reason": clean(result.reason),
+        "problems": [{"line": line, "message": clean(message)} for line, message in result.problems[:100]],
+        "questions": [{
+            "name": q.name, "quantity": q.quantity, "row": q.row, "col": q.col,
+            "points": number(q.points), "max_points": number(q.max_points), "verdict": q.verdict,
+            "claimed": None if q.claimed is None else clean(q.claimed), "exact": q.exact, "decimal": q.decimal,
+            "diagnosis": list(q.diagnosis), "feedback": clean(q.feedback),
+        } for q in result.questions],
+    })
+
+
+def _summary(result) -> str:
+    if not result.gradable:
+        return f"Not graded: {clean(result.reason)}"
+    return f"{points_text(result.score)} of {points_text(result.max_score)} points."
+
+
+def gradescope_json(result) -> str:
+    """Gradescope's autograder ``results.json`` for one student."""
+    tests = [{
+        "name": q.name, "number": str(number_), "score": number(q.points), "max_score": number(q.max_points),
+        "output": clean(f"{q.verdict}: {q.feedback}"), "visibility": "visible",
+    } for number_, q in enumerate(result.questions, start=1)]
+    return _dump({"score": number(result.score), "output": _summary(result), "visibility": "visible",
+                  "stdout_visibility": "hidden", "tests": tests})
+
+
+def prairielearn_json(result) -> str:
+    """PrairieLearn's external-grader ``results.json``: score in [0, 1]; an unreadable
+    submission is ``gradable: false`` with its ``format_errors`` (invalid, no penalty)."""
+    score = result.score / result.max_score if result.max_score else Fraction(0)
+    tests = [{"name": q.name, "points": number(q.points), "max_points": number(q.max_points),
+              "message": clean(f"{q.verdict}: {q.feedback}")} for q in result.questions]
+    errors = [] if result.gradable else [clean(result.reason)]
+    return _dump({"gradable": result.gradable, "score": float(round(score, 6)) if result.gradable else 0.0,
+                  "message": _summary(result), "format_errors": errors, "tests": tests if result.gradable else []})

@@ -1,0 +1,139 @@
+r"""Feedback a student understands: one sentence with the remedy per diagnosis id.
+
+The sentences name the numbers of the exercise (``√d_k = √2``, the scale it gives), never
+the exact answer itself.  Whole-matrix answers say which entries are wrong.
+
+>>> from types import SimpleNamespace as NS
+>>> spec = NS(shape=(3, 3, 2, 2), scale="default", mask_kind="none")
+>>> sentence("unscaled", NS(attention=spec))
+'These values come from the unscaled scores: divide the scores by √d_k = √2 before the softmax.'
+>>> sorted(set(SENTENCES) - {"unscaled"})[:3]
+['decimal_point', 'follows_from_claimed', 'forced_row_sum']
+"""
+
+from fractions import Fraction
+
+__all__ = ["SENTENCES", "sentence", "for_result", "missing", "unreadable", "refused", "passed", "imprecise",
+           "transposed_shape", "points_text"]
+
+SENTENCES = {
+    "unscaled": "These values come from the unscaled scores: {unscaled_remedy}.",
+    "scaled_by_dk": "The scores were divided by d_k = {d_k}: divide them by √d_k = √{d_k} instead.",
+    "scaled_twice": "The scale was applied twice: scale the scores once ({scale}).",
+    "wrong_scale": "The scores were scaled by the wrong factor: this exercise scales them by {scale}.",
+    "zeroed_not_renormalized": "The softmax was taken over all keys and the blocked weights zeroed afterwards: "
+                               "leave blocked keys out of the softmax, so that the allowed weights of each row sum to 1.",
+    "mask_score_zero": "The blocked scores were set to 0, but exp(0) = 1 still counts: blocked keys get weight "
+                       "exactly 0 and leave the denominator.",
+    "mask_ignored": "The mask was ignored: blocked keys get weight exactly 0 and leave the softmax of their row.",
+    "mask_inverted": "The mask is the wrong way round: keep the allowed positions and block the others.",
+    "mask_shifted": "The causal mask is off by one: query i sees keys 1 to i, itself included.",
+    "softmax_columns": "The softmax was taken down the columns: normalize each row (the keys of one query) so "
+                       "that it sums to 1.",
+    "keys_as_values": "The keys K were used where the values V belong: the output is the weights times V.",
+    "rounded_intermediates": "These follow from rounded intermediate values{detail}: keep exact values (or more "
+                             "digits) until the final answer.",
+    "forced_row_sum": "Rounded weights were adjusted so that the row sums to 1: give each weight correctly "
+                      "rounded, even when the rounded row does not sum to exactly 1.",
+    "follows_from_claimed": "This follows exactly from your own earlier answers, which were wrong: the method is "
+                            "right, fix the earlier step.",
+    "decimal_point": "The decimal point is misplaced (the value is off by a power of ten): check the magnitude.",
+    "transposed": "The matrix is transposed: row i belongs to query i.",
+}
+
+
+def _context(exercise) -> dict:
+    spec = exercise.attention
+    d_k = spec.shape[2]
+    if spec.scale == "default" and d_k is not None:
+        scale = f"1/√d_k = 1/√{d_k}"
+        remedy = f"divide the scores by √d_k = √{d_k} before the softmax"
+    elif spec.scale in ("none", "default"):
+        scale = "1 (the scores are used as given)"
+        remedy = "use the scores as given"
+    else:
+        scale = f"the factor {spec.scale} the exercise gives"
+        remedy = f"multiply the scores by {spec.scale} before the softmax"
+    return {"d_k": d_k if d_k is not None else "d_k", "scale": scale, "unscaled_remedy": remedy, "detail": ""}
+
+
+def sentence(mistake: str, exercise, detail: str = "") -> str:
+    """The sentence for one diagnosis id (a plain fallback for an id added later)."""
+    context = _context(exercise)
+    context["detail"] = f" ({detail})" if detail and mistake == "rounded_intermediates" else ""
+    template = SENTENCES.get(mistake)
+    if template is None:
+        return f"Known mistake: {mistake.replace('_', ' ')}."
+    return template.format(**context)
+
+
+def points_text(value: Fraction) -> str:
+    """2, 1.5, 0.6667: points as a short decimal (exports and feedback)."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    text = f"{float(value):.4f}".rstrip("0").rstrip(".")
+    return text
+
+
+def _entries(positions) -> str:
+    shown = ", ".join(f"({i},{j})" for i, j in positions[:12])
+    return shown + (", ..." if len(positions) > 12 else "")
+
+
+def for_result(result, question, exercise, details, share, count) -> str:
+    """The feedback of a wrong, carried-forward or undecided answer."""
+    parts = []
+    if count > 1 and result.wrong:
+        right = count - len(result.wrong)
+        parts.append(f"Entries {_entries(result.wrong)} of {question.name} are wrong"
+                     + (f"; the other {right} are right." if right else "."))
+    if result.verdict == "carried_forward":
+        parts.append(f"It follows exactly from your own earlier answers, so it earns {points_text(result.points)} of "
+                     f"{points_text(question.points)} points (carried forward): fix the earlier step to earn all of them.")
+    elif result.verdict == "undecided":
+        parts.append("The checker could not decide whether this value meets the rule "
+                     f"({question.requirement()}); it earns no points until a grader looks at it.")
+    seen = set()
+    for mistake, detail in details:
+        if mistake in seen or mistake == "follows_from_claimed" and result.verdict == "carried_forward":
+            continue
+        seen.add(mistake)
+        parts.append(sentence(mistake, exercise, detail))
+        if len(seen) == 2:
+            break
+    if not seen and result.verdict == "fail":
+        for mistake in result.diagnosis[:2]:
+            parts.append(sentence(mistake, exercise))
+            seen.add(mistake)
+    if not seen and result.verdict == "fail":
+        parts.append(f"No known mistake reproduces this value (judged: {question.requirement()}): recompute this step.")
+    return " ".join(parts)
+
+
+def imprecise(question, texts, result, count) -> str:
+    """Numbers written with fewer digits than the question asks for."""
+    shown = ", ".join(texts[:6]) + (", ..." if len(texts) > 6 else "")
+    where = f"Entries {_entries(result.wrong)} of {question.name}: " if count > 1 else ""
+    return f"{where}Give {question.requirement()}: {shown} {'is' if len(texts) == 1 else 'are'} not written that precisely."
+
+
+def passed(question) -> str:
+    return f"Correct ({question.requirement()})."
+
+
+def missing(question) -> str:
+    example = "0.284" if question.row is not None and question.col is not None else (
+        "[0.284, 0.140]" if question.row is not None or question.col is not None else "[[0.284, 0.140], [0.5, 0.5]]")
+    return f"No answer for {question.name} was found: write it as a statement such as {question.name} = {example}."
+
+
+def unreadable(line, problem) -> str:
+    return f"Your answer on line {line} could not be read ({problem}): write a number, a fraction or a list of numbers."
+
+
+def refused(reason) -> str:
+    return f"This submission could not be read: {reason}."
+
+
+def transposed_shape(question, rows, cols) -> str:
+    return f"{question.name} is a {rows}x{cols} matrix and your answer is {cols}x{rows}: it is transposed (row i belongs to query i)."

@@ -1,0 +1,428 @@
+r"""Reading a student's solution: Markdown, LaTeX or plain text -> named claimed values.
+
+A solution is data written by a student.  This module never evaluates it: a small
+tokenizer and a hand-written grammar turn each statement ``NAME = VALUE`` (or ``\approx``,
+``≈``, ``\simeq``, ``:=``) into a :class:`~symbolic_attn.grading.claims.Claimed` value, the
+same object a ``[[claims]]`` entry gives, so decimals keep their written precision.
+
+What is read (inside or outside ``$…$``, ``\(…\)``, ``\[…\]``, ``$$…$$``, equation and
+align environments; ``&`` and ``\\`` separate, several statements per line):
+
+* numbers: ``0.284``, ``-1``, ``2.8e-1``, ``2.8 \times 10^{-1}`` (a decimal of its
+  written precision), ``\frac{a}{b}``, ``a/b``, ``\sqrt{..}``, ``e^{..}``, ``\exp``,
+  ``\ln``, ``\log`` (natural), ``\pi``, ``\cdot``, ``\times``, parentheses, braces;
+* lists ``[0.33, 0.67, 0]`` or ``(0.33, 0.67, 0)``, nested lists ``[[..], [..]]``, and
+  ``bmatrix``/``pmatrix``/``matrix``/``array`` environments (``^T`` transposes);
+* a chain ``a = \frac{e}{1+e} \approx 0.731`` claims its last value; the last statement
+  of a name is its answer; a right-hand side that is a formula (``Z = softmax(..) V``)
+  is not an answer and does not replace one.
+
+Decimal commas: ``0,731`` and ``0{,}731`` are read as 0.731 where a comma cannot separate
+entries (outside lists, in a matrix cell, in a list whose entries are separated by ``;``,
+as in ``[0,33; 0,67]``).  In a list separated by commas, every comma separates.
+
+Refused (reported with the line, never a crash): anything that is neither a number nor a
+formula (``0.2.3``, unbalanced brackets, ``28.4\%``, ``\pm``), vmatrix, matrices ragged or
+larger than 64x64, files larger than :data:`MAX_BYTES`, binary or non-UTF-8 files.
+
+>>> s = parse_submission(r"We get $a_{3,2} = \frac{e}{1+e} \approx 0.731$ and $b = 0,5$.")
+>>> s.answer("a_{32}").claimed.text, s.answer("b").claimed.text
+('0.731', '0.5')
+>>> s = parse_submission("Z = \\begin{bmatrix} 1 & 0 \\\\ 0.5 & 0.50 \\end{bmatrix}")
+>>> s.answer("Z").claimed.shape
+(2, 2)
+>>> parse_submission("w = 0.2.3").problems
+(Problem(line=1, message='w: unexpected \'.3\' after 0.2 in "0.2 .3"'),)
+"""
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+
+from symbolic_attn.errors import SymbolicAttnError
+from symbolic_attn.grading.claims import parse_claimed
+from symbolic_attn.grading.solution_values import (FRACS, FUNCS, IGNORED, MATRICES, MAX_DIMENSION, RELATIONS,
+                                                   SEPARATING, TIMES, UNICODE, WRAPPERS, Formula, Unreadable,
+                                                   claimed_text)
+
+__all__ = ["MAX_BYTES", "Statement", "Problem", "Submission", "normalize_name", "parse_submission",
+           "read_submission", "position_key", "EXTENSIONS"]
+
+MAX_BYTES = 1_000_000  # bytes in one solution file, checked before reading
+MAX_TOKENS = 300_000
+MAX_STATEMENTS = 10_000
+EXTENSIONS = (".md", ".markdown", ".tex", ".txt", ".toml")
+
+_TOKEN = re.compile(r"""
+    (?P<nl>\n)
+  | (?P<space>[ \t\r\f\v]+)
+  | (?P<begin>\\begin\s*\{\s*(?P<benv>[A-Za-z*]+)\s*\})
+  | (?P<end>\\end\s*\{\s*(?P<eenv>[A-Za-z*]+)\s*\})
+  | (?P<num>\d+(?:\.\d+)?(?:[eE][+-]?\d+(?![A-Za-z]))?|\.\d+)
+  | (?P<cmd>\\[A-Za-z]+|\\.|\\$)
+  | (?P<word>[^\W\d_]+)
+  | (?P<rel>:=|≈|≃|≐|=)
+  | (?P<dollar>\$\$?)
+  | (?P<brace>\{,\})
+  | (?P<char>.)
+""", re.VERBOSE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # nl num cmd word rel dollar begin end char
+    text: str
+    line: int
+    tight: bool  # no space before it
+    env: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Text that could not be read: its line (1-based) and what was wrong."""
+
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One ``NAME = VALUE`` of a solution; ``claimed`` is None when it could not be read."""
+
+    name: str  # the normalized name
+    written: str  # the name as written
+    line: int
+    claimed: object = None
+    problem: str = ""
+    text: str = ""  # the value as written (for reports), cut short
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A solution read: its statements in order, the problems, or why nothing was read."""
+
+    source: str
+    statements: tuple = ()
+    problems: tuple = ()
+    refused: str = ""  # non-empty when the file itself could not be used
+
+    def answer(self, *names):
+        """The last statement of any of ``names`` (normalized here), or None."""
+        keys = {normalize_name(name) for name in names}
+        found = [s for s in self.statements if s.name in keys]
+        return found[-1] if found else None
+
+
+# ------------------------------------------------------------------ reading files
+
+
+def read_submission(path, source: str | None = None) -> Submission:
+    """Read one solution file; problems with the file become ``refused``, never an exception."""
+    source = source or os.path.basename(str(path))
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return Submission(source, refused="not a regular file (links, folders and devices are refused)")
+        if info.st_size > MAX_BYTES:
+            return Submission(source, refused=f"file of {info.st_size} bytes exceeds the limit of {MAX_BYTES} bytes")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        return Submission(source, refused=f"cannot read the file ({error.strerror or type(error).__name__})")
+    if len(data) > MAX_BYTES:
+        return Submission(source, refused=f"file larger than the limit of {MAX_BYTES} bytes")
+    if b"\0" in data:
+        offset = data.index(b"\0")
+        return Submission(source, refused=f"binary data (a NUL byte at offset {offset}), not a text file")
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        return Submission(source, refused=f"not UTF-8 text (invalid byte at offset {error.start})")
+    if str(path).lower().endswith(".toml"):
+        return _parse_toml(text, source)
+    return parse_submission(text, source, latex=str(path).lower().endswith(".tex"))
+
+
+def position_key(quantity: str, row, col) -> str:
+    """The name a ``[[claims]]`` entry without a name answers: ``@weights[3,2]``."""
+    return f"@{quantity}[{'*' if row is None else row},{'*' if col is None else col}]"
+
+
+def _parse_toml(text: str, source: str) -> Submission:
+    """A TOML solution: ``NAME = "VALUE"`` pairs (at the top or in ``[answers]``), or
+    ``[[claims]]`` entries as in an exercise file (``quantity``, ``row``, ``col``, ``value``;
+    a ``name`` or ``label`` instead of the position also works).  Floats keep their text."""
+    import tomllib
+
+    try:
+        table = tomllib.loads(text, parse_float=str)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as error:
+        return Submission(source, refused=f"not valid TOML: {' '.join(str(error).split())[:120]}")
+    answers = table.get("answers", table)
+    if not isinstance(answers, dict):
+        return Submission(source, refused="[answers] must be a table of NAME = \"VALUE\"")
+    entries = [(name, value) for name, value in answers.items() if name != "claims"]
+    claims = table.get("claims", [])
+    for entry in claims if isinstance(claims, list) else []:
+        if isinstance(entry, dict) and "value" in entry:
+            name = entry.get("name") or entry.get("label")
+            if not isinstance(name, str) or not normalize_name(name):
+                row, col = entry.get("row"), entry.get("col")
+                name = position_key(str(entry.get("quantity")), row if isinstance(row, int) else None,
+                                    col if isinstance(col, int) else None)
+            entries.append((name, entry["value"]))
+    statements, problems = [], []
+    for name, value in entries[:MAX_STATEMENTS]:
+        text = _toml_value(value)
+        if text is None:
+            continue
+        key = name if name.startswith("@") else normalize_name(name) or name
+        statement = _statement_of(key, name, 1, _tokens(text, False)[0])
+        if statement is not None and statement.claimed is None:
+            problems.append(Problem(1, statement.problem))
+        if statement is not None:
+            statements.append(statement)
+    return Submission(source, tuple(statements), tuple(problems))
+
+
+def _toml_value(value, depth=0):
+    """A TOML value as solution text: strings as written, arrays as lists (two levels)."""
+    if isinstance(value, bool) or isinstance(value, dict) or depth > 2:
+        return None
+    if isinstance(value, list):
+        items = [_toml_value(v, depth + 1) for v in value[:MAX_DIMENSION + 1]]
+        return None if any(i is None for i in items) else "[" + ", ".join(items) + "]"
+    return str(value)
+
+
+# ------------------------------------------------------------------ tokens
+
+
+def _tokens(text: str, latex: bool):
+    """Tokens with their line numbers; ``%`` comments dropped in LaTeX files."""
+    for old, new in UNICODE.items():
+        text = text.replace(old, new)
+    if latex:
+        text = re.sub(r"(?<!\\)%[^\n]*", "", text)
+    tokens, line, tight, problems = [], 1, True, []
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind in ("benv", "eenv"):
+            kind = "begin" if match.group("begin") else "end"
+        if kind == "space":
+            tight = False
+            continue
+        if kind == "brace":  # 0{,}731: the LaTeX idiom for a decimal comma
+            kind = "char"
+        env = match.group("benv") or match.group("eenv") or "" if kind in ("begin", "end") else ""
+        tokens.append(Token(kind, match.group(0), line, tight, env))
+        if kind == "nl":
+            line += 1
+        tight = True
+        if len(tokens) > MAX_TOKENS:
+            problems.append(Problem(line, f"more than {MAX_TOKENS} tokens: the rest of the file is not read"))
+            break
+    return tokens, problems
+
+
+# ------------------------------------------------------------------ names
+
+
+def normalize_name(text: str) -> str:
+    r"""One spelling per name: spacing, braces, math delimiters and separators between
+    indices do not count; case does.  Returns "" for text that is not a name.
+
+    >>> {normalize_name(t) for t in ["a_{32}", "a_{3,2}", "a_32", "$a_{3 2}$", "a32"]}
+    {'a_32'}
+    >>> normalize_name(r"\alpha_{32}"), normalize_name("A_{32}"), normalize_name(r"\mathbf{Z}")
+    ('alpha_32', 'A_32', 'Z')
+    """
+    tokens = [t for t in _tokens(text, False)[0] if t.kind not in ("dollar", "nl") and t.text not in
+              (r"\(", r"\)", r"\[", r"\]")]
+    parsed = _name_at(tokens, 0)
+    if parsed is None or parsed[1] != len(tokens):
+        return ""
+    return parsed[0]
+
+
+def _name_at(tokens, at):
+    """(normalized name, next index) when a name starts at ``at``, else None."""
+    if at >= len(tokens):
+        return None
+    token = tokens[at]
+    if token.kind == "cmd" and token.text in WRAPPERS and at + 3 < len(tokens) and tokens[at + 1].text == "{" \
+            and tokens[at + 3].text == "}" and tokens[at + 2].kind == "word":
+        base, at = tokens[at + 2].text, at + 4
+    elif token.kind == "word" and token.text not in FUNCS and token.text != "e":
+        base, at = token.text, at + 1
+    elif token.kind == "cmd" and token.text[1:].isalpha() and token.text not in FUNCS and token.text not in IGNORED \
+            and token.text not in FRACS and token.text not in TIMES and token.text not in RELATIONS \
+            and token.text not in WRAPPERS and token.text != r"\pi":
+        base, at = token.text[1:], at + 1
+    else:
+        return None
+    index = ""
+    if at < len(tokens) and tokens[at].kind == "num" and tokens[at].tight and tokens[at].text.isdigit():
+        index, at = tokens[at].text, at + 1  # a32: the plain-text spelling of a_{32}
+    elif at < len(tokens) and tokens[at].text == "_":
+        at += 1
+        if at < len(tokens) and tokens[at].text == "{":
+            depth, parts = 0, []
+            while at < len(tokens):
+                text = tokens[at].text
+                depth += (text == "{") - (text == "}")
+                if depth == 0:
+                    break
+                if text not in "{},;" and tokens[at].kind not in ("nl",):
+                    parts.append(text.lstrip("\\"))
+                if len(parts) > 16:
+                    return None
+                at += 1
+            if at >= len(tokens):
+                return None
+            index, at = "".join(parts), at + 1
+        elif at < len(tokens) and tokens[at].kind in ("num", "word") and tokens[at].tight:
+            index, at = tokens[at].text, at + 1
+        else:
+            return None
+        if not index:
+            return None
+    return (f"{base}_{index}" if index else base), at
+
+
+# ------------------------------------------------------------------ statements
+
+
+def parse_submission(text: str, source: str = "<solution>", latex: bool = False) -> Submission:
+    """Every ``NAME = VALUE`` statement of a solution text, and the problems met."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+        return Submission(source, refused=f"text larger than the limit of {MAX_BYTES} bytes")
+    tokens, problems = _tokens(text, latex)
+    statements = []
+    at = 0
+    while at < len(tokens) and len(statements) < MAX_STATEMENTS:
+        found = _name_at(tokens, at)
+        if found is None or not _separates(tokens, at):
+            at += 1
+            continue
+        name, after = found
+        while after < len(tokens) and (tokens[after].text in ("&", r"\)") or tokens[after].kind == "dollar"):
+            after += 1  # $a_{32}$ = 0.284: the name in math, the relation outside
+        if after >= len(tokens) or tokens[after].kind != "rel" and tokens[after].text not in RELATIONS:
+            at += 1
+            continue
+        written = "".join(t.text if t.tight or i == at else " " + t.text for i, t in enumerate(tokens[at:after], at))
+        segments, at = _segments(tokens, after)
+        # The last value of a chain (a = e/(1+e) = 0.731 = 73.1%: 0.731); formulas are skipped,
+        # and an unreadable end counts only when no value of the chain can be read.
+        chosen = None
+        for segment in reversed(segments):
+            statement = _statement_of(name, written.rstrip("& "), tokens[after].line, segment)
+            if statement is not None and (statement.claimed is not None or chosen is None):
+                chosen = statement
+            if chosen is not None and chosen.claimed is not None:
+                break
+        if chosen is not None:
+            if chosen.claimed is None:
+                problems.append(Problem(chosen.line, chosen.problem))
+            statements.append(chosen)
+    return Submission(source, tuple(statements), tuple(problems))
+
+
+def _separates(tokens, at) -> bool:
+    """May a statement start at ``tokens[at]`` (and not inside an expression)?"""
+    if at == 0:
+        return True
+    token = tokens[at - 1]
+    if token.kind == "char" and token.text in ("*", "-", "+", ">"):  # a Markdown bullet or quote
+        return at == 1 or tokens[at - 2].kind == "nl"
+    return (token.kind in ("nl", "dollar", "begin", "end", "rel") or token.text in SEPARATING
+            or token.text in (r"\(", r"\)", r"\[", r"\]", "(", "|")
+            or token.kind == "word" and len(token.text) > 1 and token.text not in FUNCS)
+
+
+def _segments(tokens, at):
+    """The right-hand sides of a chain ``= A \approx B ...`` and the index after it."""
+    segments, current, depth, env_depth = [], [], 0, 0
+    at += 1
+    while at < len(tokens) and len(current) <= MAX_TOKENS:
+        token = tokens[at]
+        text = token.text
+        opens = token.kind == "begin" and _matrix_like(token.env) or token.kind == "char" and text in ("(", "[", "{")
+        closes = (token.kind == "end" and _matrix_like(token.env) and env_depth > 0 or
+                  token.kind == "char" and text in (")", "]", "}") and depth > 0)
+        if opens or closes:
+            if token.kind in ("begin", "end"):
+                env_depth += 1 if opens else -1
+            else:
+                depth += 1 if opens else -1
+            current.append(token)
+            at += 1
+            continue
+        if depth or env_depth:
+            # An unclosed bracket never swallows the rest of the file: a blank line, a
+            # math delimiter or the end of a non-matrix environment ends the value anyway.
+            if token.kind == "nl" and at + 1 < len(tokens) and tokens[at + 1].kind == "nl" \
+                    or token.kind == "dollar" or text in (r"\)", r"\]") or token.kind == "end" and not _matrix_like(token.env):
+                break
+            if token.kind != "nl":
+                current.append(token)
+            at += 1
+            continue
+        if token.kind == "rel" or text in RELATIONS:
+            segments.append(current)
+            current = []
+            at += 1
+            continue
+        if not current and (token.kind in ("nl", "dollar") or text in (r"\(", r"\[", r"\)", r"\]")):
+            at += 1  # the value may follow on the next line or in the next math span
+            continue
+        if current and _ends_value(tokens, at):
+            break
+        if token.kind in ("dollar", "end", "begin") or text in (r"\)", r"\]", "\\\\", "&", ")", "]", "}"):
+            break
+        current.append(token)
+        at += 1
+    segments.append(current)
+    return [s for s in segments if s], at
+
+
+def _matrix_like(env: str) -> bool:
+    """Matrices, read or refused (vmatrix is a determinant) by the value grammar."""
+    return env in MATRICES or env.rstrip("*").endswith("matrix")
+
+
+def _ends_value(tokens, at) -> bool:
+    token = tokens[at]
+    if token.kind == "nl" or token.text in (";", r"\quad", r"\qquad"):
+        return True
+    if token.text == "," and at + 1 < len(tokens):
+        following = tokens[at + 1]
+        return not (following.tight and following.kind == "num" and following.text.isdigit()
+                    and at > 0 and tokens[at - 1].kind == "num")
+    if token.text == ".":  # a full stop, not a decimal point (those are inside numbers)
+        return True
+    found = _name_at(tokens, at)
+    if found is not None and _separates(tokens, at):
+        after = found[1]
+        return after < len(tokens) and (tokens[after].kind == "rel" or tokens[after].text == "&")
+    return False
+
+
+def _statement_of(name, written, line, segment):
+    """The statement of one right-hand side; None for a formula (not an answer)."""
+    try:
+        text = "".join(t.text if t.tight or i == 0 else " " + t.text for i, t in enumerate(segment[:400]))
+        text = " ".join(text.split())[:200]
+        claimed = parse_claimed(claimed_text(segment))
+        if claimed.shape and len(claimed.shape) == 2 and max(claimed.shape) > MAX_DIMENSION:
+            raise Unreadable(f"a {claimed.shape[0]}x{claimed.shape[1]} matrix exceeds the limit of {MAX_DIMENSION}")
+        return Statement(name, written, line, claimed, text=text)
+    except Formula:
+        return None
+    except Unreadable as error:
+        message = f"{written}: {error}"
+    except (SymbolicAttnError, RecursionError, ValueError, OverflowError) as error:
+        message = f"{written}: {' '.join(str(error).split())[:160]}"
+    return Statement(name, written, line, None, message)
