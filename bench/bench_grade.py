@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from symbolic_attn.grading.answer_key import load_answer_key  # noqa: E402
-from symbolic_attn.grading.diagnose import compute  # noqa: E402
+
 
 N, D_K, D_V = 4, 3, 2
 
@@ -115,8 +115,8 @@ def build(folder: Path, students: int):
     exercise = folder / "exercise.toml"
     exercise.write_text(exercise_text(rng), encoding="utf-8")
     key = load_answer_key(exercise)
-    result = compute(key.exercise.attention)
-    unscaled = compute(key.exercise.attention, scale="none")
+    result = key.exercise.compute()
+    unscaled = key.exercise.compute(scale=1)
     submissions = folder / "submissions"
     submissions.mkdir()
     for number in range(students):

@@ -52,7 +52,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
-from symbolic_attn.grading.claims import QUANTITIES, parse_rule
+from symbolic_attn.grading.claims import parse_rule
 from symbolic_attn.grading.exercise import LIMITS, parse_exercise
 from symbolic_attn.grading.submissions import normalize_name, position_key
 
@@ -226,25 +226,18 @@ class _KeyReader:
         """(rows, cols) of a stage: a claims quantity, or any stage path of the exercise's trace."""
         if quantity in ("query", "key") and self.exercise.attention.query is None:
             raise self.fail(where, f"no {quantity} in this exercise (scores were given directly)")
-        if quantity in QUANTITIES:
-            return self.exercise.quantity_shape(quantity)
         paths = self.paths()
         if not isinstance(quantity, str) or quantity not in paths:
             raise self.fail(where, f"expected one of {', '.join(paths)}, got {_show(quantity)}")
-        from symbolic_attn.grading.diagnose import compute
-
-        return compute(self.exercise.attention).trace.shape(quantity)
+        return self.exercise.quantity_shape(quantity)
 
     def paths(self) -> list:
-        """The stage paths of this exercise (the claims quantities first)."""
+        """The stage paths of this exercise, in the order the trace computes them."""
         if not hasattr(self, "_paths"):
-            from symbolic_attn.grading.diagnose import compute
-
             try:
-                trace = list(compute(self.exercise.attention).trace)
+                self._paths = list(self.exercise.quantities())
             except SymbolicAttnError:
-                trace = []
-            self._paths = list(QUANTITIES) + [p for p in trace if p not in QUANTITIES]
+                self._paths = ["query", "key", "value", "scores", "scaled", "weights", "output"]
         return self._paths
 
     def index(self, entry, name, prefix, size, quantity):

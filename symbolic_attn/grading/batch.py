@@ -109,19 +109,15 @@ class _Core:
     """Everything derived from the exercise alone, built once per process (read-only)."""
 
     def __init__(self, key):
-        from symbolic_attn.grading.diagnose import compute
-
         self.key = key
         self.exercise = key.exercise
-        self.result = compute(self.exercise.attention)
+        self.result = self.exercise.compute()
         self.variants = {}  # the diagnoser's cache of mistaken variants: exercise data only
-        self._balls, self._exact, self._decimals, self._candidate_balls = {}, {}, {}, {}
+        self._balls, self._exact, self._decimals = {}, {}, {}
 
     def matrix(self, quantity):
         """A stage by its path (``weights``; ``head[2].weights`` when the trace has heads)."""
-        from symbolic_attn.grading.claims import QUANTITIES
-
-        return getattr(self.result, quantity) if quantity in QUANTITIES else self.result.trace[quantity]
+        return self.result.trace[quantity]
 
     def shape(self, quantity):
         rows, cols = self.matrix(quantity).shape
@@ -205,8 +201,10 @@ class _Core:
         from symbolic_attn.grading.diagnose import MISTAKES
 
         exercise = replace(self.exercise, claims=tuple(others))
-        diagnoser = _diagnoser_class()(exercise, self.result)
-        diagnoser.core = self
+        from symbolic_attn.grading.diagnose import Diagnoser
+
+        # The diagnoser itself rules variants out by intervals before building them exactly.
+        diagnoser = Diagnoser(exercise, self.result)
         # Share the variants of the exercise between students (they hold no student data);
         # a diagnoser without this cache is only slower.
         diagnoser.__dict__["_cache"] = self.variants
@@ -220,70 +218,6 @@ class _Core:
         order = list(MISTAKES)
         ids = sorted({mistake for mistake, _ in details}, key=lambda m: order.index(m) if m in order else len(order))
         return ids, details
-
-    def certainly_not(self, candidate, claim, local: dict) -> bool:
-        """True when intervals of a variant already refute the claim.
-
-        Only a shortcut: the diagnoser's own judgement decides everything else.  The
-        intervals of an exercise-level variant are computed once per process, from its
-        rational scores; those of a variant built from this student's claims are kept in
-        ``local``, which lives only as long as this student's diagnosis.
-        """
-        try:
-            return self._refuted_by_intervals(candidate, claim, local)
-        except (AttributeError, TypeError):  # a diagnoser of another shape: no shortcut
-            return False
-
-    def _refuted_by_intervals(self, candidate, claim, local: dict) -> bool:
-        from symbolic_attn.grading.claims import judge_element
-        from symbolic_attn.model.attention import STAGES
-
-        if claim.quantity not in STAGES or claim.quantity in candidate.overrides or candidate.result is None:
-            return False
-        store = local if candidate.mistake == "follows_from_claimed" else self._candidate_balls
-        held = store.setdefault(id(candidate), (candidate, {}))[1]
-        if claim.quantity not in held:
-            try:
-                held[claim.quantity] = candidate.result.intervals(claim.quantity, _INTERVAL_BITS)
-            except (SymbolicAttnError, ValueError, AttributeError):
-                held[claim.quantity] = None
-        grid = held[claim.quantity]
-        if grid is None:
-            return False
-        rows, cols = len(grid), len(grid[0])
-        positions = [(i, j) for i in ([claim.row] if claim.row else range(1, rows + 1))
-                     for j in ([claim.col] if claim.col else range(1, cols + 1))]
-        if len(positions) != len(claim.claimed.elements):
-            return False
-        for (i, j), element in zip(positions, claim.claimed.elements):
-            ball = grid[i - 1][j - 1]
-            if not element.value.is_Rational or not ball.is_finite():
-                continue
-            # A value that can never be reached: judge_element decides from the ball alone.
-            if not judge_element(lambda: None, element, claim.rule, ball).ok:
-                return True
-        return False
-
-
-_DIAGNOSER = []
-
-
-def _diagnoser_class():
-    """The diagnoser with an interval shortcut that only ever says "does not reproduce"."""
-    if not _DIAGNOSER:
-        from symbolic_attn.grading.diagnose import Diagnoser
-
-        class _Shortcut(Diagnoser):
-            core = None
-
-            def _reproduces(self, candidate, claim):
-                local = self.__dict__.setdefault("_student_balls", {})
-                if self.core is not None and self.core.certainly_not(candidate, claim, local):
-                    return False
-                return super()._reproduces(candidate, claim)
-
-        _DIAGNOSER.append(_Shortcut)
-    return _DIAGNOSER[0]
 
 
 def _written_precision_ok(element, question) -> bool:
