@@ -113,7 +113,7 @@ class _Core:
         self.exercise = key.exercise
         self.result = self.exercise.compute()
         self.variants = {}  # the diagnoser's cache of mistaken variants: exercise data only
-        self._balls, self._exact, self._decimals = {}, {}, {}
+        self._balls, self._exact, self._decimals, self._selections = {}, {}, {}, {}
 
     def matrix(self, quantity):
         """A stage by its path (``weights``; ``head[2].weights`` when the trace has heads)."""
@@ -123,11 +123,15 @@ class _Core:
         rows, cols = self.matrix(quantity).shape
         return rows, cols
 
-    def positions(self, question):
-        rows, cols = self.shape(question.quantity)
-        row_range = [question.row] if question.row is not None else range(1, rows + 1)
-        col_range = [question.col] if question.col is not None else range(1, cols + 1)
-        return [(i, j) for i in row_range for j in col_range]
+    def selection(self, question):
+        """Where the question's entries are: :func:`symbolic_attn.model.trace.select` on a
+        lazy view of the stages (no entry is computed to find its position)."""
+        if question.number not in self._selections:
+            from symbolic_attn.grading.view import StageView
+
+            view = self.__dict__.setdefault("_view", StageView(self.result))
+            self._selections[question.number] = view.select(question.quantity, question.row, question.col)
+        return self._selections[question.number]
 
     def balls(self, question):
         from symbolic_attn.model.attention import STAGES
@@ -140,7 +144,7 @@ class _Core:
             except SymbolicAttnError:
                 self._balls[question.quantity] = None
         grid = self._balls[question.quantity]
-        return None if grid is None else [grid[i - 1][j - 1] for i, j in self.positions(question)]
+        return None if grid is None else [grid[i - 1][j - 1] for i, j in self.selection(question).positions]
 
     def values(self, question):
         """Lazy exact values: callables, so that intervals settle most claims first."""
@@ -149,15 +153,15 @@ class _Core:
         def all_values():
             if not cache:
                 matrix = self.matrix(question.quantity)
-                cache.append([matrix[i - 1, j - 1] for i, j in self.positions(question)])
+                cache.append([matrix[i - 1, j - 1] for i, j in self.selection(question).positions])
             return cache[0]
 
-        return [(lambda k=k: all_values()[k]) for k in range(len(self.positions(question)))]
+        return [(lambda k=k: all_values()[k]) for k in range(len(self.selection(question).positions))]
 
     def exact_text(self, question) -> str:
         if question.number not in self._exact:
             matrix = self.matrix(question.quantity)
-            values = [matrix[i - 1, j - 1] for i, j in self.positions(question)]
+            values = [matrix[i - 1, j - 1] for i, j in self.selection(question).positions]
             self._exact[question.number] = _clip(_nested([sstr(v, order="none") for v in values], question, self))
         return self._exact[question.number]
 
@@ -166,9 +170,9 @@ class _Core:
             places = max(question.decimals or 0, 3) + 1
             try:
                 grid = self.result.trace.decimals(question.quantity, places)
-                texts = [grid[i - 1][j - 1] or "-" for i, j in self.positions(question)]
+                texts = [grid[i - 1][j - 1] or "-" for i, j in self.selection(question).positions]
             except SymbolicAttnError:
-                texts = ["-"] * len(self.positions(question))
+                texts = ["-"] * len(self.selection(question).positions)
             self._decimals[question.number] = _nested(texts, question, self)
         return self._decimals[question.number]
 
@@ -314,11 +318,11 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
         return result
     claimed = statement.claimed
     result.claimed = statement.text or claimed.text  # as the student wrote it
-    count = len(core.positions(question))
+    count = len(core.selection(question).positions)
     problem = _shape_problem(claimed, question, core, statement.text)
     if problem == "transposed":
         result.verdict, result.diagnosis = "fail", ["transposed"]
-        result.wrong = core.positions(question)
+        result.wrong = core.selection(question).positions
         result.feedback = feedback_text.transposed_shape(question, *core.shape(question.quantity))
         return result
     if problem:
@@ -334,7 +338,7 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
         result.verdict = "pass"
         result.feedback = feedback_text.passed(question)
         return result
-    positions = core.positions(question)
+    positions = core.selection(question).positions
     result.wrong = [positions[k] for k, (ok, _, _) in enumerate(verdicts) if not ok]
     if len(imprecise) == count - right:  # too few digits written: that is the whole story
         result.verdict = "fail"
@@ -357,7 +361,7 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
 
 def _shape_problem(claimed, question, core, written: str = "") -> str:
     """Why a claimed value cannot be an answer to this question ("" when it fits)."""
-    count = len(core.positions(question))
+    count = len(core.selection(question).positions)
     size = len(claimed.elements)
     rows, cols = core.shape(question.quantity)
     whole = question.row is None and question.col is None
