@@ -38,7 +38,7 @@ from typing import Mapping
 import flint
 import sympy
 
-from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.errors import InputLimitError, ParseError, UndecidedError, shown
 from symbolic_attn.exact.certified import to_arb, working_precision
 
@@ -127,6 +127,40 @@ def _snippet(text: str, width: int = 60) -> str:
     return '"' + shown(text, width).replace('"', '\\"') + '"'
 
 
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def _check_brackets(text: str, limits: Limits) -> None:
+    """Brackets nest at most ``max_depth`` deep and match; a mismatch names both columns.
+
+    >>> parse_matrix("[[1,0],[0,1]")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ParseError: unclosed '[' opened at column 1: no matching ']' in "[[1,0],[0,1]"
+    """
+    stack, deepest, mismatch = [], 0, None
+    for column, char in enumerate(text, start=1):
+        if char in _CLOSING:
+            stack.append((char, column))
+            deepest = max(deepest, len(stack))
+        elif char in ")]}" and mismatch is None:
+            if not stack:
+                mismatch = f"'{char}' at column {column} closes no bracket"
+                continue
+            opener, opened = stack.pop()
+            if _CLOSING[opener] != char:
+                mismatch = f"'{char}' at column {column} does not match '{opener}' opened at column {opened}"
+    if deepest > limits.max_depth:
+        raise InputLimitError(f"brackets nested {deepest} deep exceed the limit of {limits.max_depth}")
+    if mismatch:
+        raise ParseError(f"{mismatch} in {_snippet(text)}")
+    if stack:
+        opener, opened = stack[-1]
+        raise ParseError(
+            f"unclosed '{opener}' opened at column {opened}: no matching '{_CLOSING[opener]}' in {_snippet(text)}"
+        )
+
+
 def _parse_tree(text: str, limits: Limits) -> ast.Expression:
     """Cheap textual limits first, then Python's parser (which only builds a tree)."""
     if not isinstance(text, str):
@@ -135,15 +169,17 @@ def _parse_tree(text: str, limits: Limits) -> ast.Expression:
         raise InputLimitError(f"text of {len(text)} characters exceeds the limit of {limits.max_text_length}")
     if not text.strip():
         raise ParseError("empty expression")
-    depth = deepest = 0
-    for char in text:
-        if char in "([{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in ")]}":
-            depth -= 1
-    if deepest > limits.max_depth:
-        raise InputLimitError(f"brackets nested {deepest} deep exceed the limit of {limits.max_depth}")
+    for column, char in enumerate(text, start=1):
+        # ASCII only: Python's parser would read other digits or NFKC-fold letters
+        # (a fullwidth 'ｅ' becomes the constant e); a hand-written maths text needs none.
+        if not char.isascii():
+            raise ParseError(
+                f"non-ASCII character {shown(char)!r} (U+{ord(char):04X}) at column {column}: write numbers and "
+                f"names in ASCII, in {_snippet(text)}"
+            )
+        if not char.isprintable() and char not in " \t\r\n":
+            raise ParseError(f"control character {shown(char)!r} at column {column} in {_snippet(text)}")
+    _check_brackets(text, limits)
     for run in _TOKEN_RUN.finditer(text):
         if len(run.group()) > limits.max_digits:
             what = f"a number with {len(run.group())} digits" if run.group()[0].isdigit() else f"a name of {len(run.group())} characters"
@@ -197,24 +233,13 @@ class _Evaluator:
         return self.checked(node, method(node))
 
     def checked(self, node: ast.AST, value):
-        """Every intermediate value is bounded in size and must be real."""
+        """Every intermediate value is bounded (size, numbers, powers, degree) and must be real."""
+        column = getattr(node, "col_offset", None)
+        check_value(value, self.limits, f"built at column {column + 1} " if column is not None else "")
         entries = value if isinstance(value, sympy.MatrixBase) else (value,)
         for entry in entries:
-            if entry.is_Rational:  # the common case, checked cheaply
-                if max(abs(entry.p).bit_length(), entry.q.bit_length()) > self.limits.max_result_bits:
-                    raise InputLimitError(
-                        f"a number of about {max(abs(entry.p).bit_length(), entry.q.bit_length()) * 3 // 10} digits "
-                        f"built at column {node.col_offset + 1} exceeds the limit of "
-                        f"{self.limits.max_result_bits * 3 // 10} digits"
-                    )
+            if entry.is_Rational:
                 continue
-            for number in entry.atoms(sympy.Rational):
-                bits = max(abs(number.p).bit_length(), number.q.bit_length())
-                if bits > self.limits.max_result_bits:
-                    raise InputLimitError(
-                        f"a number of about {bits * 3 // 10} digits built at column {node.col_offset + 1} exceeds the "
-                        f"limit of {self.limits.max_result_bits * 3 // 10} digits"
-                    )
             if entry.is_number and entry.is_extended_real is False:
                 raise self.fail(node, f"{shown(entry)} is not a real number")
             if entry.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
