@@ -211,8 +211,8 @@ def _huge_integer(value: int) -> str:
 _ACTIVITY: list = []
 
 
-class doing:
-    """Name the work under way, for the message when the time budget runs out.
+def doing(what: str):
+    """A context manager naming the work under way, for the message when time runs out.
 
     >>> with doing("computing the weights"):
     ...     current_activity()
@@ -220,17 +220,17 @@ class doing:
     >>> current_activity() is None
     True
     """
+    import contextlib
 
-    def __init__(self, what: str):
-        self.what = what
+    @contextlib.contextmanager
+    def activity():
+        _ACTIVITY.append(what)
+        try:
+            yield
+        finally:
+            _ACTIVITY.pop()
 
-    def __enter__(self):
-        _ACTIVITY.append(self.what)
-        return self
-
-    def __exit__(self, *exc_info):
-        _ACTIVITY.pop()
-        return False
+    return activity()
 
 
 def current_activity():

@@ -43,7 +43,7 @@ class Limits:
     max_cols: int = 1_024
     max_entries: int = 65_536
     max_expression_nodes: int = 10_000  # nodes of one built entry's expression tree
-    max_degree: int = 1_000  # polynomial degree of a built entry (see degree())
+    max_degree: int = 256  # polynomial degree of a built entry (see degree()): bounds expansions
 
 
 DEFAULT_LIMITS = Limits()

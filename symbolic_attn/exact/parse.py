@@ -174,11 +174,11 @@ def _parse_tree(text: str, limits: Limits) -> ast.Expression:
         # (a fullwidth 'ｅ' becomes the constant e); a hand-written maths text needs none.
         if not char.isascii():
             raise ParseError(
-                f"non-ASCII character {shown(char)!r} (U+{ord(char):04X}) at column {column}: write numbers and "
+                f"non-ASCII character '{shown(char)}' (U+{ord(char):04X}) at column {column}: write numbers and "
                 f"names in ASCII, in {_snippet(text)}"
             )
         if not char.isprintable() and char not in " \t\r\n":
-            raise ParseError(f"control character {shown(char)!r} at column {column} in {_snippet(text)}")
+            raise ParseError(f"control character '{shown(char)}' at column {column} in {_snippet(text)}")
     _check_brackets(text, limits)
     for run in _TOKEN_RUN.finditer(text):
         if len(run.group()) > limits.max_digits:
