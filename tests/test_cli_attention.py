@@ -177,3 +177,19 @@ def test_latex_output_compiles_with_pdflatex(capsys, tmp_path):
         [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "stages.tex"], cwd=tmp_path, capture_output=True, text=True, timeout=120
     )
     assert compiled.returncode == 0, compiled.stdout[-1500:]
+
+
+def test_readme_bad_input_examples_are_the_real_output(capsys):
+    import shlex
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Bad input") :]
+    block = section[section.index("```text") + len("```text") : section.index("```", section.index("```text") + 7)]
+    lines = block.strip().splitlines()
+    examples = [(lines[i], lines[i + 1]) for i in range(0, len(lines), 2)]
+    assert len(examples) >= 5
+    for command, expected in examples:
+        argv = shlex.split(command.removeprefix("$ "))
+        assert argv[0] == "symbolic-attn"
+        assert main(argv[1:]) == 2
+        assert capsys.readouterr().err == expected + "\n"
