@@ -89,7 +89,7 @@ def test_version(capsys):
 
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_timeout_names_what_was_computed(where):
-    heavy = ["--scores", "[[((1+sqrt(2))**1000)**1 - (3+2*sqrt(2))**500 + 1/2000, 0]]", "--v", "[[1],[0]]"]
+    heavy = ["--scores", "[[(1+sqrt(2))**256 - (3+2*sqrt(2))**128 + 1/2000, 0]]", "--v", "[[1],[0]]"]
     timeout = ["--timeout", "0.05"]
     argv = [*timeout, "attention", *heavy] if where == "before" else ["attention", *heavy, *timeout]
     completed = subprocess.run([sys.executable, "-m", "symbolic_attn", *argv], capture_output=True, text=True, timeout=60)
@@ -126,7 +126,7 @@ def test_timeout_values_are_checked(capsys, value):
         ([*BY_HAND, "--scale", "0.5e999"], r"^symbolic-attn: error: --scale: decimal exponent 999"),
         (["--q", "[[1,0],[0,1]", "--k", "[[1]]", "--v", "[[1]]"], r"^symbolic-attn: error: --q: unclosed '\[' opened at column 1: no matching '\]'"),
         (["--q", "[[1,0],[0,1)]", "--k", "[[1]]", "--v", "[[1]]"], r"^symbolic-attn: error: --q: '\)' at column 12 does not match '\[' opened at column 8"),
-        (["--scores", "[[((1+sqrt(2))**1000)**7 - ((3+2*sqrt(2))**500)**7 + 1/2000]]", "--v", "[[1]]"], r"^symbolic-attn: error: --scores: exponent 7000 in \(1 \+ sqrt\(2\)\)\*\*7000 built at column 3 exceeds the limit of 1000"),
+        (["--scores", "[[((1+sqrt(2))**100)**7 - ((3+2*sqrt(2))**50)**7 + 1/2000]]", "--v", "[[1]]"], r"^symbolic-attn: error: --scores: a power of degree 700 built at column 3 exceeds the limit of 256 \(\(1 \+ sqrt\(2\)\)\*\*700\)$"),
         ([*BY_HAND, "--mask", "none:"], r"--mask: unknown mask 'none:'"),
         ([*BY_HAND, "--mask", "padding:²"], r"--mask padding: expected a whole number of valid keys, got '²'"),
         (["--q", "[[10**999*10**999]]", "--k", "[[1]]", "--v", "[[1]]"], r"--q: a number of about \d+ digits built"),
@@ -193,3 +193,61 @@ def test_readme_bad_input_examples_are_the_real_output(capsys):
         assert argv[0] == "symbolic-attn"
         assert main(argv[1:]) == 2
         assert capsys.readouterr().err == expected + "\n"
+
+
+LATEX_CASES = {
+    "by-hand-causal": [*BY_HAND, "--mask", "causal"],
+    "digits-100": [*BY_HAND, "--digits", "100"],
+    "sixteen-tokens": [
+        "--q", str([[(i * j + i) % 5 for j in range(4)] for i in range(16)]),
+        "--k", str([[(i + 2 * j) % 3 for j in range(4)] for i in range(16)]),
+        "--v", str([[i % 4, 1] for i in range(16)]), "--mask", "causal",
+    ],
+    "huge-numbers": ["--scores", "[[0, 1]]", "--v", "[[10**1000, 1/3**600], [1, 2]]"],
+    "long-sums": ["--scores", "[[" + "+".join(f"sqrt({k})" for k in range(2, 60)) + ", 0, e]]", "--v", "[[1],[2],[3]]"],
+    "products-and-functions": [
+        "--scores", "[[" + "*".join(f"log({k})" for k in range(2, 40)) + ", sin(1)*cos(2)*" + "*".join(f"sqrt({k})" for k in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)) + "]]",
+        "--v", "[[1, 2, 3], [2, 3, 4]]",
+    ],
+    "sixteen-columns": ["--scores", str([[f"{i}/{j + 7}" for j in range(16)] for i in range(3)]).replace("'", ""), "--v", str([[1]] * 16), "--digits", "10"],
+    "scale-and-keep-mask": [
+        "--q", "[[1,2,3,4]]", "--k", "[[1,2,3,4],[4,3,2,1],[0,1,0,1],[1,1,1,1]]", "--v", "[[1],[2],[3],[4]]",
+        "--scale", "1/3 + sqrt(5)/7", "--mask", "keep:[[1,0,1,1]]",
+    ],
+}
+
+
+def _overfull_boxes(tmp_path, body: str) -> list[str]:
+    import shutil
+
+    pdflatex = shutil.which("pdflatex")
+    assert pdflatex, "pdflatex is required (CI installs texlive-latex-base)"
+    document = "\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n" + body + "\n\\end{document}\n"
+    (tmp_path / "fit.tex").write_text(document)
+    compiled = subprocess.run(
+        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "fit.tex"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert compiled.returncode == 0, compiled.stdout[-1500:]
+    log = (tmp_path / "fit.log").read_text(errors="replace")
+    return re.findall(r"Overfull \\hbox \([0-9.]+pt too wide\)", log)
+
+
+def test_every_latex_display_fits_the_text_width(capsys, tmp_path):
+    bodies = []
+    for name, argv in LATEX_CASES.items():
+        code, out, err = run(capsys, *argv, "--format", "latex")
+        assert code == 0 and err == "", name
+        bodies.append(f"\\section*{{{name}}}\n{out}")
+    assert _overfull_boxes(tmp_path, "\n".join(bodies)) == []
+
+
+def test_the_overfull_check_can_fail(tmp_path):
+    """The one-line layout this replaced (exact weights, then decimals) overflows the page."""
+    from symbolic_attn.model.attention import attention
+    from symbolic_attn.render.latex import matrix_latex
+
+    result = attention([[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]], [[2, 0], [0, 2], [2, 2]])
+    weights = matrix_latex(result.weights, order="none")
+    body = "\\begin{align*}\nA &= \\operatorname{softmax}(S') = " + weights + " \\approx " + weights + "\n\\end{align*}"
+    assert _overfull_boxes(tmp_path, body)

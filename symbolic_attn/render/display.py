@@ -35,7 +35,7 @@ import sympy
 
 from symbolic_attn.errors import safe_text
 from symbolic_attn.render.exact_text import exact_rows, exact_string
-from symbolic_attn.render.latex import DISPLAY_WIDTH, expr_latex, fitted_lines, latex_width, matrix_latex
+from symbolic_attn.render.latex import DISPLAY_WIDTH, bracketed_rows, expr_latex, fitted_lines, latex_width, matrix_latex
 
 __all__ = ["text_report", "latex_report", "json_report", "JSON_DIGITS"]
 
@@ -155,7 +155,11 @@ def latex_report(result, digits: int = 3) -> str:
     }
     blocks = []
     if masked:
-        blocks.append([r"M &= " + matrix_latex(sympy.Matrix(result.mask.keep_grid())) + r" \quad \text{(1 = may attend)}"])
+        grid, note = matrix_latex(sympy.Matrix(result.mask.keep_grid())), r"\text{(1 = may attend)}"
+        if latex_width(f"M = {grid} \\quad {note}") <= DISPLAY_WIDTH:
+            blocks.append([rf"M &= {grid} \quad {note}"])
+        else:
+            blocks.append([rf"M &= {grid}", rf"&{note}"])
     for key, symbol, _title in _stages(result):
         blocks.append(_stage_lines(result, key, symbol.replace("'", "'"), names[key], digits))
     out = []
@@ -166,7 +170,7 @@ def latex_report(result, digits: int = 3) -> str:
 
 
 def _decimal_matrix(decimals) -> str:
-    return r"\begin{bmatrix}" + r" \\ ".join(" & ".join(d or "?" for d in row) for row in decimals) + r"\end{bmatrix}"
+    return bracketed_rows([" & ".join(d or "?" for d in row) for row in decimals], len(decimals[0]))
 
 
 def _stage_lines(result, key, symbol, name, digits) -> list[str]:

@@ -14,7 +14,7 @@ files are byte-identical across runs.
 
 import sympy
 
-__all__ = ["expr_latex", "matrix_latex", "escape_text", "plain_text", "prose_latex", "latex_width", "fitted_lines", "DISPLAY_WIDTH"]
+__all__ = ["expr_latex", "matrix_latex", "escape_text", "plain_text", "prose_latex", "latex_width", "fitted_lines", "DISPLAY_WIDTH", "bracketed_rows"]
 
 _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -45,9 +45,23 @@ def expr_latex(expr, order: str | None = None) -> str:
     return sympy.latex(expr, ln_notation=True, order=order)
 
 
+#: amsmath's ``bmatrix`` takes at most 10 columns (its MaxMatrixCols counter).
+BMATRIX_MAX_COLUMNS = 10
+
+
 def matrix_latex(matrix, order: str | None = None) -> str:
-    """A matrix as a ``bmatrix`` environment (amsmath), one row per ``\\``."""
+    """A matrix as a ``bmatrix`` environment (amsmath), one row per ``\\``.
+
+    Wider than amsmath's ten columns, the same brackets around an ``array``.
+    """
     rows = [" & ".join(expr_latex(entry, order) for entry in matrix.row(i)) for i in range(matrix.rows)]
+    return bracketed_rows(rows, matrix.cols)
+
+
+def bracketed_rows(rows: list[str], columns: int) -> str:
+    """Rows of ``&``-separated cells in matrix brackets (``bmatrix``, or ``array`` past ten columns)."""
+    if columns > BMATRIX_MAX_COLUMNS:
+        return r"\left[\begin{array}{" + "c" * columns + "}" + r" \\ ".join(rows) + r"\end{array}\right]"
     return r"\begin{bmatrix}" + r" \\ ".join(rows) + r"\end{bmatrix}"
 
 
