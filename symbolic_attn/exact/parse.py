@@ -58,19 +58,30 @@ _CONSTANTS = {"e": sympy.E, "E": sympy.E, "pi": sympy.pi}
 # Runs of letters, digits and underscores: numbers (0x... too) and names, bounded alike.
 _TOKEN_RUN = re.compile(r"\w+")
 _EXPONENT = re.compile(r"(?<![A-Za-z_])\d*\.?\d+[eE]([+-]?\d+)")
-_NUMBER_TEXT = re.compile(r"^(\d+)?(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
+# ASCII digits only ([0-9], not \d): "0.১৬৭" in Bengali digits is not 0.167.
+_NUMBER_TEXT = re.compile(r"^([0-9]+)?(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$")
 
 
-def exact_decimal(literal: str) -> sympy.Rational:
+def exact_decimal(literal: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Rational:
     """The exact rational written by a decimal literal such as ``0.43`` or ``1e-3``.
 
     >>> exact_decimal("0.140"), exact_decimal("2.5e2")
     (7/50, 250)
+    >>> exact_decimal("0.\u09e7\u09ec")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ParseError: not a number: '0.১৬' (ASCII digits only)
     """
-    match = _NUMBER_TEXT.match(literal)
+    if not isinstance(literal, str):
+        raise ParseError(f"expected the text of a number, got {shown(type(literal).__name__)}")
+    match = _NUMBER_TEXT.match(literal) if len(literal) <= limits.max_text_length else None
     if not match or not (match.group(1) or match.group(2)):
-        raise ParseError(f"not a number: {literal!r}")
+        raise ParseError(f"not a number: '{shown(literal)}' (ASCII digits only)")
     whole, fraction, exponent = match.group(1) or "", match.group(2) or "", match.group(3)
+    if len(whole) + len(fraction) > limits.max_digits:
+        raise InputLimitError(f"a number with {len(whole) + len(fraction)} digits exceeds the limit of {limits.max_digits}")
+    if exponent is not None and (len(exponent) > 12 or abs(int(exponent)) > limits.max_decimal_exponent):
+        raise InputLimitError(f"decimal exponent {shown(exponent, 20)} exceeds the limit of {limits.max_decimal_exponent}")
     value = Fraction(int(whole + fraction or "0"), 10 ** len(fraction))
     if exponent is not None:
         value *= Fraction(10) ** int(exponent)
@@ -164,7 +175,9 @@ def _check_brackets(text: str, limits: Limits) -> None:
 def _parse_tree(text: str, limits: Limits) -> ast.Expression:
     """Cheap textual limits first, then Python's parser (which only builds a tree)."""
     if not isinstance(text, str):
-        raise ParseError(f"expected text, got {type(text).__name__}")
+        raise ParseError(f"expected text, got {shown(type(text).__name__)}")
+    if not isinstance(limits, Limits):
+        raise ParseError(f"limits must be a Limits object, got {shown(type(limits).__name__)}")
     if len(text) > limits.max_text_length:
         raise InputLimitError(f"text of {len(text)} characters exceeds the limit of {limits.max_text_length}")
     if not text.strip():
@@ -217,7 +230,7 @@ class _Evaluator:
         # ``^`` was replaced by ``**``, which shifts columns; report positions in that text.
         self.text = text.replace("^", "**").strip()
         self.original = text
-        self.names = dict(names)
+        self.names = {name: _bound_value(name, value) for name, value in dict(names).items()}
         self.limits = limits
         self.work = 0  # multiply-adds spent on matrix products so far
 
@@ -377,6 +390,17 @@ class _Evaluator:
 
     def visit_List(self, node: ast.List):
         raise self.fail(node, "a list is only allowed as a whole matrix")
+
+
+def _bound_value(name, value):
+    """A value bound to a name: exact SymPy (ints become Integers); a float is refused."""
+    if isinstance(value, bool) or isinstance(value, float) or (isinstance(value, sympy.Basic) and value.has(sympy.Float)):
+        raise ParseError(f"name {shown(name)!r} is bound to {shown(value)}: only exact values can be bound")
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    if isinstance(value, (sympy.Basic, sympy.MatrixBase)):
+        return value
+    raise ParseError(f"name {shown(name)!r} is bound to a {shown(type(value).__name__)}: expected a SymPy value")
 
 
 def _magnitude_exceeds(value, bound: int) -> bool:
