@@ -244,3 +244,31 @@ def test_the_battery_can_fail(start_up):
     completed = subprocess.run(broken, capture_output=True, text=True, timeout=60)
     assert "Traceback" in completed.stderr and completed.stderr.count("\n") > 1
     assert _CONTROL.search(completed.stderr)
+
+
+# -- the same attitude in-process: random token soup through the parser ---------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+TOKENS = [
+    "1", "9", "0", "0.5", "99999", "1e400", "1e-3", "e", "pi", "E", "x", "sqrt(", "exp(", "log(", "ln(", "sin(",
+    "cos(", "(", ")", "[", "]", ",", "+", "-", "*", "/", "**", "^", "@", ".T", " ", "\x1b", "\u0661", "\n", "'",
+    "__import__", "lambda", ":", "=", "!", "1j", "0x1", "_", ".", "{", "}", "%", "<", ">", ";",
+]
+
+
+@settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(TOKENS), max_size=40), st.booleans())
+def test_token_soup_gives_a_value_or_a_typed_error(tokens, as_matrix):
+    from symbolic_attn.errors import SymbolicAttnError
+    from symbolic_attn.exact.parse import parse_expression, parse_matrix
+
+    text = "".join(tokens)
+    try:
+        value = (parse_matrix if as_matrix else parse_expression)(text)
+    except SymbolicAttnError as error:
+        message = str(error)
+        assert message.isprintable() and len(message) < 400, repr(message)
+    else:
+        assert value is not None
