@@ -95,8 +95,14 @@ class PdfError(SymbolicAttnError, RuntimeError):
     """pdflatex is missing or failed on the generated notes."""
 
 
-class TimeLimitError(SymbolicAttnError, RuntimeError):
-    """The command's wall-clock budget (``--timeout``) ran out; the message names the work."""
+class TimeLimitError(BaseException):
+    """The command's wall-clock budget (``--timeout``) ran out; the message names the work.
+
+    Raised only by the command line's alarm, never by the library.  Like
+    ``KeyboardInterrupt`` it is deliberately *not* an ``Exception`` (nor a
+    :class:`SymbolicAttnError`): no ``except`` in the library or in SymPy may turn it into
+    a verdict, a wrapped message or a retry; it unwinds to the command, which prints it.
+    """
 
 
 #: Characters never written raw: controls (ESC, BEL, CR, LF, TAB, NUL...), format characters

@@ -63,9 +63,10 @@ def test_masks_and_scales(capsys):
         ("block:[[1]]", "; mask block:[[1]]"),  # not 'keep [[0]]': echoed as given
         ("keep: [[0]]", "; mask keep: [[0]]"),
         ("padding:0", "; mask padding:0"),
+        ("keep:[[0]]", "; mask keep:[[0]]"),
         ("none", "; mask none"),
     ],
-    ids=["block", "keep-spaced", "padding", "none"],
+    ids=["block", "keep-spaced", "padding", "keep", "none"],
 )
 def test_mask_is_echoed_as_given(capsys, spec, header):
     code, out, _ = run(capsys, "--q", "[[1]]", "--k", "[[1]]", "--v", "[[1]]", "--mask", spec, "--empty-row", "zeros")

@@ -131,7 +131,7 @@ def main(argv=None) -> int:
     try:
         with _Budget(args.timeout, args.command):
             return args.handler(args)
-    except SymbolicAttnError as error:
+    except (SymbolicAttnError, TimeLimitError) as error:
         _print_error(error)
         return 2
     except RecursionError:

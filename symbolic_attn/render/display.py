@@ -77,10 +77,11 @@ def _describe_mask(result, given: str | None = None) -> str:
     """The mask as the user spelled it (``given``, escaped), else as a keep-grid;
     with its plain name in parentheses when a grid turns out to be none or causal."""
     canonical = _canonical_mask(result)
-    if given is None or given.strip() == canonical:
+    if given is None:
         return "mask " + (canonical if canonical in ("none", "causal") else canonical.replace(":", " ", 1))
     shown_spec = safe_text(given.strip(), 120)
-    return f"mask {shown_spec}" + (f" (= {canonical})" if canonical in ("none", "causal") else "")
+    plain = canonical in ("none", "causal") and given.strip() != canonical
+    return f"mask {shown_spec}" + (f" (= {canonical})" if plain else "")
 
 
 def _header(result, mask_spec=None) -> str:
