@@ -29,13 +29,14 @@ output Z = A V (1x2)
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 import sympy
 
 from symbolic_attn.errors import safe_text
 from symbolic_attn.render.exact_text import exact_rows, exact_string
-from symbolic_attn.render.latex import DISPLAY_WIDTH, bracketed_rows, expr_latex, fitted_lines, latex_width, matrix_latex
+from symbolic_attn.render.latex import DISPLAY_WIDTH, bracketed_rows, escape_text, expr_latex, fitted_lines, latex_width, matrix_latex
 
 __all__ = ["text_report", "latex_report", "json_report", "JSON_DIGITS"]
 
@@ -170,8 +171,15 @@ def latex_report(result, digits: int = 3) -> str:
     return "\n".join(out)
 
 
+def _decimal_cell(decimal) -> str:
+    """A decimal as math; anything else (``nan``, unknown) as text."""
+    if decimal and re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", decimal):
+        return decimal
+    return r"\text{" + escape_text(decimal or "?") + "}"
+
+
 def _decimal_matrix(decimals) -> str:
-    return bracketed_rows([" & ".join(d or "?" for d in row) for row in decimals], len(decimals[0]))
+    return bracketed_rows([" & ".join(_decimal_cell(d) for d in row) for row in decimals], len(decimals[0]))
 
 
 def _stage_lines(result, key, symbol, name, digits) -> list[str]:
@@ -204,7 +212,7 @@ def _stage_lines(result, key, symbol, name, digits) -> list[str]:
 
 def _decimal_tail(entry, shown, budget) -> list[str]:
     """`` \approx 0.330`` (or ``=``), a long decimal broken between digits."""
-    if shown is None or entry.is_Integer:
+    if shown is None or entry.is_Integer or _decimal_cell(shown) != shown:  # nan: the entry says it
         return []
     relation = r"=" if _relation(entry, shown) == "=" else r"\approx"
     per_line = max(int((budget - 30) // 5.0), 8)
