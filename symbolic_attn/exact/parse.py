@@ -243,7 +243,10 @@ class _Evaluator:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"{_describe(node)} is not allowed")
-        return self.checked(node, method(node))
+        value = method(node)
+        if isinstance(node, ast.Name) and node.id in self.names:
+            return value  # bound by the caller, checked when it was built
+        return self.checked(node, value)
 
     def checked(self, node: ast.AST, value):
         """Every intermediate value is bounded (size, numbers, powers, degree) and must be real."""
