@@ -72,6 +72,8 @@ CASES = {
     "zero-division": (q("1/(1-1)"), BAD, r"division by zero"),
     "pi-tower": (q("pi**pi**pi**pi"), BAD, r"too large or too small to show as a decimal|exceeds"),
     "exp-6900-valid": (scores("exp(6900)"), OK, None),
+    "score-huge-valid": (scores("10**1000"), OK, None),
+    "score-minus-huge": (scores("-10**1000"), {0, 2}, None),  # e^(-10^1000): a decimal or one honest line
     "many-surds-valid": (scores("+".join(f"sqrt({k})" for k in range(2, 60))), OK, None),
     # -- nesting and length ------------------------------------------------------------
     "deep-parens": (q("(" * 500 + "1" + ")" * 500), BAD, r"brackets nested 502 deep exceed the limit of 32"),
