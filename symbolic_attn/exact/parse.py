@@ -41,6 +41,7 @@ import sympy
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.errors import InputLimitError, ParseError, UndecidedError, shown
 from symbolic_attn.exact.certified import to_arb, working_precision
+from symbolic_attn.exact.scan import parse_tree as _parse_tree, snippet as _snippet
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "parse_expression", "parse_matrix", "exact_decimal"]
 
@@ -55,9 +56,6 @@ _FUNCTIONS = {
     "cos": (1, 1, sympy.cos),
 }
 _CONSTANTS = {"e": sympy.E, "E": sympy.E, "pi": sympy.pi}
-# Runs of letters, digits and underscores: numbers (0x... too) and names, bounded alike.
-_TOKEN_RUN = re.compile(r"\w+")
-_EXPONENT = re.compile(r"(?<![A-Za-z_])\d*\.?\d+[eE]([+-]?\d+)")
 # ASCII digits only ([0-9], not \d): "0.১৬৭" in Bengali digits is not 0.167.
 _NUMBER_TEXT = re.compile(r"^([0-9]+)?(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$")
 
@@ -131,96 +129,6 @@ def parse_matrix(text: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Immutab
             raise ParseError(f"row {number} has {len(row.elts)} entries, row 1 has {width}, in {_snippet(text)}")
         rows.append([evaluator.scalar(entry) for entry in row.elts])
     return sympy.ImmutableMatrix(rows)
-
-
-def _snippet(text: str, width: int = 60) -> str:
-    """The offending text, quoted and cut short, for an error message."""
-    return '"' + shown(text, width).replace('"', '\\"') + '"'
-
-
-_CLOSING = {"(": ")", "[": "]", "{": "}"}
-
-
-def _check_brackets(text: str, limits: Limits) -> None:
-    """Brackets nest at most ``max_depth`` deep and match; a mismatch names both columns.
-
-    >>> parse_matrix("[[1,0],[0,1]")
-    Traceback (most recent call last):
-    ...
-    symbolic_attn.errors.ParseError: unclosed '[' opened at column 1: no matching ']' in "[[1,0],[0,1]"
-    """
-    stack, deepest, mismatch = [], 0, None
-    for column, char in enumerate(text, start=1):
-        if char in _CLOSING:
-            stack.append((char, column))
-            deepest = max(deepest, len(stack))
-        elif char in ")]}" and mismatch is None:
-            if not stack:
-                mismatch = f"'{char}' at column {column} closes no bracket"
-                continue
-            opener, opened = stack.pop()
-            if _CLOSING[opener] != char:
-                mismatch = f"'{char}' at column {column} does not match '{opener}' opened at column {opened}"
-    if deepest > limits.max_depth:
-        raise InputLimitError(f"brackets nested {deepest} deep exceed the limit of {limits.max_depth}")
-    if mismatch:
-        raise ParseError(f"{mismatch} in {_snippet(text)}")
-    if stack:
-        opener, opened = stack[-1]
-        raise ParseError(
-            f"unclosed '{opener}' opened at column {opened}: no matching '{_CLOSING[opener]}' in {_snippet(text)}"
-        )
-
-
-def _parse_tree(text: str, limits: Limits) -> ast.Expression:
-    """Cheap textual limits first, then Python's parser (which only builds a tree)."""
-    if not isinstance(text, str):
-        raise ParseError(f"expected text, got {shown(type(text).__name__)}")
-    if not isinstance(limits, Limits):
-        raise ParseError(f"limits must be a Limits object, got {shown(type(limits).__name__)}")
-    if len(text) > limits.max_text_length:
-        raise InputLimitError(f"text of {len(text)} characters exceeds the limit of {limits.max_text_length}")
-    if not text.strip():
-        raise ParseError("empty expression")
-    for column, char in enumerate(text, start=1):
-        # ASCII only: Python's parser would read other digits or NFKC-fold letters
-        # (a fullwidth 'ｅ' becomes the constant e); a hand-written maths text needs none.
-        if not char.isascii():
-            raise ParseError(
-                f"non-ASCII character '{shown(char)}' (U+{ord(char):04X}) at column {column}: write numbers and "
-                f"names in ASCII, in {_snippet(text)}"
-            )
-        if not char.isprintable() and char not in " \t\r\n":
-            raise ParseError(f"control character '{shown(char)}' at column {column} in {_snippet(text)}")
-    _check_brackets(text, limits)
-    for run in _TOKEN_RUN.finditer(text):
-        if len(run.group()) > limits.max_digits:
-            what = f"a number with {len(run.group())} digits" if run.group()[0].isdigit() else f"a name of {len(run.group())} characters"
-            raise InputLimitError(f"{what} at column {run.start() + 1} exceeds the limit of {limits.max_digits}")
-    if text.count("@") > limits.max_matrix_products:
-        raise InputLimitError(f"{text.count('@')} matrix products exceed the limit of {limits.max_matrix_products}")
-    for match in _EXPONENT.finditer(text):
-        if abs(int(match.group(1))) > limits.max_decimal_exponent:
-            raise InputLimitError(
-                f"decimal exponent {match.group(1)} at column {match.start() + 1} exceeds the limit of "
-                f"{limits.max_decimal_exponent}"
-            )
-    try:
-        tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
-    except SyntaxError as error:
-        column = f" at column {error.offset}" if error.offset else ""
-        raise ParseError(f"malformed expression{column} in {_snippet(text)}") from None
-    except (MemoryError, RecursionError, ValueError):
-        raise InputLimitError(f"expression too complex to parse: {_snippet(text)}") from None
-    # Operators nest without brackets too ("1+1+...+1", "- - - 1"): bound the tree's
-    # depth with an explicit stack, before the recursive evaluator sees it.
-    stack = [(tree.body, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limits.max_tree_depth:
-            raise InputLimitError(f"expression nested more than {limits.max_tree_depth} operations deep: {_snippet(text)}")
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return tree
 
 
 class _Evaluator:

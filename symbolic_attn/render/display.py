@@ -59,10 +59,10 @@ def _stages(result):
 
 def _describe_scale(result) -> str:
     if result.d_k is not None and result.scale == 1 / sympy.sqrt(result.d_k):
-        return f"scale {sympy.sstr(result.scale)} (1/sqrt(d_k))"
+        return f"scale {exact_string(result.scale)} (1/sqrt(d_k))"
     if result.scale == 1:
         return "scale 1 (none)"
-    return f"scale {sympy.sstr(result.scale)}"
+    return f"scale {exact_string(result.scale)}"
 
 
 def _canonical_mask(result) -> str:
