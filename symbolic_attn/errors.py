@@ -8,6 +8,11 @@ can print ``str(error)`` as it is.
 
 __all__ = [
     "shown",
+    "safe_text",
+    "one_line",
+    "doing",
+    "current_activity",
+    "now_doing",
     "SymbolicAttnError",
     "ParseError",
     "InputLimitError",
@@ -27,6 +32,7 @@ __all__ = [
     "BackendError",
     "ImplementationError",
     "SubmissionError",
+    "TimeLimitError",
 ]
 
 
@@ -107,16 +113,165 @@ class ImplementationError(SymbolicAttnError, ValueError):
     """An implementation under test that cannot be loaded or called (bad MODULE:FUNCTION)."""
 
 
+class TimeLimitError(BaseException):
+    """The command's wall-clock budget (``--timeout``) ran out; the message names the work.
+
+    Raised only by the command line's alarm, never by the library.  Like
+    ``KeyboardInterrupt`` it is deliberately *not* an ``Exception`` (nor a
+    :class:`SymbolicAttnError`): no ``except`` in the library or in SymPy may turn it into
+    a verdict, a wrapped message or a retry; it unwinds to the command, which prints it.
+    """
+
+
+#: Characters never written raw: controls (ESC, BEL, CR, LF, TAB, NUL...), format characters
+#: (bidi overrides, zero-width), lone surrogates (undecodable bytes in argv or files),
+#: private-use and unassigned code points, and the Unicode line and paragraph separators.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Longest one-line message a command prints (the offending values inside are cut shorter).
+MESSAGE_WIDTH = 400
+
+
+def _escape(text: str) -> str:
+    import unicodedata
+
+    out = []
+    for char in text:
+        if char.isprintable() and unicodedata.category(char) not in _UNSAFE_CATEGORIES:
+            out.append(char)
+        elif char in _NAMED_ESCAPES:
+            out.append(_NAMED_ESCAPES[char])
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) < 0x10000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return "".join(out)
+
+
+def safe_text(text, width: int = 80) -> str:
+    r"""Input-derived text made safe to print: control characters escaped, one line, cut short.
+
+    Use it for every text that came from a user or a file before it reaches a terminal, a
+    report line or an error message: labels, titles, file names, values, unknown keys.
+    ESC, BEL, CR, LF, TAB, NUL (and bidi overrides, lone surrogates, line separators)
+    become visible escapes such as ```` and ``
+``, so that input can neither colour
+    the terminal nor forge a second report line; text longer than ``width`` characters
+    (after escaping) ends in ``...``.  It is idempotent, so text may pass through it twice.
+    JSON output needs no escaping (``json.dumps`` escapes controls), but may use it to cut.
+
+    >>> safe_text("x\nfake.toml: 99 passed")
+    'x\\nfake.toml: 99 passed'
+    >>> print(safe_text("\x1b[31mred\x07"))
+    \x1b[31mred\x07
+    >>> safe_text("a" * 100, width=10)
+    'aaaaaaa...'
+    """
+    escaped = _escape(text if isinstance(text, str) else str(text))
+    if width is not None and len(escaped) > width:
+        return escaped[: max(width - 3, 0)] + "..."
+    return escaped
+
+
+def one_line(error_or_text, width: int = MESSAGE_WIDTH) -> str:
+    r"""The one line every command prints for an error (or any message): the formatter.
+
+    Runs of spaces collapse to one; every control character is escaped as by
+    :func:`safe_text`; the line is cut to ``width`` characters.  An exception is shown by
+    its message (its type name when the message is empty).
+
+    >>> one_line(ValueError("bad\x1b[2J value\r\nsecond line"))
+    'bad\\x1b[2J value\\r\\nsecond line'
+    >>> one_line("  many   spaces ")
+    'many spaces'
+    """
+    if isinstance(error_or_text, BaseException):
+        text = str(error_or_text) or type(error_or_text).__name__
+    else:
+        text = str(error_or_text)
+    import re
+
+    return safe_text(re.sub(" {2,}", " ", text).strip(" "), width)
+
+
 def shown(value, width: int = 40) -> str:
-    """An offending value for an error message, cut short: it may be enormous.
+    """An offending value for an error message, cut short and escaped: it may be enormous.
+
+    Never fails: an integer too long for Python's int-to-text limit is described by its
+    size instead of being written out.
 
     >>> shown(10**100)
     '1000000000000000000000000000000000000...'
+    >>> shown(2**20000)
+    '<an integer of 6021 digits>'
     """
-    import sympy  # only here: the exceptions themselves need nothing
+    try:
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 10_000:
+            return _huge_integer(value)
+        import sympy  # only here: the exceptions themselves need nothing
 
-    text = sympy.sstr(value) if isinstance(value, sympy.Basic) else str(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
+        if isinstance(value, sympy.Basic):
+            if isinstance(value, sympy.Integer) and int(value).bit_length() > 10_000:
+                return _huge_integer(int(value))
+            text = sympy.sstr(value)
+        else:
+            text = str(value)
+    except (ValueError, TypeError, RecursionError, MemoryError, AttributeError):
+        text = f"<a {type(value).__name__} too large to show>"
+    return safe_text(text, width)
+
+
+def _huge_integer(value: int) -> str:
+    import math
+
+    digits = int(abs(value).bit_length() * math.log10(2)) + 1
+    if 10 ** (digits - 1) > abs(value):  # the estimate may be one too high
+        digits -= 1
+    return f"<an integer of {digits} digits>"
+
+
+_ACTIVITY: list = []
+
+
+def doing(what: str):
+    """A context manager naming the work under way, for the message when time runs out.
+
+    >>> with doing("computing the weights"):
+    ...     current_activity()
+    'computing the weights'
+    >>> current_activity() is None
+    True
+    """
+    import contextlib
+
+    @contextlib.contextmanager
+    def activity():
+        _ACTIVITY.append(what)
+        try:
+            yield
+        finally:
+            _ACTIVITY.pop()
+
+    return activity()
+
+
+def now_doing(what: str) -> None:
+    """Rename the innermost :func:`doing` activity (progress within one piece of work).
+
+    >>> with doing("checking"):
+    ...     now_doing("checking claim 3")
+    ...     current_activity()
+    'checking claim 3'
+    """
+    if _ACTIVITY:
+        _ACTIVITY[-1] = what
+
+
+def current_activity():
+    """The innermost :class:`doing` description under way, or None."""
+    return _ACTIVITY[-1] if _ACTIVITY else None
 
 
 class SubmissionError(SymbolicAttnError, ValueError):

@@ -148,7 +148,10 @@ def test_errors_are_one_clean_line(tmp_path, capsys, text, message):
     assert re.search(message, captured.err), captured.err
 
 
-UNDECIDABLE = "((1+sqrt(2))**1000)**7 - ((3+2*sqrt(2))**500)**7 + exp(1)/(exp(1)+1+exp(2))"
+# Exactly the weight ((1+sqrt k)^2 = (k+1) + 2 sqrt k), within every parser limit (degree
+# <= 256), but too big for the exact proof's size budget: honestly undecided.
+UNDECIDABLE = ("(1+sqrt(2))**250 - (3+2*sqrt(2))**125 + (1+sqrt(3))**250 - (4+2*sqrt(3))**125"
+               " + (1+sqrt(5))**250 - (6+2*sqrt(5))**125 + exp(1)/(exp(1)+1+exp(2))")
 
 
 def test_an_undecidable_claim_is_undecided_fast_and_exit_1(tmp_path, capsys):
@@ -169,17 +172,17 @@ def test_an_undecidable_claim_is_undecided_fast_and_exit_1(tmp_path, capsys):
 
 def test_a_small_equal_expression_is_still_proved(tmp_path, capsys):
     path = tmp_path / "ex.toml"
-    path.write_text(BASE + claim(UNDECIDABLE.replace("1000)**7", "10)").replace("500)**7", "5)")))
+    path.write_text(BASE + claim(UNDECIDABLE.replace("**250", "**10").replace("**125", "**5")))
     assert main(["check", str(path)]) == 0, capsys.readouterr()
 
 
 def test_timeout_names_what_was_being_computed(tmp_path):
     path = tmp_path / "ex.toml"
     path.write_text(BASE + claim("0.245", label="a_12"))
-    status, out, err, _ = run_cli(["check", str(path), "--timeout", "0.0001"])
+    status, out, err, _ = run_cli(["check", str(path), "--timeout", "0.001"])
     assert status == 2
     one_line_error(err)
-    assert re.search(r"the time budget of 0\.0001 s ran out while (reading|computing|judging|diagnosing|printing)", err)
+    assert re.search(r"time limit of 0\.001 s reached while (reading|computing|judging|diagnosing|printing)", err)
     status, _, err, _ = run_cli(["check", str(path), "--timeout", "-1"])
     assert status == 2 and err.count("\n") == 1
 

@@ -13,8 +13,8 @@ import re
 
 from symbolic_attn.model.attention import attention, attention_from_scores
 from symbolic_attn.render.display import json_report, latex_report, text_report
-from symbolic_attn.errors import InputLimitError, MaskError, ParseError
-from symbolic_attn.exact.convert import to_matrix
+from symbolic_attn.errors import FloatInputError, InputLimitError, MaskError, ParseError, doing, safe_text
+from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
 from symbolic_attn.exact.limits import Limits
 
@@ -60,7 +60,7 @@ def add_parser(subparsers) -> None:
         choices=sorted(EMPTY_ROW_POLICIES),
         help="what a row with no allowed key does (default: error)",
     )
-    parser.add_argument("--digits", type=int, default=3, metavar="N", help="decimal places shown (default 3)")
+    parser.add_argument("--digits", default="3", metavar="N", help=f"decimal places shown, 0 to {MAX_DIGITS} (default 3)")
     parser.add_argument("--format", choices=("text", "latex", "json"), default="text", help="output format (default text)")
     parser.set_defaults(handler=run)
 
@@ -82,17 +82,17 @@ def parse_mask_spec(spec: str, n: int, m: int) -> Mask:
     if kind == "causal" and not colon:
         return Mask.causal(n, m)
     if kind in ("keep", "block") and argument:
-        grid = to_matrix(argument, name=f"--mask {kind}")
+        grid = to_matrix(argument, name=f"--mask {kind}", limits=TEXT_LIMITS)
         mask = Mask.keep(grid.tolist()) if kind == "keep" else Mask.block(grid.tolist())
         if mask.shape != (n, m):
             raise MaskError(f"--mask {kind}: the grid is {mask.shape[0]}x{mask.shape[1]}, the scores are {n}x{m}")
         return mask
     if kind == "padding" and argument:
         if not re.fullmatch(r"[0-9]{1,6}", argument.strip()):
-            raise MaskError(f"--mask padding: expected a whole number of valid keys, got {argument!r}")
+            raise MaskError(f"--mask padding: expected a whole number of valid keys, got {safe_text(repr(argument), 40)}")
         return Mask.padding(n, m, int(argument))
     raise MaskError(
-        f"--mask: unknown mask {spec[:40]!r}: expected none, causal, keep:MATRIX, block:MATRIX or padding:VALID"
+        f"--mask: unknown mask {safe_text(repr(spec), 40)}: expected none, causal, keep:MATRIX, block:MATRIX or padding:VALID"
     )
 
 
@@ -105,32 +105,57 @@ def _check_size(n: int, m: int) -> None:
             )
 
 
+def _digits(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,3}", text.strip()) or int(text) > MAX_DIGITS:
+        raise ParseError(f"--digits must be a whole number between 0 and {MAX_DIGITS}, got {safe_text(repr(text), 30)}")
+    return int(text)
+
+
+def _scale(text):
+    """``--scale``: None (the default), "default", "none", or an exact expression."""
+    if text is None or text.strip() in ("default", "none"):
+        return None if text is None else text.strip()
+    try:
+        return to_exact(text, limits=TEXT_LIMITS)
+    except (ParseError, FloatInputError) as error:
+        raise type(error)(f"--scale: {error}") from None
+
+
+def _matrix(text, option):
+    with doing(f"reading {option}"):
+        return to_matrix(text, name=option, limits=TEXT_LIMITS)
+
+
 def run(args: argparse.Namespace) -> int:
-    if not 0 <= args.digits <= MAX_DIGITS:
-        raise ParseError(f"--digits must be between 0 and {MAX_DIGITS}, got {args.digits}")
+    digits = _digits(args.digits)
     options = {"on_empty_row": args.empty_row}
-    value = to_matrix(args.v, name="--v", limits=TEXT_LIMITS)
+    value = _matrix(args.v, "--v")
+    scale = _scale(args.scale)
     if args.scores is not None:
         if args.q is not None or args.k is not None:
             raise ParseError("give either --scores or --q and --k, not both")
-        scores = to_matrix(args.scores, name="--scores", limits=TEXT_LIMITS)
+        scores = _matrix(args.scores, "--scores")
         _check_size(scores.rows, scores.cols)
-        if args.scale == "default":
+        if scale == "default":
             raise ParseError("--scale default needs d_k, which --scores does not have: use --scale none or an expression")
         mask = parse_mask_spec(args.mask, scores.rows, scores.cols)
-        result = attention_from_scores(scores, value, mask=mask, scale=args.scale or "none", **options)
+        with doing("computing attention from the given scores"):
+            result = attention_from_scores(scores, value, mask=mask, scale=scale or "none", **options)
     else:
         if args.q is None or args.k is None:
             raise ParseError("give --q and --k (or --scores)")
-        query = to_matrix(args.q, name="--q", limits=TEXT_LIMITS)
-        key = to_matrix(args.k, name="--k", limits=TEXT_LIMITS)
+        query = _matrix(args.q, "--q")
+        key = _matrix(args.k, "--k")
         _check_size(query.rows, key.rows)
         mask = parse_mask_spec(args.mask, query.rows, key.rows)
-        result = attention(query, key, value, mask=mask, scale=args.scale or "default", **options)
-    if args.format == "json":
-        print(json_report(result))
-    elif args.format == "latex":
-        print(latex_report(result, args.digits))
-    else:
-        print(text_report(result, args.digits))
+        with doing("computing the scores Q K^T"):
+            result = attention(query, key, value, mask=mask, scale=scale or "default", **options)
+    with doing(f"computing every stage (closed forms and certified decimals) for --format {args.format}"):
+        if args.format == "json":
+            text = json_report(result)
+        elif args.format == "latex":
+            text = latex_report(result, digits)
+        else:
+            text = text_report(result, digits, mask_spec=args.mask)
+    print(text)
     return 0

@@ -22,52 +22,105 @@ Matrix([
 [0, sqrt(2)]])
 """
 
+import operator
 from decimal import Decimal
 from fractions import Fraction
 
 import sympy
 
-from symbolic_attn.errors import FloatInputError, ParseError, ShapeError, shown
-from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
+from symbolic_attn.errors import FloatInputError, InputLimitError, ParseError, ShapeError, shown
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.exact.parse import parse_expression, parse_matrix
 
 __all__ = ["to_exact", "to_matrix"]
 
 
-def to_exact(value) -> sympy.Expr:
-    """One exact SymPy scalar from an int, Fraction, Decimal, SymPy value or text."""
-    if isinstance(value, bool):
-        raise ParseError(f"a boolean ({value}) is not a number; use 1 or 0")
-    if isinstance(value, int):
-        return sympy.Integer(value)
-    if isinstance(value, float):
+def to_exact(value, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Expr:
+    """One exact SymPy scalar from an int, Fraction, Decimal, SymPy value or text.
+
+    NumPy scalars follow the same policy: ``np.int64(2)`` is the integer 2, a NumPy float
+    is refused with the float hint.  Every value is bounded as the parser bounds what it
+    builds (:func:`~symbolic_attn.exact.limits.check_value`); a Decimal's exponent and digits
+    are checked before it is converted (``Decimal('1e999999999')`` would take forever).
+
+    >>> import numpy as np
+    >>> to_exact(np.int64(2)), to_exact(Decimal("0.25"))
+    (2, 1/4)
+    >>> to_exact(np.float64(0.5))
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.FloatInputError: binary float 0.5 refused: write the string '0.5' (exactly 1/2) or Fraction(1, 2)
+    """
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        raise ParseError(f"a boolean ({shown(value)}) is not a number; use 1 or 0")
+    if isinstance(value, float):  # numpy.float64 is a float too
         raise FloatInputError(_float_hint(value))
+    if isinstance(value, int):
+        return check_value(sympy.Integer(_bounded_int(value, limits)), limits)
     if isinstance(value, Fraction):
+        _bounded_int(value.numerator, limits)
+        _bounded_int(value.denominator, limits)
         return sympy.Rational(value.numerator, value.denominator)
     if isinstance(value, Decimal):
-        if not value.is_finite():
-            raise ParseError(f"not a finite number: {value}")
-        return to_exact(Fraction(value))
+        return _decimal(value, limits)
     if isinstance(value, str):
-        result = parse_expression(value)
+        result = parse_expression(value, limits=limits)
         if isinstance(result, sympy.MatrixBase):
-            raise ParseError(f"expected a number, got a matrix: {value!r}")
+            raise ParseError(f"expected a number, got a matrix: {shown(value)!r}")
         return result
     if isinstance(value, sympy.MatrixBase):
         raise ParseError("expected a number, got a matrix")
     if isinstance(value, sympy.Basic):
+        if not isinstance(value, sympy.Expr):
+            # sympy.true, sets, relations...: not numbers, whatever they print as.
+            raise ParseError(f"a SymPy {type(value).__name__} ({shown(value)}) is not a number")
         if value.has(sympy.Float):
-            floats = sorted(str(f) for f in value.atoms(sympy.Float))
-            raise FloatInputError(f"SymPy Float {floats[0]} in {value} refused: use Rational or a decimal string")
+            floats = sorted(shown(f) for f in value.atoms(sympy.Float))
+            raise FloatInputError(
+                f"SymPy Float {floats[0]} in {shown(value)} refused: use Rational or a decimal string"
+            )
         if value.has(sympy.nan, sympy.zoo) or value.has(sympy.oo, -sympy.oo):
             raise ParseError(f"not a finite number: {shown(value)}")
+        check_value(value, limits)
         if value.is_number and value.is_extended_real is False:
             raise ParseError(f"not a real number: {shown(value)} (attention here is over the reals)")
         return value
-    # NumPy integer scalars and similar: exact only if they are integers.
-    if hasattr(value, "is_integer") and hasattr(value, "item"):
-        return to_exact(value.item())
-    raise ParseError(f"cannot use a {type(value).__name__} as an exact number: {value!r}"[:200])
+    # NumPy scalars and the like: integers through __index__, floats through the float policy.
+    if hasattr(value, "__index__"):
+        try:
+            return to_exact(operator.index(value), limits=limits)
+        except TypeError:
+            pass
+    if hasattr(value, "item") and hasattr(value, "dtype"):
+        item = value.item()
+        if isinstance(item, (int, float, bool)):
+            return to_exact(item, limits=limits)
+    raise ParseError(f"cannot use a {shown(type(value).__name__)} as an exact number: {shown(value, 60)}")
+
+
+def _bounded_int(number: int, limits: Limits) -> int:
+    """The integer itself, if it is within ``max_result_bits`` (never formatted when huge)."""
+    if number.bit_length() > limits.max_result_bits:
+        raise InputLimitError(
+            f"an integer of about {number.bit_length() * 3 // 10} digits exceeds the limit of "
+            f"{limits.max_result_bits * 3 // 10} digits"
+        )
+    return number
+
+
+def _decimal(value: Decimal, limits: Limits) -> sympy.Rational:
+    """An exact Decimal, its size checked before Fraction multiplies out the exponent."""
+    if not value.is_finite():
+        raise ParseError(f"not a finite number: {shown(value)}")
+    sign, digits, exponent = value.as_tuple()
+    if len(digits) > limits.max_digits:
+        raise InputLimitError(f"a Decimal of {len(digits)} digits exceeds the limit of {limits.max_digits}")
+    if abs(exponent) > limits.max_decimal_exponent:
+        raise InputLimitError(
+            f"a Decimal with exponent {exponent} exceeds the limit of {limits.max_decimal_exponent}"
+        )
+    fraction = Fraction(value)
+    return sympy.Rational(fraction.numerator, fraction.denominator)
 
 
 def to_matrix(value, *, name: str = "matrix", limits: Limits = DEFAULT_LIMITS) -> sympy.ImmutableMatrix:
@@ -113,7 +166,7 @@ def _entry(entry, name, row, column):
 
 
 def _float_hint(value: float) -> str:
-    shortest = repr(value)
+    shortest = float.__repr__(float(value))  # numpy 2's repr is 'np.float64(0.5)'; this is '0.5'
     exact = Fraction(shortest) if "inf" not in shortest and "nan" not in shortest else None
     if exact is None:
         return f"binary float {shortest} refused: not a finite exact number"

@@ -38,9 +38,10 @@ from typing import Mapping
 import flint
 import sympy
 
-from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.errors import InputLimitError, ParseError, UndecidedError, shown
 from symbolic_attn.exact.certified import to_arb, working_precision
+from symbolic_attn.exact.scan import parse_tree as _parse_tree, snippet as _snippet
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "parse_expression", "parse_matrix", "exact_decimal"]
 
@@ -55,22 +56,30 @@ _FUNCTIONS = {
     "cos": (1, 1, sympy.cos),
 }
 _CONSTANTS = {"e": sympy.E, "E": sympy.E, "pi": sympy.pi}
-# Runs of letters, digits and underscores: numbers (0x... too) and names, bounded alike.
-_TOKEN_RUN = re.compile(r"\w+")
-_EXPONENT = re.compile(r"(?<![A-Za-z_])\d*\.?\d+[eE]([+-]?\d+)")
-_NUMBER_TEXT = re.compile(r"^(\d+)?(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
+# ASCII digits only ([0-9], not \d): "0.১৬৭" in Bengali digits is not 0.167.
+_NUMBER_TEXT = re.compile(r"^([0-9]+)?(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$")
 
 
-def exact_decimal(literal: str) -> sympy.Rational:
+def exact_decimal(literal: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Rational:
     """The exact rational written by a decimal literal such as ``0.43`` or ``1e-3``.
 
     >>> exact_decimal("0.140"), exact_decimal("2.5e2")
     (7/50, 250)
+    >>> exact_decimal("0.\u09e7\u09ec")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ParseError: not a number: '0.১৬' (ASCII digits only)
     """
-    match = _NUMBER_TEXT.match(literal)
+    if not isinstance(literal, str):
+        raise ParseError(f"expected the text of a number, got {shown(type(literal).__name__)}")
+    match = _NUMBER_TEXT.match(literal) if len(literal) <= limits.max_text_length else None
     if not match or not (match.group(1) or match.group(2)):
-        raise ParseError(f"not a number: {literal!r}")
+        raise ParseError(f"not a number: '{shown(literal)}' (ASCII digits only)")
     whole, fraction, exponent = match.group(1) or "", match.group(2) or "", match.group(3)
+    if len(whole) + len(fraction) > limits.max_digits:
+        raise InputLimitError(f"a number with {len(whole) + len(fraction)} digits exceeds the limit of {limits.max_digits}")
+    if exponent is not None and (len(exponent) > 12 or abs(int(exponent)) > limits.max_decimal_exponent):
+        raise InputLimitError(f"decimal exponent {shown(exponent, 20)} exceeds the limit of {limits.max_decimal_exponent}")
     value = Fraction(int(whole + fraction or "0"), 10 ** len(fraction))
     if exponent is not None:
         value *= Fraction(10) ** int(exponent)
@@ -122,58 +131,6 @@ def parse_matrix(text: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Immutab
     return sympy.ImmutableMatrix(rows)
 
 
-def _snippet(text: str, width: int = 60) -> str:
-    """The offending text, quoted and cut short, for an error message."""
-    return '"' + shown(text, width).replace('"', '\\"') + '"'
-
-
-def _parse_tree(text: str, limits: Limits) -> ast.Expression:
-    """Cheap textual limits first, then Python's parser (which only builds a tree)."""
-    if not isinstance(text, str):
-        raise ParseError(f"expected text, got {type(text).__name__}")
-    if len(text) > limits.max_text_length:
-        raise InputLimitError(f"text of {len(text)} characters exceeds the limit of {limits.max_text_length}")
-    if not text.strip():
-        raise ParseError("empty expression")
-    depth = deepest = 0
-    for char in text:
-        if char in "([{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in ")]}":
-            depth -= 1
-    if deepest > limits.max_depth:
-        raise InputLimitError(f"brackets nested {deepest} deep exceed the limit of {limits.max_depth}")
-    for run in _TOKEN_RUN.finditer(text):
-        if len(run.group()) > limits.max_digits:
-            what = f"a number with {len(run.group())} digits" if run.group()[0].isdigit() else f"a name of {len(run.group())} characters"
-            raise InputLimitError(f"{what} at column {run.start() + 1} exceeds the limit of {limits.max_digits}")
-    if text.count("@") > limits.max_matrix_products:
-        raise InputLimitError(f"{text.count('@')} matrix products exceed the limit of {limits.max_matrix_products}")
-    for match in _EXPONENT.finditer(text):
-        if abs(int(match.group(1))) > limits.max_decimal_exponent:
-            raise InputLimitError(
-                f"decimal exponent {match.group(1)} at column {match.start() + 1} exceeds the limit of "
-                f"{limits.max_decimal_exponent}"
-            )
-    try:
-        tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
-    except SyntaxError as error:
-        column = f" at column {error.offset}" if error.offset else ""
-        raise ParseError(f"malformed expression{column} in {_snippet(text)}") from None
-    except (MemoryError, RecursionError, ValueError):
-        raise InputLimitError(f"expression too complex to parse: {_snippet(text)}") from None
-    # Operators nest without brackets too ("1+1+...+1", "- - - 1"): bound the tree's
-    # depth with an explicit stack, before the recursive evaluator sees it.
-    stack = [(tree.body, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limits.max_tree_depth:
-            raise InputLimitError(f"expression nested more than {limits.max_tree_depth} operations deep: {_snippet(text)}")
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return tree
-
-
 class _Evaluator:
     """Walks an allow-listed AST and builds exact SymPy values.  Everything else is refused."""
 
@@ -181,7 +138,7 @@ class _Evaluator:
         # ``^`` was replaced by ``**``, which shifts columns; report positions in that text.
         self.text = text.replace("^", "**").strip()
         self.original = text
-        self.names = dict(names)
+        self.names = {name: _bound_value(name, value) for name, value in dict(names).items()}
         self.limits = limits
         self.work = 0  # multiply-adds spent on matrix products so far
 
@@ -194,27 +151,19 @@ class _Evaluator:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"{_describe(node)} is not allowed")
-        return self.checked(node, method(node))
+        value = method(node)
+        if isinstance(node, ast.Name) and node.id in self.names:
+            return value  # bound by the caller, checked when it was built
+        return self.checked(node, value)
 
     def checked(self, node: ast.AST, value):
-        """Every intermediate value is bounded in size and must be real."""
+        """Every intermediate value is bounded (size, numbers, powers, degree) and must be real."""
+        column = getattr(node, "col_offset", None)
+        check_value(value, self.limits, f"built at column {column + 1} " if column is not None else "")
         entries = value if isinstance(value, sympy.MatrixBase) else (value,)
         for entry in entries:
-            if entry.is_Rational:  # the common case, checked cheaply
-                if max(abs(entry.p).bit_length(), entry.q.bit_length()) > self.limits.max_result_bits:
-                    raise InputLimitError(
-                        f"a number of about {max(abs(entry.p).bit_length(), entry.q.bit_length()) * 3 // 10} digits "
-                        f"built at column {node.col_offset + 1} exceeds the limit of "
-                        f"{self.limits.max_result_bits * 3 // 10} digits"
-                    )
+            if entry.is_Rational:
                 continue
-            for number in entry.atoms(sympy.Rational):
-                bits = max(abs(number.p).bit_length(), number.q.bit_length())
-                if bits > self.limits.max_result_bits:
-                    raise InputLimitError(
-                        f"a number of about {bits * 3 // 10} digits built at column {node.col_offset + 1} exceeds the "
-                        f"limit of {self.limits.max_result_bits * 3 // 10} digits"
-                    )
             if entry.is_number and entry.is_extended_real is False:
                 raise self.fail(node, f"{shown(entry)} is not a real number")
             if entry.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
@@ -352,6 +301,17 @@ class _Evaluator:
 
     def visit_List(self, node: ast.List):
         raise self.fail(node, "a list is only allowed as a whole matrix")
+
+
+def _bound_value(name, value):
+    """A value bound to a name: exact SymPy (ints become Integers); a float is refused."""
+    if isinstance(value, bool) or isinstance(value, float) or (isinstance(value, sympy.Basic) and value.has(sympy.Float)):
+        raise ParseError(f"name {shown(name)!r} is bound to {shown(value)}: only exact values can be bound")
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    if isinstance(value, (sympy.Basic, sympy.MatrixBase)):
+        return value
+    raise ParseError(f"name {shown(name)!r} is bound to a {shown(type(value).__name__)}: expected a SymPy value")
 
 
 def _magnitude_exceeds(value, bound: int) -> bool:

@@ -27,11 +27,12 @@ True
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 
 import sympy
 
-from symbolic_attn.errors import MaskError
+from symbolic_attn.errors import MaskError, shown
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 
 __all__ = ["Mask", "EMPTY_ROW_POLICIES"]
@@ -54,12 +55,21 @@ class Mask:
     allowed: tuple[tuple[bool, ...], ...]
 
     def __post_init__(self):
+        # Built directly, ``allowed`` may be anything: normalize to a tuple of bool tuples.
+        if not isinstance(self.allowed, (list, tuple)) or not all(isinstance(r, (list, tuple)) for r in self.allowed):
+            raise MaskError(f"a mask's grid must be rows of True/False, got {shown(type(self.allowed).__name__)}")
         if not self.allowed or not self.allowed[0]:
             raise MaskError("a mask needs at least one row and one column")
         width = len(self.allowed[0])
         for number, row in enumerate(self.allowed, start=1):
             if len(row) != width:
                 raise MaskError(f"mask row {number} has {len(row)} entries, row 1 has {width}")
+        if not all(type(b) is bool for row in self.allowed for b in row) or not isinstance(self.allowed, tuple):
+            grid = tuple(
+                tuple(_as_bool(b, "mask", i, j) for j, b in enumerate(row, start=1))
+                for i, row in enumerate(self.allowed, start=1)
+            )
+            object.__setattr__(self, "allowed", grid)
 
     # -- constructors -------------------------------------------------------------
 
@@ -87,7 +97,7 @@ class Mask:
                     out.append(True)
                 else:
                     raise MaskError(
-                        f"additive mask entry ({i},{j}) is {entry!r}: only 0 (allowed) and -oo (blocked) are "
+                        f"additive mask entry ({i},{j}) is {_quoted(entry)}: only 0 (allowed) and -oo (blocked) are "
                         "exact; a large finite negative only approximates a mask"
                     )
             rows.append(tuple(out))
@@ -105,15 +115,15 @@ class Mask:
         Mask.keep([[1, 1, 1, 0], [1, 1, 1, 1]])
         """
         m = n if m is None else m
-        _check_size(n, m)
+        n, m = _check_size(n, m)
+        offset = _whole(offset, "causal: the offset")
         return cls(tuple(tuple(j <= i + offset for j in range(m)) for i in range(n)))
 
     @classmethod
     def padding(cls, n: int, m: int, valid: int) -> Mask:
         """Only the first ``valid`` keys are real tokens; the rest are padding."""
-        _check_size(n, m)
-        if not isinstance(valid, int) or isinstance(valid, bool):
-            raise MaskError(f"padding: the valid key count must be a whole number, got {valid!r}")
+        n, m = _check_size(n, m)
+        valid = _whole(valid, "padding: the valid key count")
         if not 0 <= valid <= m:
             raise MaskError(f"padding: valid key count {valid} is outside 0..{m}")
         return cls(tuple(tuple(j < valid for j in range(m)) for _ in range(n)))
@@ -121,7 +131,7 @@ class Mask:
     @classmethod
     def full(cls, n: int, m: int) -> Mask:
         """Every query may attend to every key (no mask)."""
-        _check_size(n, m)
+        n, m = _check_size(n, m)
         return cls(tuple(tuple(True for _ in range(m)) for _ in range(n)))
 
     # -- structure ----------------------------------------------------------------
@@ -132,11 +142,17 @@ class Mask:
 
     def is_allowed(self, i: int, j: int) -> bool:
         """Whether query ``i`` may attend to key ``j`` (0-based)."""
-        return self.allowed[i][j]
+        return self.allowed[self._index(i, 0, "query")][self._index(j, 1, "key")]
 
     def allowed_keys(self, i: int) -> list[int]:
         """The 0-based key indices query ``i`` may attend to."""
-        return [j for j, ok in enumerate(self.allowed[i]) if ok]
+        return [j for j, ok in enumerate(self.allowed[self._index(i, 0, "query")]) if ok]
+
+    def _index(self, index, axis: int, what: str) -> int:
+        index = _whole(index, f"the {what} index")
+        if not 0 <= index < self.shape[axis]:
+            raise MaskError(f"{what} index {index} is outside 0..{self.shape[axis] - 1} (0-based)")
+        return index
 
     def empty_rows(self) -> list[int]:
         """0-based indices of the query rows that allow no key at all."""
@@ -144,7 +160,7 @@ class Mask:
 
     def __and__(self, other: Mask) -> Mask:
         if not isinstance(other, Mask):
-            return NotImplemented
+            raise MaskError(f"a Mask combines only with a Mask, not a {shown(type(other).__name__)}")
         if self.shape != other.shape:
             raise MaskError(f"cannot combine masks of shapes {self.shape} and {other.shape}")
         return Mask(tuple(tuple(a and b for a, b in zip(r, s)) for r, s in zip(self.allowed, other.allowed)))
@@ -163,8 +179,12 @@ class Mask:
         Mask.keep([[1, 1], [0, 1]])
         """
         n, m = self.shape
-        if n != m or sorted(permutation) != list(range(n)):
-            raise MaskError(f"permuted: {list(permutation)} is not a permutation of 0..{n - 1} for a {n}x{m} mask")
+        try:
+            permutation = [operator.index(p) for p in permutation]
+        except TypeError:
+            permutation = None
+        if n != m or permutation is None or sorted(permutation) != list(range(n)):
+            raise MaskError(f"permuted: {shown(permutation)} is not a permutation of 0..{n - 1} for a {n}x{m} mask")
         return Mask(tuple(tuple(self.allowed[permutation[i]][permutation[j]] for j in range(n)) for i in range(n)))
 
     def keep_grid(self) -> list[list[int]]:
@@ -183,38 +203,73 @@ class Mask:
         return f"Mask.keep({self.keep_grid()})"
 
 
+def _quoted(value) -> str:
+    """A value for a message: text quoted (as written), anything else shown, both cut short."""
+    return shown(repr(value) if isinstance(value, str) else value)
+
+
+def _whole(value, what: str) -> int:
+    """A whole number given as int, NumPy integer or SymPy Integer; anything else refused."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        raise MaskError(f"{what} must be a whole number, not the boolean {value}")
+    if isinstance(value, float):
+        raise MaskError(f"{what} must be a whole number, got the float {shown(float.__repr__(float(value)))}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise MaskError(f"{what} must be a whole number, got {shown(type(value).__name__)} {_quoted(value)}") from None
+
+
 def _check_size(n, m):
+    sizes = []
     for name, value in (("n", n), ("m", m)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise MaskError(f"mask size {name} must be a positive integer, got {value!r}")
-    if n > DEFAULT_LIMITS.max_rows or m > DEFAULT_LIMITS.max_cols:
-        raise MaskError(f"mask of {n}x{m} exceeds the size limit")
+        value = _whole(value, f"mask size {name}")
+        if value < 1:
+            raise MaskError(f"mask size {name} must be a positive integer, got {shown(value)}")
+        sizes.append(value)
+    if sizes[0] > DEFAULT_LIMITS.max_rows or sizes[1] > DEFAULT_LIMITS.max_cols:
+        raise MaskError(
+            f"mask of {shown(sizes[0], 12)}x{shown(sizes[1], 12)} exceeds the size limit of "
+            f"{DEFAULT_LIMITS.max_rows}x{DEFAULT_LIMITS.max_cols}"
+        )
+    return sizes
 
 
 def _rows(grid, kind):
     if isinstance(grid, sympy.MatrixBase):
         grid = grid.tolist()
-    elif hasattr(grid, "tolist"):
+    elif hasattr(grid, "tolist") and callable(grid.tolist):
         grid = grid.tolist()
     if not isinstance(grid, (list, tuple)) or not grid or not all(isinstance(r, (list, tuple)) for r in grid):
-        raise MaskError(f"{kind} mask: expected a grid given as a list of rows, got {type(grid).__name__}")
+        raise MaskError(f"{kind} mask: expected a grid given as a list of rows, got {shown(type(grid).__name__)}")
     _check_size(len(grid), len(grid[0]) if grid[0] else 0)
     return grid
 
 
+def _as_bool(entry, kind, i, j) -> bool:
+    """True/False, 1/0 (int, NumPy or SymPy integers), NumPy or SymPy booleans; nothing else."""
+    if entry is True or entry is sympy.true:
+        return True
+    if entry is False or entry is sympy.false:
+        return False
+    if type(entry).__name__ == "bool_":
+        return bool(entry)
+    if not isinstance(entry, float) and hasattr(entry, "__index__"):
+        try:
+            number = operator.index(entry)
+        except TypeError:
+            number = None
+        if number in (0, 1):
+            return number == 1
+    hint = " (a float: write 1 or 0)" if isinstance(entry, float) else ""
+    raise MaskError(f"{kind} mask entry ({i},{j}) is {_quoted(entry)}{hint}: expected True/False or 1/0")
+
+
 def _boolean_grid(grid, kind):
-    rows = []
-    for i, row in enumerate(_rows(grid, kind), start=1):
-        out = []
-        for j, entry in enumerate(row, start=1):
-            if entry is True or entry is sympy.true or (not isinstance(entry, float) and entry == 1):
-                out.append(True)
-            elif entry is False or entry is sympy.false or (not isinstance(entry, float) and entry == 0):
-                out.append(False)
-            else:
-                raise MaskError(f"{kind} mask entry ({i},{j}) is {entry!r}: expected True/False or 1/0")
-        rows.append(tuple(out))
-    return tuple(rows)
+    return tuple(
+        tuple(_as_bool(entry, kind, i, j) for j, entry in enumerate(row, start=1))
+        for i, row in enumerate(_rows(grid, kind), start=1)
+    )
 
 
 def _is_minus_infinity(entry) -> bool:
@@ -224,8 +279,17 @@ def _is_minus_infinity(entry) -> bool:
 
 
 def _is_zero(entry) -> bool:
-    if isinstance(entry, bool):
+    if isinstance(entry, bool) or type(entry).__name__ == "bool_":
         return False
     if isinstance(entry, str):
         return entry.strip() in ("0", "-0")
-    return entry == 0
+    if isinstance(entry, float):
+        return entry == 0.0  # 0.0 is exactly zero
+    if isinstance(entry, sympy.Basic):
+        return entry.is_zero is True and entry.is_number
+    if hasattr(entry, "__index__"):
+        try:
+            return operator.index(entry) == 0
+        except TypeError:
+            return False
+    return False

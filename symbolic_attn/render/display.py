@@ -29,11 +29,14 @@ output Z = A V (1x2)
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 import sympy
 
-from symbolic_attn.render.latex import expr_latex, matrix_latex
+from symbolic_attn.errors import safe_text
+from symbolic_attn.render.exact_text import exact_rows, exact_string
+from symbolic_attn.render.latex import DISPLAY_WIDTH, bracketed_rows, escape_text, expr_latex, fitted_lines, latex_width, matrix_latex
 
 __all__ = ["text_report", "latex_report", "json_report", "JSON_DIGITS"]
 
@@ -56,22 +59,33 @@ def _stages(result):
 
 def _describe_scale(result) -> str:
     if result.d_k is not None and result.scale == 1 / sympy.sqrt(result.d_k):
-        return f"scale {sympy.sstr(result.scale)} (1/sqrt(d_k))"
+        return f"scale {exact_string(result.scale)} (1/sqrt(d_k))"
     if result.scale == 1:
         return "scale 1 (none)"
-    return f"scale {sympy.sstr(result.scale)}"
+    return f"scale {exact_string(result.scale)}"
 
 
-def _describe_mask(result) -> str:
+def _canonical_mask(result) -> str:
     allowed = result.mask.allowed
     if all(all(row) for row in allowed):
-        return "mask none"
+        return "none"
     if all(ok == (j <= i) for i, row in enumerate(allowed) for j, ok in enumerate(row)):
-        return "mask causal"
-    return "mask keep " + str(result.mask.keep_grid()).replace(" ", "")
+        return "causal"
+    return "keep:" + str(result.mask.keep_grid()).replace(" ", "")
 
 
-def _header(result) -> str:
+def _describe_mask(result, given: str | None = None) -> str:
+    """The mask as the user spelled it (``given``, escaped), else as a keep-grid;
+    with its plain name in parentheses when a grid turns out to be none or causal."""
+    canonical = _canonical_mask(result)
+    if given is None:
+        return "mask " + (canonical if canonical in ("none", "causal") else canonical.replace(":", " ", 1))
+    shown_spec = safe_text(given.strip(), 120)
+    plain = canonical in ("none", "causal") and given.strip() != canonical
+    return f"mask {shown_spec}" + (f" (= {canonical})" if plain else "")
+
+
+def _header(result, mask_spec=None) -> str:
     n, m, d_k, d_v = result.shape
     kind = "attention" if result.query is not None else "attention from given scores"
     widths = f"d_k={d_k}, d_v={d_v}" if d_k is not None else f"d_v={d_v}"
@@ -80,7 +94,7 @@ def _header(result) -> str:
         extra.append(f"masking {result.options.masking}")
     if result.options.axis != "keys":
         extra.append(f"softmax over {result.options.axis}")
-    return f"{kind}: n={n} queries, m={m} keys, {widths}; {_describe_scale(result)}; {_describe_mask(result)}" + "".join(
+    return f"{kind}: n={n} queries, m={m} keys, {widths}; {_describe_scale(result)}; {_describe_mask(result, mask_spec)}" + "".join(
         f"; {e}" for e in extra
     )
 
@@ -92,9 +106,13 @@ def _relation(entry, shown: str) -> str:
     return "≈"
 
 
-def text_report(result, digits: int = 3) -> str:
-    """Each stage as a grid of decimals, then each entry exactly beside its decimal."""
-    lines = [_header(result)]
+def text_report(result, digits: int = 3, mask_spec: str | None = None) -> str:
+    """Each stage as a grid of decimals, then each entry exactly beside its decimal.
+
+    Exact values are written as the parser reads them (:mod:`~symbolic_attn.render.exact_text`);
+    ``mask_spec`` is the mask as the user wrote it, echoed (escaped) in the header.
+    """
+    lines = [_header(result, mask_spec)]
     for key, symbol, title in _stages(result):
         matrix = result.stage(key)
         decimals = result.decimals(key, digits)
@@ -105,7 +123,7 @@ def text_report(result, digits: int = 3) -> str:
         for i in range(matrix.rows):
             for j in range(matrix.cols):
                 entry, shown = matrix[i, j], decimals[i][j]
-                exact = sympy.sstr(entry, order="none")
+                exact = exact_string(entry)
                 if shown is None:
                     lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}")
                 elif entry.is_Integer:
@@ -115,30 +133,91 @@ def text_report(result, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
-def latex_report(result, digits: int = 3) -> str:
-    r"""The stages as one amsmath ``align*``: exact matrix, then its decimals.
+#: Display lines per ``align*``: pages may break between environments, never inside one.
+_LINES_PER_BLOCK = 30
 
-    A mask, when there is one, is shown as its keep-grid M (1 = may attend), and the
-    weights as :math:`\operatorname{softmax}_M`.
+
+def latex_report(result, digits: int = 3) -> str:
+    r"""The stages as amsmath ``align*`` blocks, every line within an article's ``\textwidth``.
+
+    A stage whose exact matrix fits on a line is shown whole, its decimals on the next
+    line; otherwise entry by entry, long closed forms broken over several lines
+    (:func:`~symbolic_attn.render.latex.fitted_lines`), each ending with its decimal.  A
+    mask, when there is one, is shown as its keep-grid M (1 = may attend), and the weights
+    as :math:`\operatorname{softmax}_M`.
     """
     masked = not all(all(row) for row in result.mask.allowed)
     softmax = r"\operatorname{softmax}_M" if masked else r"\operatorname{softmax}"
     source = "S'" if result.scale != 1 else "S"
     names = {
-        "scores": r"S" if result.query is None else r"S &= QK^{\mathsf{T}}",
-        "scaled": r"S' &= " + expr_latex(result.scale) + r"\, S",
-        "weights": rf"A &= {softmax}({source})",
-        "output": r"Z &= AV",
+        "scores": r"S" if result.query is None else r"S = QK^{\mathsf{T}}",
+        "scaled": r"S' = " + expr_latex(result.scale) + r"\, S",
+        "weights": rf"A = {softmax}({source})",
+        "output": r"Z = AV",
     }
-    rows = []
+    blocks = []
     if masked:
-        rows.append(r"M &= " + matrix_latex(sympy.Matrix(result.mask.keep_grid())) + r" && \text{(1 = may attend)}")
-    for key, _symbol, _title in _stages(result):
-        lhs = names[key] if "&" in names[key] else names[key] + " &"
-        decimals = result.decimals(key, digits)
-        approx = r"\begin{bmatrix}" + r" \\ ".join(" & ".join(d or "?" for d in row) for row in decimals) + r"\end{bmatrix}"
-        rows.append(f"{lhs} = {matrix_latex(result.stage(key), order='none')} \\approx {approx}")
-    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+        grid, note = matrix_latex(sympy.Matrix(result.mask.keep_grid())), r"\text{(1 = may attend)}"
+        if latex_width(f"M = {grid} \\quad {note}") <= DISPLAY_WIDTH:
+            blocks.append([rf"M &= {grid} \quad {note}"])
+        else:
+            blocks.append([rf"M &= {grid}", rf"&{note}"])
+    for key, symbol, _title in _stages(result):
+        blocks.append(_stage_lines(result, key, symbol.replace("'", "'"), names[key], digits))
+    out = []
+    for lines in blocks:
+        for start in range(0, len(lines), _LINES_PER_BLOCK):
+            out.append("\\begin{align*}\n" + " \\\\\n".join(lines[start : start + _LINES_PER_BLOCK]) + "\n\\end{align*}")
+    return "\n".join(out)
+
+
+def _decimal_cell(decimal) -> str:
+    """A decimal as math; anything else (``nan``, unknown) as text."""
+    if decimal and re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", decimal):
+        return decimal
+    return r"\text{" + escape_text(decimal or "?") + "}"
+
+
+def _decimal_matrix(decimals) -> str:
+    return bracketed_rows([" & ".join(_decimal_cell(d) for d in row) for row in decimals], len(decimals[0]))
+
+
+def _stage_lines(result, key, symbol, name, digits) -> list[str]:
+    matrix = result.stage(key)
+    decimals = result.decimals(key, digits)
+    exact = matrix_latex(matrix, order="none")
+    approx = _decimal_matrix(decimals)
+    lhs_width = latex_width(name)
+    if lhs_width + latex_width(exact) + 20 <= DISPLAY_WIDTH and lhs_width + latex_width(approx) + 20 <= DISPLAY_WIDTH:
+        return [f"{name} &= {exact}", rf"&\approx {approx}"]
+    # Entry by entry.  The decimal grid is shown first when it fits.
+    header = f"{name} &" + (rf"\approx {approx}" if latex_width(approx) + lhs_width + 20 <= DISPLAY_WIDTH else r"\text{, entry by entry:}")
+    lines = [header]
+    base = symbol.rstrip("'")
+    primes = "'" * (len(symbol) - len(base))
+    for i in range(matrix.rows):
+        for j in range(matrix.cols):
+            label = f"{base}{primes}_{{{i + 1},{j + 1}}}"
+            budget = DISPLAY_WIDTH - latex_width(label) - 30
+            pieces = fitted_lines(matrix[i, j], budget)
+            decimal = _decimal_tail(matrix[i, j], decimals[i][j], budget)
+            if len(decimal) == 1 and latex_width(pieces[-1] + decimal[0]) <= budget:
+                pieces[-1] += decimal[0]
+                decimal = []
+            lines.append(f"{label} &= {pieces[0]}")
+            lines.extend(rf"&\quad {piece}" for piece in pieces[1:])
+            lines.extend(rf"&{piece}" for piece in decimal)
+    return lines
+
+
+def _decimal_tail(entry, shown, budget) -> list[str]:
+    """`` \approx 0.330`` (or ``=``), a long decimal broken between digits."""
+    if shown is None or entry.is_Integer or _decimal_cell(shown) != shown:  # nan: the entry says it
+        return []
+    relation = r"=" if _relation(entry, shown) == "=" else r"\approx"
+    per_line = max(int((budget - 30) // 5.0), 8)
+    chunks = [shown[k : k + per_line] for k in range(0, len(shown), per_line)]
+    return [f" {relation} {chunks[0]}"] + [rf"\quad {chunk}" for chunk in chunks[1:]]
 
 
 def json_report(result) -> str:
@@ -146,13 +225,13 @@ def json_report(result) -> str:
     n, m, d_k, d_v = result.shape
     document = {
         "shape": {"n": n, "m": m, "d_k": d_k, "d_v": d_v},
-        "scale": sympy.sstr(result.scale),
+        "scale": exact_string(result.scale),
         "mask": result.mask.keep_grid(),
     }
     for key in ("scores", "scaled", "weights", "output"):
         matrix = result.stage(key)
         document[key] = {
-            "exact": [[sympy.sstr(e, order="none") for e in matrix.row(i)] for i in range(matrix.rows)],
+            "exact": exact_rows(matrix),
             "latex": matrix_latex(matrix, order="none"),
             "decimal": result.decimals(key, JSON_DIGITS, significant=True),
         }
