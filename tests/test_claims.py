@@ -57,7 +57,7 @@ def test_decimals_keep_their_written_precision_and_are_exact():
         ("[[[1]]]", r"^a matrix entry must be a number, not a matrix"),
         ("[1,,2]", r"^missing entry before ','"),
         ("[1, 2", r"^unclosed '\[' at column 1"),
-        ("1]", r"^a list needs brackets|malformed"),
+        ("1]", r"^('\]' at column 2 closes no bracket|a list needs brackets|malformed)"),
         ("0.330, 0.670", r"^a list needs brackets: write \[0\.330, 0\.670\]"),
         ("0,245", r"^a decimal comma is not read: write 0\.245 \(or \[0, 245\] for a list\)$"),
         ("0.\u09e7\u09ec\u09ed", r"^non-ASCII character"),
