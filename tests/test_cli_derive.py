@@ -258,7 +258,7 @@ def build():
     ("ZeroDivisionError", "build() raised ZeroDivisionError"),
     ("SystemExit(3)", "build() raised SystemExit: 3"),
     ("RecursionError('deep')", "build() raised RecursionError: deep"),
-    ("ValueError('a\\x1b[31mred\\nfake line')", r"build() raised ValueError: a\x1b[31mred fake line"),
+    ("ValueError('a\\x1b[31mred\\nfake line')", r"build() raised ValueError: a\x1b[31mred\nfake line"),
 ], ids=["runtime", "zero-division", "system-exit", "recursion", "control-characters"])
 def test_build_raising_anything_is_one_line_exit_2(tmp_path, capsys, exception, shown):
     write(tmp_path / "mine", "c_boom", BOOM.format(exception=exception))

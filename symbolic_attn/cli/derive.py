@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from symbolic_attn.errors import one_line
 from symbolic_attn.cli.output import write_documents
 from symbolic_attn.errors import DerivationFailure, ProofError, ScriptError, SymbolicAttnError, UndecidedError
 from symbolic_attn.notes.build import heading, render_documents, tex_builders
@@ -239,6 +240,5 @@ def _exception(error: BaseException) -> str:
 
 
 def _one_line(text: str) -> str:
-    """One line, control characters shown as escapes (a message must not forge lines)."""
-    text = " ".join(text.split())
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+    """One line, control characters shown as escapes: the one formatter of :mod:`symbolic_attn.errors`."""
+    return one_line(text, width=2000)

@@ -16,31 +16,15 @@ separator character is shown as a visible escape, and the text is cut to ``width
 'e\\u2028\\u202e'
 """
 
-import unicodedata
+from symbolic_attn.errors import safe_text
 
 __all__ = ["clean", "quoted"]
-
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-# Cc: C0/C1 controls (ESC, BEL, CR...); Cf: format characters (bidi overrides that reorder
-# what a terminal shows); Zl/Zp: line and paragraph separators; Cs: lone surrogates.
-_UNSAFE = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
-
-
-def _escape(char: str) -> str:
-    if char in _NAMED:
-        return _NAMED[char]
-    if unicodedata.category(char) not in _UNSAFE:
-        return char
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
 
 def clean(value, width: int = 80) -> str:
     """``value`` as one safe line: escapes for unsafe characters, at most ``width`` characters."""
     text = value if isinstance(value, str) else _plain(value)
-    text = text[: width * 2]  # cut before escaping: the input may be megabytes
-    out = "".join(_escape(char) for char in text)
-    return out if len(out) <= width else out[: max(width - 3, 1)] + "..."
+    # Cut before escaping (the input may be megabytes); the escaping is the one formatter's.
+    return safe_text(text[: width * 2], width)
 
 
 def quoted(value, width: int = 60) -> str:
