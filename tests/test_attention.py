@@ -299,3 +299,17 @@ def test_nan_weights_give_nan_outputs_even_against_a_zero_value():
     result = attention_from_scores([[0, 1], [0, 1]], [[0], [0]], mask=blocked, on_empty_row="nan")
     assert result.output[1, 0] is sympy.nan  # NaN * 0 is NaN (IEEE, SymPy and PyTorch agree)
     assert result.decimals("output", 3) == [["0.000"], ["nan"]]
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"masking": [1]}, r"^unknown masking '\[1\]'"),
+    ({"axis": "diagonal"}, r"^unknown axis 'diagonal'"),
+    ({"on_empty_row": None}, r"^unknown on_empty_row 'None'"),
+    ({"stable": "yes"}, r"^stable must be True or False, got 'yes'"),
+    ({"bogus": 1}, r"^unknown option 'bogus'"),
+], ids=["masking-list", "axis", "empty-row-none", "stable-text", "unknown-keyword"])
+def test_bad_options_are_typed_errors(options, message):
+    from symbolic_attn.errors import MaskError
+
+    with pytest.raises(MaskError, match=message):
+        attention([[1]], [[1]], [[1]], **options)

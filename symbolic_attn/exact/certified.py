@@ -233,6 +233,10 @@ def _proved_rational(expr) -> Fraction | None:
     a rational boundary, which in practice means ``expr`` is that rational in disguise.
     ``simplify`` only *proposes* the rational; :func:`proved_zero` must confirm it.
     """
+    # simplify's cost grows without bound with the expression: only small ones are tried
+    # (a larger value on a boundary stays undecided, which the callers report honestly).
+    if expr.count_ops() > MAX_ZERO_TEST_OPS:
+        return None
     candidate = sympy.simplify(expr)
     if not candidate.is_Rational or not proved_zero(expr - candidate):
         return None

@@ -70,8 +70,26 @@ class Options:
     def __post_init__(self):
         for name, allowed in (("masking", MASKINGS), ("axis", AXES), ("on_empty_row", EMPTY_ROW_POLICIES)):
             value = getattr(self, name)
-            if value not in allowed:
-                raise MaskError(f"unknown {name} {value!r}: expected one of {', '.join(allowed)}")
+            if not isinstance(value, str) or value not in allowed:
+                raise MaskError(f"unknown {name} {shown(value)!r}: expected one of {', '.join(allowed)}")
+        if not isinstance(self.stable, bool):
+            raise MaskError(f"stable must be True or False, got {shown(self.stable)!r}")
+
+    @classmethod
+    def from_keywords(cls, options: dict) -> "Options":
+        """Options from keyword arguments; an unknown keyword is a typed error naming it.
+
+        >>> Options.from_keywords({"masking": "renormalize"}).masking
+        'renormalize'
+        >>> Options.from_keywords({"bogus": 1})
+        Traceback (most recent call last):
+        ...
+        symbolic_attn.errors.MaskError: unknown option 'bogus': expected masking, axis, on_empty_row or stable
+        """
+        unknown = [name for name in options if name not in cls.__dataclass_fields__]
+        if unknown:
+            raise MaskError(f"unknown option {shown(unknown[0])!r}: expected masking, axis, on_empty_row or stable")
+        return cls(**options)
 
 
 def as_mask(mask, n: int, m: int) -> Mask:
@@ -218,7 +236,7 @@ def attention(query, key, value, mask=None, scale="default", **options) -> Atten
         value=V,
         scale=scale_value,
         mask=as_mask(mask, Q.rows, K.rows),
-        options=Options(**options),
+        options=Options.from_keywords(options),
         query=Q,
         key=K,
         d_k=d_k,
@@ -238,7 +256,7 @@ def attention_from_scores(scores, value, mask=None, scale="none", **options) -> 
     if scale == "default":
         raise ShapeError("scale 'default' needs d_k, which given scores do not have: pass an exact scale or 'none'")
     return AttentionResult(
-        S, value=V, scale=_scale(scale, None), mask=as_mask(mask, *S.shape), options=Options(**options)
+        S, value=V, scale=_scale(scale, None), mask=as_mask(mask, *S.shape), options=Options.from_keywords(options)
     )
 
 
