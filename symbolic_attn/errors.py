@@ -23,6 +23,8 @@ __all__ = [
     "DerivationFailure",
     "PdfError",
     "StageError",
+    "DefinitionError",
+    "ZeroVarianceError",
 ]
 
 
@@ -100,3 +102,11 @@ def shown(value, width: int = 40) -> str:
 
     text = sympy.sstr(value) if isinstance(value, sympy.Basic) else str(value)
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+class DefinitionError(SymbolicAttnError, ValueError):
+    """A computation file's definition that cannot be evaluated; the message names it."""
+
+
+class ZeroVarianceError(SymbolicAttnError, ValueError):
+    """A LayerNorm row with variance exactly 0 and eps = 0: there is no unit-variance row."""
