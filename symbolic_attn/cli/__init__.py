@@ -32,9 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     subparsers.required = True
-    from symbolic_attn.cli import attention, check, derive
+    from symbolic_attn.cli import attention, check, derive, run
 
-    for module in (attention, derive, check):
+    for module in (attention, derive, check, run):
         module.add_parser(subparsers)
     return parser
 

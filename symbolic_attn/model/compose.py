@@ -30,7 +30,7 @@ from symbolic_attn.errors import ShapeError
 from symbolic_attn.model.certify import matrix_decimals
 from symbolic_attn.model.trace import Trace
 
-__all__ = ["build_trace", "output_of", "row_broadcast", "as_operand", "MaskSpec", "resolve_mask"]
+__all__ = ["build_trace", "output_of", "row_broadcast", "as_operand", "MaskSpec", "resolve_mask", "product", "check_size", "MAX_NODES"]
 
 
 def build_trace(entries: Iterable[tuple[str, object]], settings=None) -> Trace:
@@ -72,6 +72,17 @@ def as_operand(value, name: str) -> sympy.ImmutableMatrix:
 
     if isinstance(value, Trace):
         return value["output"]
+    if isinstance(value, sympy.MatrixBase) and value.rows and value.cols:
+        # Structural checks only: to_matrix would also ask SymPy whether each entry is real,
+        # which for the large closed forms passed between sublayers is a slow numeric
+        # evaluation (they are real by construction).
+        from symbolic_attn.errors import FloatInputError, ParseError
+
+        if value.has(sympy.Float):
+            raise FloatInputError(f"{name}: SymPy Float refused: use Rational or a decimal string")
+        if value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo, sympy.I):
+            raise ParseError(f"{name}: entries must be finite real numbers")
+        return sympy.ImmutableMatrix(value)
     return to_matrix(value, name=name)
 
 
@@ -151,3 +162,56 @@ def resolve_mask(mask, n: int, m: int):
     if isinstance(mask, MaskSpec):
         return mask.resolve(n, m)
     return as_mask(mask, n, m)
+
+
+def product(A, B) -> sympy.ImmutableMatrix:
+    """The exact matrix product A B, skipping zero terms and unit factors.
+
+    SymPy's own product forms ``0 * x`` for every zero weight, and ``Mul`` then asks whether
+    ``x`` is finite, which for a large closed form means a slow numeric evaluation; weights
+    are mostly 0 and 1 in exercises, so skipping them keeps blocks fast (same exact value).
+
+    >>> product(sympy.Matrix([[1, 0], [0, 2]]), sympy.Matrix([[sympy.exp(1)], [3]]))
+    Matrix([
+    [E],
+    [6]])
+    """
+    if A.cols != B.rows:
+        raise ShapeError(f"cannot multiply {A.rows}x{A.cols} by {B.rows}x{B.cols}")
+    a_rows = A.tolist()
+    b_cols = [list(column) for column in zip(*B.tolist())] if B.rows else [[] for _ in range(B.cols)]
+    entries = []
+    for row in a_rows:
+        out = []
+        for column in b_cols:
+            terms = []
+            for a, b in zip(row, column):
+                if a == 0 or b == 0:
+                    continue
+                terms.append(b if a == 1 else a if b == 1 else a * b)
+            out.append(sympy.Add(*terms) if terms else sympy.S.Zero)
+        entries.append(out)
+    return sympy.ImmutableMatrix(A.rows, B.cols, [e for row in entries for e in row])
+
+
+#: Expression-tree nodes a matrix passed between sublayers may have.  Exact closed forms
+#: grow with every sublayer (a softmax of a LayerNorm of a softmax...), and SymPy's
+#: automatic simplification of large numeric trees is slow; past this size a block stops
+#: with an error instead of running for minutes.
+MAX_NODES = 6_000
+
+
+def check_size(matrix, what: str, limit: int = MAX_NODES) -> None:
+    """An :class:`~symbolic_attn.errors.InputLimitError` when ``matrix`` has more than
+    ``limit`` expression nodes in all (counted with an early exit)."""
+    from symbolic_attn.errors import InputLimitError
+
+    count = 0
+    for entry in matrix:
+        for _ in sympy.preorder_traversal(entry):
+            count += 1
+            if count > limit:
+                raise InputLimitError(
+                    f"{what}: the exact closed form has more than {limit} expression nodes; choose inputs with "
+                    "simpler values (e.g. rational attention weights) or fewer nested sublayers"
+                )

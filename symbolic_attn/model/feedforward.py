@@ -24,7 +24,7 @@ import sympy
 
 from symbolic_attn.errors import ShapeError, UndecidedError, shown
 from symbolic_attn.exact.certified import certified_sign, proved_zero
-from symbolic_attn.model.compose import as_operand, build_trace, row_broadcast
+from symbolic_attn.model.compose import as_operand, build_trace, product, row_broadcast
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["relu", "gelu", "feed_forward", "ACTIVATIONS", "GELU_TANH_COEFFICIENT"]
@@ -93,8 +93,8 @@ def feed_forward(X, W1, b1=0, W2=None, b2=0, activation: str = "relu") -> Trace:
         raise ShapeError(f"feed_forward: X is {X.rows}x{X.cols} and W1 is {W1.rows}x{W1.cols}: W1 needs {X.cols} rows")
     if W1.cols != W2.rows:
         raise ShapeError(f"feed_forward: W1 is {W1.rows}x{W1.cols} and W2 is {W2.rows}x{W2.cols}: W2 needs {W1.cols} rows")
-    hidden = sympy.ImmutableMatrix(X * W1 + row_broadcast(b1, X.rows, W1.cols, "b1"))
+    hidden = sympy.ImmutableMatrix(product(X, W1) + row_broadcast(b1, X.rows, W1.cols, "b1"))
     activated = activate(hidden, activation)
-    output = sympy.ImmutableMatrix(activated * W2 + row_broadcast(b2, X.rows, W2.cols, "b2"))
+    output = sympy.ImmutableMatrix(product(activated, W2) + row_broadcast(b2, X.rows, W2.cols, "b2"))
     return build_trace([("hidden", hidden), ("activated", activated), ("output", output)],
                        settings={"activation": activation})

@@ -33,7 +33,7 @@ import sympy
 
 from symbolic_attn.errors import InputLimitError, ShapeError, shown
 from symbolic_attn.model.attention import attention
-from symbolic_attn.model.compose import as_operand, build_trace, resolve_mask
+from symbolic_attn.model.compose import as_operand, build_trace, product, resolve_mask
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["multihead", "MAX_HEADS", "HEAD_ORDERS"]
@@ -82,7 +82,7 @@ def multihead(query, heads, WO=None, *, key=None, mask=None, scale="default", he
                 raise ShapeError(f"multihead: head {h} {name} is {W.rows}x{W.cols} but its input has width {rows}")
         if WQ.cols != WK.cols:
             raise ShapeError(f"multihead: head {h} W_Q is {WQ.rows}x{WQ.cols} and W_K {WK.rows}x{WK.cols}: d_k differs")
-        result = attention(X * WQ, source * WK, source * WV, mask=resolved, scale=scale, **options)
+        result = attention(product(X, WQ), product(source, WK), product(source, WV), mask=resolved, scale=scale, **options)
         entries.append((f"head[{h}]", result.trace))
     order = [trace for _, trace in entries]
     if head_order == "reversed":
@@ -93,7 +93,7 @@ def multihead(query, heads, WO=None, *, key=None, mask=None, scale="default", he
         WO = as_operand(WO, "W_O")
         if WO.rows != concat.cols:
             raise ShapeError(f"multihead: W_O is {WO.rows}x{WO.cols} but the concatenated heads are {concat.rows}x{concat.cols}")
-        output = sympy.ImmutableMatrix(concat * WO)
+        output = product(concat, WO)
     entries += [("concat", concat), ("output", output)]
     return build_trace(entries, settings={"heads": len(weights), "mask": resolved, "scale": scale,
                                           "head_order": head_order, "project": project and WO is not None,
