@@ -264,7 +264,9 @@ def _relation(entry, shown: str) -> str:
 def shown_paths(trace) -> list:
     """The stages worth showing: ``A.output`` is ``A`` again (and ``M.head[1].output`` is
     ``M.head[1]``), so those repeats are left out of text and LaTeX (JSON keeps them)."""
-    return [p for p in trace if not (p.endswith(".output") and p[: -len(".output")] in trace)]
+    paths = list(trace)
+    present = set(paths)
+    return [p for p in paths if not (p.endswith(".output") and p[: -len(".output")] in present)]
 
 
 def text_report(trace, definitions, digits: int) -> str:

@@ -30,7 +30,7 @@ from symbolic_attn.errors import ShapeError
 from symbolic_attn.model.certify import matrix_decimals
 from symbolic_attn.model.trace import Trace
 
-__all__ = ["build_trace", "output_of", "row_broadcast", "as_operand", "MaskSpec", "resolve_mask", "product", "check_size", "MAX_NODES"]
+__all__ = ["has_stage", "build_trace", "output_of", "row_broadcast", "as_operand", "MaskSpec", "resolve_mask", "product", "check_size", "MAX_NODES"]
 
 
 def build_trace(entries: Iterable[tuple[str, object]], settings=None) -> Trace:
@@ -39,7 +39,7 @@ def build_trace(entries: Iterable[tuple[str, object]], settings=None) -> Trace:
     delegated: dict = {}  # path -> (nested trace, its own path)
     for name, stage in entries:
         if isinstance(stage, Trace):
-            if "output" in stage:
+            if has_stage(stage, "output"):
                 stages[name] = (lambda s=stage: s["output"])
                 delegated[name] = (stage, "output")
             for path in stage:
@@ -57,6 +57,12 @@ def build_trace(entries: Iterable[tuple[str, object]], settings=None) -> Trace:
 
     trace = Trace(stages, decimals=decimals, settings=settings)
     return trace
+
+
+def has_stage(trace, path: str) -> bool:
+    """Whether ``trace`` has the stage ``path`` (a Mapping's ``in`` would ask for the
+    value, and an unknown stage is a StageError rather than a KeyError)."""
+    return any(p == path for p in trace)
 
 
 def output_of(value) -> sympy.ImmutableMatrix:

@@ -46,7 +46,7 @@ from symbolic_attn.errors import DefinitionError, InputLimitError, SymbolicAttnE
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
 from symbolic_attn.exact.parse import parse_expression
-from symbolic_attn.model.compose import MaskSpec, build_trace, check_size, product
+from symbolic_attn.model.compose import MaskSpec, build_trace, check_size, has_stage, product
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["run_program", "FUNCTIONS", "ProgramLimits", "NAME"]
@@ -365,7 +365,7 @@ class _Evaluator:
         if isinstance(value, (list, _Option, MaskSpec)):
             raise DefinitionError(f"the result is {self.kind(value)}, not a matrix, number or computation")
         if isinstance(value, Trace):
-            self.check_nodes(value["output"] if "output" in value else None)
+            self.check_nodes(value["output"] if has_stage(value, "output") else None)
         elif isinstance(value, sympy.MatrixBase):
             self.check_nodes(value)
         return value
@@ -620,7 +620,7 @@ class _Evaluator:
         return value
 
     def output(self, node, trace: Trace):
-        if "output" not in trace:
+        if not has_stage(trace, "output"):
             heads = [p for p in trace if "." not in p]
             raise self.fail(node, f"this computation has no single output; use one of its stages: {', '.join(heads)}")
         return trace["output"]
