@@ -26,7 +26,7 @@ from typing import Iterable
 
 import sympy
 
-from symbolic_attn.errors import ShapeError
+from symbolic_attn.errors import ShapeError, UndecidedError
 from symbolic_attn.model.certify import matrix_decimals
 from symbolic_attn.model.trace import Trace
 
@@ -52,7 +52,10 @@ def build_trace(entries: Iterable[tuple[str, object]], settings=None) -> Trace:
     def decimals(path, digits, significant):
         if path in delegated:
             inner, inner_path = delegated[path]
-            return inner.decimals(inner_path, digits, significant)
+            try:
+                return inner.decimals(inner_path, digits, significant)
+            except UndecidedError:  # e.g. a nested route that does not skip symbolic entries
+                pass
         return matrix_decimals(trace[path], digits, significant)
 
     trace = Trace(stages, decimals=decimals, settings=settings)

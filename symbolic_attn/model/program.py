@@ -327,10 +327,12 @@ def _renamed(error: SymbolicAttnError, name: str) -> SymbolicAttnError:
 def _check_inputs(inputs, limits: ProgramLimits) -> dict:
     names = {}
     for name, value in dict(inputs).items():
+        # Functions are only ever called, so an input may share a function's name (``ones``);
+        # sqrt, exp... stay reserved because number expressions are read by the safe parser.
         if not isinstance(name, str) or not NAME.match(name) or name in _CONSTANTS or _IDENTITY.match(name) \
-                or name in FUNCTIONS or name in _SCALAR_FUNCTIONS:
+                or name in _SCALAR_FUNCTIONS:
             raise DefinitionError(f"input {shown(name)!r}: not a usable name (a letter, then letters, digits, _; "
-                                  "not a function, a constant or I2, I3...)")
+                                  "not sqrt, exp, ln, log, sin, cos, e, E, pi or I2, I3...)")
         if isinstance(value, (sympy.MatrixBase, list, tuple)) or hasattr(value, "tolist"):
             matrix = to_matrix(value, name=f"input {name}")
             _check_dimension(matrix, f"input {name}", limits)
@@ -423,7 +425,7 @@ class _Evaluator:
     def visit(self, node, depth: int):
         if self.plain_scalar(node):
             segment = ast.get_source_segment(self.text, node)
-            scalars = {k: v for k, v in {**self.inputs, **self.values}.items() if isinstance(v, sympy.Expr)}
+            scalars = {k: v for k, v in {**self.inputs, **self.values}.items() if _is_number(v)}
             return parse_expression(segment, scalars, limits=self.limits.parser)
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
@@ -441,7 +443,7 @@ class _Evaluator:
                 if child.id in _CONSTANTS or child.id in _SCALAR_FUNCTIONS:
                     continue
                 value = self.inputs.get(child.id, self.values.get(child.id) if child.id in self.values else None)
-                if not isinstance(value, sympy.Expr) or child.id == self.name:
+                if not _is_number(value) or child.id == self.name:
                     return False
             elif isinstance(child, ast.Call):
                 if not isinstance(child.func, ast.Name) or child.func.id not in _SCALAR_FUNCTIONS or child.keywords:
@@ -659,7 +661,7 @@ class _Evaluator:
         if kind == "scalar":
             if isinstance(value, int):
                 value = sympy.Integer(value)
-            if not isinstance(value, sympy.Expr):
+            if not _is_number(value):
                 raise self.fail(node, f"{what}: expected a number, got {self.kind(value)}")
             return value
         if kind in ("count", "count0"):
@@ -673,7 +675,7 @@ class _Evaluator:
         if kind == "number_or_matrix":
             if isinstance(value, int):
                 return sympy.Integer(value)
-            return value if isinstance(value, sympy.Expr) else self.matrix(node, value, what)
+            return value if _is_number(value) else self.matrix(node, value, what)
         if kind == "mask":
             if isinstance(value, MaskSpec):
                 return value
@@ -682,7 +684,7 @@ class _Evaluator:
             raise self.fail(node, f"{what}: expected 'none', 'causal', keep(M), block(M) or padding(k), "
                                   f"got {self.kind(value)}")
         if kind == "positions":
-            if isinstance(value, list) and all(isinstance(v, sympy.Expr) for v in value):
+            if isinstance(value, list) and all(_is_number(v) for v in value):
                 return value
             if isinstance(value, sympy.MatrixBase) and 1 in value.shape:
                 return list(value)
@@ -711,6 +713,11 @@ class _Evaluator:
         if isinstance(value, sympy.MatrixBase):
             return f"a {value.rows}x{value.cols} matrix"
         return f"the number {shown(value)}"
+
+
+def _is_number(value) -> bool:
+    """A SymPy number or expression, not a matrix (an ImmutableMatrix is also an Expr)."""
+    return isinstance(value, sympy.Expr) and not isinstance(value, sympy.MatrixBase)
 
 
 def _signature(name: str) -> str:
