@@ -23,7 +23,7 @@ import tomllib
 import sympy
 from sympy.printing.str import StrPrinter
 
-from symbolic_attn.errors import ExerciseError, ParseError, SymbolicAttnError
+from symbolic_attn.errors import ExerciseError, InputLimitError, ParseError, SymbolicAttnError
 from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.model.program import NAME, run_program
 from symbolic_attn.render.latex import escape_text, matrix_latex
@@ -32,9 +32,11 @@ __all__ = ["add_parser", "run", "load_computation", "exact_text", "json_document
 
 MAX_FILE_BYTES = 1_000_000
 MAX_INPUTS = 64
-MAX_DIMENSION = 32
+MAX_DIMENSION = 64
 MAX_DIGITS = 100
 JSON_DIGITS = 30
+#: Expression nodes of all printed stages together (see check_printable).
+MAX_PRINTED_NODES = 250_000
 _ATTENTION_KEYS = ("query", "key", "value", "scores", "mask", "scale")
 
 
@@ -303,11 +305,31 @@ def latex_report(trace, digits: int) -> str:
     return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
 
 
+def check_printable(trace, limit: int = MAX_PRINTED_NODES) -> None:
+    """Refuse, before printing anything, a file whose closed forms are too big to show.
+
+    Every stage is printed exactly (text, LaTeX) with certified decimals: a 32 x 32
+    two-head computation with a dense W_O printed 200 MB of JSON in eight minutes.
+    """
+    count = 0
+    for path in trace:
+        for entry in trace[path]:
+            for _ in sympy.preorder_traversal(entry):
+                count += 1
+                if count > limit:
+                    raise InputLimitError(
+                        f"{path}: the exact stages of this file have more than {limit} expression nodes in all, too "
+                        "many to print; use smaller matrices, or the Python API "
+                        "(symbolic_attn.model.program.run_program) without printing"
+                    )
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.digits <= MAX_DIGITS:
         raise ParseError(f"--digits must be between 0 and {MAX_DIGITS}, got {args.digits}")
     inputs, definitions = load_computation(read_file(args.file), source=args.file)
     trace = run_program(inputs, definitions)
+    check_printable(trace)
     if args.format == "json":
         print(json.dumps(json_document(trace, definitions), indent=2, ensure_ascii=False))
     elif args.format == "latex":

@@ -203,24 +203,25 @@ def product(A, B) -> sympy.ImmutableMatrix:
     return sympy.ImmutableMatrix(A.rows, B.cols, [e for row in entries for e in row])
 
 
-#: Expression-tree nodes a matrix passed between sublayers may have.  Exact closed forms
-#: grow with every sublayer (a softmax of a LayerNorm of a softmax...), and SymPy's
-#: automatic simplification of large numeric trees is slow; past this size a block stops
-#: with an error instead of running for minutes.
-MAX_NODES = 6_000
+#: Expression-tree nodes one entry of a matrix passed on to another operation may have.
+#: Exact closed forms grow with every sublayer (a softmax of a LayerNorm of a softmax...),
+#: and SymPy's automatic simplification of large numeric trees is slow (a LayerNorm of four
+#: entries of ~4,000 nodes ran for minutes); past this size the computation stops with an
+#: error instead.  Big matrices of small entries (a 32 x 32 attention) are fine.
+MAX_NODES = 2_000
 
 
 def check_size(matrix, what: str, limit: int = MAX_NODES) -> None:
-    """An :class:`~symbolic_attn.errors.InputLimitError` when ``matrix`` has more than
-    ``limit`` expression nodes in all (counted with an early exit)."""
+    """An :class:`~symbolic_attn.errors.InputLimitError` when an entry of ``matrix`` has more
+    than ``limit`` expression nodes (counted with an early exit)."""
     from symbolic_attn.errors import InputLimitError
 
-    count = 0
     for entry in matrix:
+        count = 0
         for _ in sympy.preorder_traversal(entry):
             count += 1
             if count > limit:
                 raise InputLimitError(
-                    f"{what}: the exact closed form has more than {limit} expression nodes; choose inputs with "
-                    "simpler values (e.g. rational attention weights) or fewer nested sublayers"
+                    f"{what}: an entry's exact closed form has more than {limit} expression nodes; choose inputs "
+                    "with simpler values (e.g. rational attention weights) or fewer nested sublayers"
                 )
