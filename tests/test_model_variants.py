@@ -74,3 +74,21 @@ def test_variant_traces_keeps_errors_as_values():
 def test_unknown_variant():
     with pytest.raises(StageError, match=r"^unknown variant 'x'"):
         variant_trace(INPUTS, [("L", "layer_norm(z)")], "x")
+
+
+@pytest.mark.parametrize("settings,path,wrong", [
+    ({"scale": "none"}, "A.scaled", M([[1, 0], [0, 4]])),
+    ({"masking": "zero_after_softmax"}, "A.weights", None),
+], ids=["scale_forgotten", "zero_after_softmax"])
+def test_attention_core_mistakes_reach_every_attention_and_head(settings, path, wrong):
+    from symbolic_attn.model.program import run_program
+
+    definitions = [("A", "attention(X, X, X, mask = 'causal')"), ("H", "multihead(X, heads = [[I2, I2, I2]])")]
+    right = run_program(INPUTS, definitions)
+    produced = run_program(INPUTS, definitions, variant={"attention": settings})
+    assert produced[path] != right[path]
+    assert produced["H.head[1].weights"] != right["H.head[1].weights"] or "masking" in settings
+    if wrong is not None:
+        assert produced[path] == wrong
+    else:  # blocked weight 0 but the row no longer sums to 1
+        assert produced[path][0, 1] == 0 and sum(produced[path].row(0)) != 1

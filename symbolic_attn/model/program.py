@@ -89,14 +89,16 @@ def _attention(ev, Q, K, V, mask, scale, scores):
     from symbolic_attn.model.attention import attention, attention_from_scores
     from symbolic_attn.model.compose import resolve_mask
 
+    overrides = dict(ev.variant.get("attention", {}))  # a mistake of the attention core itself
+    scale = overrides.pop("scale", scale)
     if scores is not None:  # given (already scaled) scores, as the [attention] table allows
         if Q is not None or K is not None:
             raise DefinitionError("attention: give either scores= or Q and K, not both")
         scale = "none" if scale == "default" else scale
-        return attention_from_scores(scores, V, mask=resolve_mask(mask, *scores.shape), scale=scale).trace
+        return attention_from_scores(scores, V, mask=resolve_mask(mask, *scores.shape), scale=scale, **overrides).trace
     if Q is None or K is None:
         raise DefinitionError("attention needs Q, K and V (or scores= and V)")
-    return attention(Q, K, V, mask=resolve_mask(mask, Q.rows, K.rows), scale=scale).trace
+    return attention(Q, K, V, mask=resolve_mask(mask, Q.rows, K.rows), scale=scale, **overrides).trace
 
 
 def _softmax(ev, S, mask):
@@ -115,7 +117,14 @@ def _multihead(ev, X, heads, WO, mask, query, key, scale):
     source = X if X is not None else query
     if source is None:
         raise DefinitionError("multihead: the input is missing (multihead(X, heads=...) or multihead(query=D, key=E, ...))")
-    return multihead(source, heads, WO, key=key, mask=mask, scale=scale, **ev.variant.get("multihead", {}))
+    options = _multihead_options(ev)
+    scale = options.pop("scale", scale)
+    return multihead(source, heads, WO, key=key, mask=mask, scale=scale, **options)
+
+
+def _multihead_options(ev) -> dict:
+    """Settings for every head: the attention core's (``attention``) and multihead's own."""
+    return {**ev.variant.get("attention", {}), **ev.variant.get("multihead", {})}
 
 
 def _sinusoidal(ev, n, d, base):
@@ -165,7 +174,7 @@ def _block_options(ev, norm):
     if block.pop("flip_norm", False):
         norm = "pre" if norm == "post" else "post"
     return {"norm": norm, "layer_norm_options": ev.variant.get("layer_norm"),
-            "multihead_options": ev.variant.get("multihead"), **block}
+            "multihead_options": _multihead_options(ev), **block}
 
 
 def _encoder_block(ev, X, heads, WO, W1, b1, W2, b2, eps, norm, mask, activation, gamma1, beta1, gamma2, beta2):
@@ -270,7 +279,9 @@ def run_program(inputs: Mapping[str, object], definitions: Sequence[tuple[str, s
     Returns one :class:`Trace`: each definition ``N`` under its name (its final output), and
     every stage of it as ``N.STAGE`` (``A.weights``, ``M.head[1].weights``).  ``variant`` maps
     an operation (``layer_norm``, ``multihead``, ``sinusoidal``, ``rope``, ``block``) to
-    settings that override it everywhere (see :mod:`symbolic_attn.model.variants`).
+    settings that override it everywhere (see :mod:`symbolic_attn.model.variants`); the key
+    ``attention`` takes the attention core's own settings (``scale``, ``masking``, ``axis``)
+    and applies them to every attention call and every head.
     ``settings["definitions"]`` holds each definition's own value.
     """
     definitions = list(definitions) if not isinstance(definitions, list) else definitions
