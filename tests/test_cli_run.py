@@ -12,7 +12,8 @@ from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.model.certify import decimal_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-ISSUE = EXAMPLES / "define_issue.toml"
+DEFINE = EXAMPLES / "define"
+ISSUE = DEFINE / "issue.toml"
 
 
 def run(capsys, *argv):
@@ -43,7 +44,7 @@ def test_json_has_every_definition_and_stage(capsys):
 
 
 def test_json_exact_strings_parse_back(capsys):
-    code, out, _ = run(capsys, EXAMPLES / "define_encoder.toml", "--format", "json")
+    code, out, _ = run(capsys, DEFINE / "encoder.toml", "--format", "json")
     assert code == 0
     stages = json.loads(out)["stages"]
     checked = 0
@@ -64,7 +65,7 @@ def test_exact_strings_print_e_as_e(tmp_path, capsys):
 
 
 def test_text_shows_exact_beside_decimals(capsys):
-    code, out, err = run(capsys, EXAMPLES / "define_layer_norm.toml", "--digits", "4")
+    code, out, err = run(capsys, DEFINE / "layer_norm.toml", "--digits", "4")
     assert code == 0 and err == ""
     assert "L = layer_norm(z) (1x2)" in out
     assert "  Leps[1,1] = -10*sqrt(101)/101  ≈ -0.9950" in out
@@ -73,7 +74,7 @@ def test_text_shows_exact_beside_decimals(capsys):
 
 
 def test_latex(capsys):
-    code, out, _ = run(capsys, EXAMPLES / "define_positional.toml", "--format", "latex")
+    code, out, _ = run(capsys, DEFINE / "positional.toml", "--format", "latex")
     assert code == 0
     assert out.startswith("\\begin{align*}\n") and out.rstrip().endswith("\\end{align*}")
     assert r"\text{P2} &= \begin{bmatrix}0 & 1 \\ \sin{\left(1 \right)} & \cos{\left(1 \right)}" in out
@@ -86,7 +87,8 @@ def test_legacy_attention_table_is_the_definition_named_attention(capsys):
     assert "attention.weights" in stages and "attention" in stages
 
 
-@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.toml") if p.name != "expected.toml"))
+@pytest.mark.parametrize("example", sorted(str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*.toml")
+                                            if p.name != "expected.toml"))
 def test_every_example_runs(example, capsys):
     start = time.perf_counter()
     code, out, err = run(capsys, EXAMPLES / example)
