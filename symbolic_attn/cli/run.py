@@ -19,6 +19,7 @@ import json
 import os
 import stat
 import tomllib
+import warnings
 
 import sympy
 from sympy.printing.str import StrPrinter
@@ -155,7 +156,9 @@ def _exact(key, value, names, source):
                 raise ExerciseError(f"{source}: {key}: integer with more than 400 digits")
             return sympy.Integer(value)
         if isinstance(value, str):
-            result = parse_expression(value, names)
+            with warnings.catch_warnings():  # Python's "invalid decimal literal" warning is not ours to print
+                warnings.simplefilter("ignore")
+                result = parse_expression(value, names)
             return sympy.ImmutableMatrix(result) if isinstance(result, sympy.MatrixBase) else result
     except ExerciseError:
         raise

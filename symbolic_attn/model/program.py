@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -399,7 +400,9 @@ class _Evaluator:
             if len(run.group()) > limits.parser.max_digits:
                 raise InputLimitError(f"a token of {len(run.group())} characters exceeds the limit of {limits.parser.max_digits}")
         try:
-            tree = ast.parse(text, mode="eval")
+            with warnings.catch_warnings():  # "invalid decimal literal" warnings would reach stderr
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text, mode="eval")
         except SyntaxError as error:
             where = f" at column {error.offset}" if error.offset else ""
             raise DefinitionError(f"malformed definition{where}: {shown(self.original, 60)!r}") from None
