@@ -111,6 +111,8 @@ BAD = [
     ("nothing", "title = 'x'\n", r"nothing to compute"),
     ("define_not_string", "[define]\nA = 3\n", r"define.A: expected a string"),
     ("binary", "\x00", r"binary data"),
+    ("syntax_warning_input", '[inputs]\nX = "1X"\n[define]\nA = "X"\n', r"inputs.X: malformed expression"),
+    ("syntax_warning_define", '[define]\nA = "1X + I2"\n', r"definition 'A': malformed definition"),
 ]
 
 
