@@ -33,6 +33,8 @@ __all__ = [
     "ImplementationError",
     "SubmissionError",
     "TimeLimitError",
+    "DefinitionError",
+    "ZeroVarianceError",
 ]
 
 
@@ -276,3 +278,11 @@ def current_activity():
 
 class SubmissionError(SymbolicAttnError, ValueError):
     """A submission path given to the grader that does not exist or holds no solution file."""
+
+
+class DefinitionError(SymbolicAttnError, ValueError):
+    """A computation file's definition that cannot be evaluated; the message names it."""
+
+
+class ZeroVarianceError(SymbolicAttnError, ValueError):
+    """A LayerNorm row with variance exactly 0 and eps = 0: there is no unit-variance row."""

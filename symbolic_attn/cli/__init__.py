@@ -60,9 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=_TIMEOUT_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     subparsers.required = True
-    from symbolic_attn.cli import attention, check, compare, derive, grade
+    from symbolic_attn.cli import attention, check, compare, derive, grade, run
 
-    for module in (attention, derive, check, grade, compare):
+    for module in (attention, derive, check, run, grade, compare):
         module.add_parser(subparsers)
     # Every command also takes --timeout after its name; SUPPRESS keeps the value given
     # before the name when none is given after it.
