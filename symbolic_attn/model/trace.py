@@ -95,6 +95,9 @@ class Trace(Mapping):
     def __iter__(self):
         return iter(self._stages)
 
+    def __contains__(self, path) -> bool:
+        return path in self._stages
+
     def __len__(self) -> int:
         return len(self._stages)
 
@@ -106,12 +109,26 @@ class Trace(Mapping):
         return value.rows, value.cols
 
     def with_nested(self, prefix: str, other: "Trace") -> "Trace":
-        """This trace plus every stage of ``other`` under ``prefix.`` (``head[2].weights``)."""
+        """This trace plus every stage of ``other`` under ``prefix.`` (``head[2].weights``).
+
+        Each stage keeps its own route to certified decimals (a nested attention keeps its
+        fast intervals).
+        """
         check_path(prefix)
         stages = dict(self._stages)
+        routes = {path: self for path in self._stages}
         for path in other:
             stages[f"{prefix}.{path}"] = (lambda p=path: other[p])
-        return Trace(stages, settings=self.settings)
+            routes[f"{prefix}.{path}"] = (other, path)
+
+        def decimals(path, digits, significant):
+            route = routes[path]
+            if isinstance(route, tuple):
+                return route[0].decimals(route[1], digits, significant)
+            return route.decimals(path, digits, significant)
+
+        nested = Trace(stages, decimals=decimals, settings=self.settings)
+        return nested
 
     def decimals(self, path: str, digits: int = 3, significant: bool = False) -> list[list[str | None]]:
         """Certified decimals of one stage (``None`` for an entry with free symbols)."""
