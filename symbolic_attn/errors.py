@@ -23,6 +23,9 @@ __all__ = [
     "DerivationFailure",
     "PdfError",
     "StageError",
+    "InexactStepError",
+    "SideConditionError",
+    "AssumptionConflictError",
 ]
 
 
@@ -88,6 +91,19 @@ class StageError(SymbolicAttnError, ValueError):
 
 class PdfError(SymbolicAttnError, RuntimeError):
     """pdflatex is missing or failed on the generated notes."""
+
+
+class InexactStepError(ProofError):
+    """A step containing a float or a non-finite value (nan, zoo, oo): nothing exact to check."""
+
+
+class SideConditionError(ProofError):
+    """A step needs a condition (a denominator nonzero, a log argument positive, a matrix
+    invertible, a sum range not reversed) that the stated assumptions do not prove."""
+
+
+class AssumptionConflictError(ProofError):
+    """A stated assumption contradicts a declaration (a flag on a symbol)."""
 
 
 def shown(value, width: int = 40) -> str:

@@ -115,8 +115,13 @@ def _arb_of(expr) -> flint.arb:
         return _arb_of(expr.args[0]).exp()
     if isinstance(expr, sympy.log) and len(expr.args) == 1:
         return _arb_of(expr.args[0]).log()
-    if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan)):
+    if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh, sympy.atan)):
         return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
+    if isinstance(expr, (sympy.asin, sympy.acos)):
+        # Outside [-1, 1] arb returns a non-finite ball: the value is then undecided.
+        return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
+    if isinstance(expr, sympy.Abs):
+        return abs(_arb_of(expr.args[0]))
     raise UndecidedError(f"no certified evaluation for {type(expr).__name__} in {shown(expr)}")
 
 
