@@ -346,6 +346,16 @@ def _sign(expr, facts, depth):
     """'+' (> 0), '0+' (>= 0), '-' (< 0), '0-' (<= 0), '!0' (nonzero), or None (unknown)."""
     if depth <= 0:
         return None
+    sign = _sign_by_rules(expr, facts, depth)
+    if sign in (None, "0+", "0-", "!0") and not expr.is_number and is_plain_number(expr):
+        # SymPy's reasoning is exact when no irrational number can reach its numeric tests.
+        better = _flag_sign(expr)
+        if better is not None and (sign is None or better in ("+", "-")):
+            return better
+    return sign
+
+
+def _sign_by_rules(expr, facts, depth):
     if expr.is_number:
         for kind, sign in ((">0", "+"), (">=0", "0+")):
             if _number_holds(expr, kind):
@@ -390,16 +400,6 @@ def _sign(expr, facts, depth):
         if all(s in ("+", "0+") for s in signs):
             return "0+"
         return None
-    if is_plain_number(expr):
-        # SymPy's reasoning is exact when no irrational number can reach its numeric tests.
-        if expr.is_positive:
-            return "+"
-        if expr.is_nonnegative:
-            return "0+"
-        if expr.is_negative:
-            return "-"
-        if expr.is_nonpositive:
-            return "0-"
     return None
 
 
@@ -493,6 +493,12 @@ def _sum_sign(expr, facts, depth):
         inner = sympy.Sum(expr.function, *expr.limits[:-1])
         return _sum_sign(sympy.Sum(inner, expr.limits[-1]), facts, depth)
     variable, low, high = expr.limits[0]
+    constant = [f for f in sympy.Mul.make_args(expr.function) if not f.has(variable)]
+    if constant and _holds(high - low + 1, ">=0", facts, depth - 1):
+        # A factor free of the index leaves the sum (valid for a non-reversed range).
+        rest = sympy.Mul(*[f for f in sympy.Mul.make_args(expr.function) if f.has(variable)])
+        inner = sympy.Sum(rest, (variable, low, high))
+        return _mul_sign([_sign(sympy.Mul(*constant), facts, depth - 1), _sign(inner, facts, depth - 1)])
     bounds = facts.plus([Condition(variable - low, ">=0"), Condition(high - variable, ">=0")])
     if not _holds(high - low + 1, ">=0", facts, depth - 1):
         return None

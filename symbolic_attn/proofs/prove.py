@@ -228,7 +228,8 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterabl
     reject_inexact(lhs)
     reject_inexact(rhs)
     facts = facts_of(assumptions)
-    check_conditions((lhs, rhs), facts)
+    # Conditions of the sides as written, and of what their named operators stand for.
+    check_conditions((lhs, rhs, _unfold(lhs), _unfold(rhs)), facts)
     if not rules:
         return _decide(lhs, rhs, assumptions, facts)
     from symbolic_attn.proofs.rules import apply_rules
@@ -338,7 +339,7 @@ def _prove_sign(expr, assumptions, kind) -> Proof:
     expr = _sympify(expr)
     reject_inexact(expr)
     facts = facts_of(assumptions)
-    check_conditions((expr,), facts)
+    check_conditions((expr, _unfold(expr)), facts)
     expr = _rewrite(_unfold(expr), assumptions)
     reject_inexact(expr)
     shown = "> 0" if kind == ">0" else ">= 0"
@@ -494,16 +495,17 @@ def _normal_sum(expr, depth=0):
             inner = sympy.Sum(expr.function, *expr.limits[:-1])
             return _normal_sum(sympy.Sum(inner, expr.limits[-1]), depth)
         variable, low, high = expr.limits[0]
-        index = _CANONICAL[depth] if depth < len(_CANONICAL) else variable
-        function = sympy.expand(expr.function.xreplace({variable: index}))
-        function = _normal_sum(function, depth + 1)
-        function = sympy.expand(function)
+        function = sympy.expand(_normal_sum(sympy.expand(expr.function), depth + 1))
+        # Rename the bound index to the first canonical name not otherwise free here.
+        taken = (function.free_symbols - {variable}) | low.free_symbols | high.free_symbols
+        index = next((c for c in _CANONICAL if c not in taken), variable)
+        function = function.xreplace({variable: index})
         terms = sympy.Add.make_args(function)
         total = sympy.Integer(0)
         for term in terms:
             constant, dependent = [], []
             for factor in sympy.Mul.make_args(term):
-                (dependent if factor.has(index) else constant).append(factor)
+                (dependent if index in factor.free_symbols else constant).append(factor)
             if not dependent:
                 total += sympy.Mul(*constant) * (high - low + 1)
             else:
