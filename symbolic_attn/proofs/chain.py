@@ -226,11 +226,15 @@ class Derivation:
             self.verify()
         return self._trusted
 
+    def symbols(self) -> list:
+        """Every symbol, sequence and matrix symbol of the chain (values and printed labels)."""
+        items = [self.start] + [step.rhs for step in self.steps]
+        return symbols_of([value_of(e) for e in items] + [e.label for e in items
+                                                          if isinstance(e, Computed) and e.label is not None])
+
     def declarations(self) -> tuple:
         """One line per group of symbols with the same declared flags (generated)."""
-        return declarations(symbols_of([value_of(e) for e in [self.start] + [step.rhs for step in self.steps]]
-                                       + [getattr(e, "label", None) for e in [self.start] + [s.rhs for s in self.steps]
-                                          if getattr(e, "label", None) is not None]))
+        return declarations(self.symbols())
 
     def definitions(self) -> tuple:
         """``(latex, meaning)`` of every free-LaTeX value in the chain."""

@@ -232,8 +232,24 @@ def prove_condition(condition: Condition, facts: Facts) -> bool:
     for variable, low, high in getattr(condition, "ranges", ()):
         extra += [Condition(variable - low, ">=0"), Condition(high - variable, ">=0")]
     facts = facts.plus(extra) if extra else facts
+    facts = _bijection_facts(expr, facts)
     expr, facts = _flagged(expr, facts)
     return _holds(expr, condition.kind, facts, _DEPTH)
+
+
+def _bijection_facts(expr, facts):
+    """A stated bijection sigma of lo..hi puts sigma(x) in lo..hi for every x proved in lo..hi."""
+    if not facts.bijections or not isinstance(expr, sympy.Basic):
+        return facts
+    extra = []
+    for sigma, low, high in facts.bijections:
+        for application in expr.atoms(sympy.core.function.AppliedUndef):
+            if application.func != sigma or len(application.args) != 1:
+                continue
+            argument = application.args[0]
+            if _holds(argument - low, ">=0", facts, _DEPTH) and _holds(high - argument, ">=0", facts, _DEPTH):
+                extra += [Condition(application - low, ">=0"), Condition(high - application, ">=0")]
+    return facts.plus(extra) if extra else facts
 
 
 def contradicts(condition: Condition, facts: Facts = Facts()) -> bool:
@@ -493,10 +509,10 @@ def _sum_sign(expr, facts, depth):
         inner = sympy.Sum(expr.function, *expr.limits[:-1])
         return _sum_sign(sympy.Sum(inner, expr.limits[-1]), facts, depth)
     variable, low, high = expr.limits[0]
-    constant = [f for f in sympy.Mul.make_args(expr.function) if not f.has(variable)]
+    constant = [f for f in sympy.Mul.make_args(expr.function) if variable not in f.free_symbols]
     if constant and _holds(high - low + 1, ">=0", facts, depth - 1):
         # A factor free of the index leaves the sum (valid for a non-reversed range).
-        rest = sympy.Mul(*[f for f in sympy.Mul.make_args(expr.function) if f.has(variable)])
+        rest = sympy.Mul(*[f for f in sympy.Mul.make_args(expr.function) if variable in f.free_symbols])
         inner = sympy.Sum(rest, (variable, low, high))
         return _mul_sign([_sign(sympy.Mul(*constant), facts, depth - 1), _sign(inner, facts, depth - 1)])
     bounds = facts.plus([Condition(variable - low, ">=0"), Condition(high - variable, ">=0")])

@@ -41,7 +41,7 @@ def symbols_of(expressions) -> list:
 
 def _flags(symbol) -> dict:
     if isinstance(symbol, sympy.IndexedBase):
-        original = {k: v for k, v in symbol.label.assumptions0.items() if k in _ORDER and v is not None}
+        original = {k: v for k, v in symbol.label.assumptions0.items() if k in _ORDER and v is True}
         # IndexedBase keeps the flags it was given on its label.
         return _minimal(original)
     original = getattr(symbol, "_assumptions_orig", None)

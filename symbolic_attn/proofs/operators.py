@@ -26,14 +26,16 @@ from sympy import MatrixExpr
 
 from symbolic_attn.model.attention import softmax as _softmax
 
-__all__ = ["Sigmoid", "SoftmaxAt", "MaskedSoftmaxAt", "RowSoftmax", "ColumnSoftmax", "MaskedSoftmax", "Trace"]
+__all__ = ["NamedOperator", "Sigmoid", "SoftmaxAt", "MaskedSoftmaxAt", "RowSoftmax", "ColumnSoftmax", "MaskedSoftmax", "Trace"]
 
 
-class _Named:
+class NamedOperator:
+    """Base of the named operators: ``unfold()`` gives the definition the checker uses."""
+
     is_named_operator = True
 
 
-class Sigmoid(_Named, sympy.Function):
+class Sigmoid(NamedOperator, sympy.Function):
     r"""The logistic function ``\sigma(x) = 1 / (1 + e^{-x})``."""
 
     nargs = 1
@@ -46,7 +48,7 @@ class Sigmoid(_Named, sympy.Function):
         return text if exp is None else r"%s^{%s}" % (text, exp)
 
 
-class SoftmaxAt(_Named, sympy.Expr):
+class SoftmaxAt(NamedOperator, sympy.Expr):
     r"""Entry ``i`` of the softmax of the sequence ``(term(k))_{k=1}^{n}``:
     ``e^{term(i)} / \sum_{k=1}^{n} e^{term(k)}``."""
 
@@ -68,7 +70,7 @@ class SoftmaxAt(_Named, sympy.Expr):
                                                        (self.args[0], self.args[1], self.args[3], self.args[2]))
 
 
-class MaskedSoftmaxAt(_Named, sympy.Expr):
+class MaskedSoftmaxAt(NamedOperator, sympy.Expr):
     r"""Entry ``j`` of the masked softmax (``a_k`` = 1 allowed, 0 blocked):
     ``a_j e^{term(j)} / \sum_k a_k e^{term(k)}`` -- blocked keys leave the denominator."""
 
@@ -88,7 +90,7 @@ class MaskedSoftmaxAt(_Named, sympy.Expr):
         return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
 
 
-class _MatrixOperator(_Named, MatrixExpr):
+class _MatrixOperator(NamedOperator, MatrixExpr):
     _name = ""
 
     def __new__(cls, argument, *rest):
@@ -151,7 +153,7 @@ class MaskedSoftmax(_MatrixOperator):
         return _softmax(explicit, Mask.keep(self.args[1].tolist()))
 
 
-class Trace(_Named, sympy.Expr):
+class Trace(NamedOperator, sympy.Expr):
     r"""``\operatorname{tr}(M)`` of an explicit square matrix (sum of the diagonal)."""
 
     def __new__(cls, matrix):

@@ -44,7 +44,7 @@ Traceback (most recent call last):
 symbolic_attn.errors.ProofError: refuted: residual -1 is not zero
 """
 
-import itertools
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
@@ -206,10 +206,17 @@ def check_conditions(expressions, facts: Facts) -> None:
     """Prove every side condition of ``expressions``; raise SideConditionError at the first unmet."""
     for expr in expressions:
         for condition in side_conditions(expr):
-            if not prove_condition(condition, facts):
+            if not prove_condition(condition, facts) and not (
+                    condition.kind != "invertible" and _has_operator(condition.expr)
+                    and prove_condition(dataclasses.replace(condition, expr=_unfold(condition.expr)), facts)):
                 why = f" ({condition.why})" if condition.why else ""
                 raise SideConditionError(
                     f"needs {_short(str(condition), 200)}{why}: not proved from the declarations and stated assumptions")
+
+
+def _has_operator(expr) -> bool:
+    return isinstance(expr, sympy.Basic) and any(
+        getattr(node, "is_named_operator", False) or isinstance(node, Frac) for node in sympy.preorder_traversal(expr))
 
 
 def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterable = ()) -> Proof:
@@ -234,7 +241,7 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterabl
         return _decide(lhs, rhs, assumptions, facts)
     from symbolic_attn.proofs.rules import apply_rules
 
-    candidates, applied = apply_rules(lhs, rhs, rules, facts)
+    candidates, applied = apply_rules(_unfold(lhs), _unfold(rhs), rules, facts)
     first_error = None
     for left, right in candidates:
         try:
@@ -251,7 +258,7 @@ def _decide(lhs, rhs, assumptions, facts) -> Proof:
     if lhs == rhs:
         return Proof("structural")
     if assumptions:
-        lhs, rhs = _rewrite(lhs, assumptions), _rewrite(rhs, assumptions)
+        lhs, rhs = _unfold(_rewrite(lhs, assumptions)), _unfold(_rewrite(rhs, assumptions))
         if lhs == rhs:
             return Proof("assumptions")
     reject_inexact(lhs)

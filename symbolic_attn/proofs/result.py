@@ -226,12 +226,11 @@ class Result:
 
     def declarations(self) -> tuple:
         """The declared flags of every symbol of the result's chains, generated (deduplicated)."""
-        lines = []
+        found = {}
         for part in self.parts:
-            for line in part.declarations() if hasattr(part, "declarations") else ():
-                if line not in lines:
-                    lines.append(line)
-        return tuple(lines)
+            for symbol in part.symbols() if hasattr(part, "symbols") else ():
+                found.setdefault(str(symbol), symbol)
+        return declarations([found[name] for name in sorted(found)])
 
     def definitions(self) -> tuple:
         found = {}
@@ -265,7 +264,11 @@ class Result:
             out.extend(f"\\item {_assumption_latex(a)}" for a in self.assumptions)
             if declared:
                 out.append("\\item Declared (the flags the checker uses): " + "; ".join(declared) + ".")
-            out.extend(f"\\item where ${latex}$ := {prose_latex(meaning)}" for latex, meaning in defined)
+            groups = {}
+            for latex, meaning in defined:
+                groups.setdefault(meaning, []).append(f"${latex}$")
+            out.extend(f"\\item where {', '.join(names)} := {prose_latex(meaning)} (notation, not a checked formula)"
+                       for meaning, names in groups.items())
             out.append("\\end{itemize}")
         else:
             out.append("None beyond the definitions.")
@@ -277,7 +280,8 @@ class Result:
         out.append("\\end{itemize}")
         base = self.trusted_base()
         out.append("")
-        out.append("\\paragraph{Trusted base.} Checked by the strategies "
+        out.append("\\paragraph{Trusted base.} Side conditions proved by the sign calculus; steps checked by "
+                   "the strategies "
                    + escape_text(", ".join(base["strategies"]) or "none")
                    + (" and the rules " + escape_text(", ".join(base["rules"])) if base["rules"] else
                       " (no rule of the library)") + ".")

@@ -74,7 +74,7 @@ class Bijection:
 
 
 def _sums(expr):
-    return isinstance(expr, sympy.Sum) and len(expr.limits) == 1
+    return isinstance(expr, sympy.Sum)
 
 
 def _rewrite_sums(transform):
@@ -84,9 +84,13 @@ def _rewrite_sums(transform):
         conditions = []
 
         def apply(total):
-            new, needed = transform(total)
+            # A multiple sum: the rule acts on its innermost index.
+            inner = sympy.Sum(total.function, total.limits[0])
+            new, needed = transform(inner)
             conditions.extend(needed)
-            return new
+            if new == inner:
+                return total
+            return sympy.Sum(new, *total.limits[1:]) if len(total.limits) > 1 else new
 
         new = expr.replace(_sums, apply) if isinstance(expr, sympy.Basic) else expr
         return new, conditions
@@ -312,7 +316,7 @@ def apply_rules(lhs, rhs, rules, facts):
 
 def prove_ge_term(total, term, facts) -> None:
     """``total >= term`` by ``sum.ge_term``: a sum of nonnegative terms is at least each term."""
-    if not _sums(total):
+    if not isinstance(total, sympy.Sum) or len(total.limits) != 1:
         raise ProofError(f"rule sum.ge_term: {total} is not a sum over one index")
     (variable, low, high), function = total.limits[0], total.function
     candidates = [t for t in _index_candidates(function, term, variable)]
