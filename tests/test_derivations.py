@@ -52,9 +52,25 @@ def test_every_result_states_scope_and_cited_steps(results):
         text = result.latex()
         assert r"\paragraph{Scope.}" in text and r"\paragraph{Assumptions.}" in text
     permutation = results["permutation_equivariance"].latex()
-    assert "not machine-checked: The matrix-level chain, general $n$, step 3." in permutation
-    assert "Checked (not proved in general) for every n \\textless{}= 6" in permutation
-    assert "Exact counterexample: n = 2" in permutation
+    assert "Checked (not proved in general) for every $n \\le 6$" in permutation
+    assert "Exact counterexample: $n = 2$" in permutation
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_cited_steps_and_a_visible_trusted_base(results, name):
+    result = results[name]
+    cited = [(part.title, part.cited_steps) for part in result.parts if getattr(part, "cited_steps", ())]
+    assert cited == []
+    text = result.latex()
+    assert "cited" not in text and "\\paragraph{Trusted base.}" in text
+    base = result.trusted_base()
+    assert base["strategies"] and all(rule in text.replace("\\_", "_") for rule in base["rules"])
+
+
+def test_rules_used_by_the_results(results):
+    assert results["permutation_equivariance"].trusted_base()["rules"] == ["sum.delta", "sum.reindex(sigma)"]
+    assert "sum.ge_term" in results["masked_renormalization"].trusted_base()["rules"]
+    assert results["shift_invariance"].trusted_base()["rules"] == ["sum.factor_out"]
 
 
 def _part(result, title_start):
@@ -85,11 +101,21 @@ def test_permutation_broken_variants(scripts, results):
     for label, (change, step) in variants.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'The matrix-level chain, general \$n\$'"):
             _broken(result, "The matrix-level chain", change).verify()
-    lemma = _part(result, "The row-softmax lemma")
+    lemma = _part(result, "The row-softmax lemma, small")
     last = lemma.cases[-1]
     wrong_sign = Computed("wrong", last.rhs.value.T)  # wrong index: transposed weights
-    with pytest.raises(ProofError, match=r"^case 42 \(\$n = 6\$, permutation \[0, 1, 2, 3, 5, 4\]\) of 'The row-softmax lemma': entry"):
+    with pytest.raises(ProofError, match=r"^case 42 \(\$n = 6\$, permutation \[0, 1, 2, 3, 5, 4\]\) of 'The row-softmax lemma, small"):
         lemma.with_case(42, rhs=wrong_sign).verify()
+    # The general lemma: reindexing without the rule, or without sigma stated a bijection, fails.
+    general = "The row-softmax lemma, every"
+    with pytest.raises(ProofError, match=r"^step 3 of 'The row-softmax lemma, every \$n\$'"):
+        _broken(result, general, lambda d: d.with_step(3, rules=())).verify()
+    no_bijection = module.Assumption("A2", "indices in range", condition=[module.i <= module.n, module.j <= module.n])
+    with pytest.raises(ProofError, match=r"^step 3 of .*sum.reindex\(sigma\): needs sigma is a bijection of 1..n"):
+        _broken(result, general, lambda d: d.__class__(d.title, d.start, d.steps,
+                                                       (no_bijection,) + d.assumptions[1:], d.scope)).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'Entries of a permuted matrix"):
+        _broken(result, "Entries of", lambda d: d.with_step(2, rhs=module.M[module.sigma(module.v), module.sigma(module.u)])).verify()
     counter = _part(result, "A fixed causal mask")
     with pytest.raises(ProofError, match="not a counterexample"):
         type(counter)(counter.title, counter.givens, counter.lhs, counter.lhs, counter.scope).verify()
@@ -113,7 +139,7 @@ def test_shift_broken_variants(scripts, results):
             _broken(result, "Adding a constant", change).verify()
     # Dropped assumption: a "shift" c_k that depends on k cannot be taken out of the sum.
     c_k = sympy.IndexedBase("c", real=True)[k]
-    with pytest.raises(ProofError, match=r"^step 3 of 'per-key shift'"):
+    with pytest.raises(ProofError, match=r"^step \d of 'per-key shift'"):
         module.shift_chain(c_k, r"s + c", "A1", "per-key shift").verify()
 
 
@@ -131,13 +157,24 @@ def test_masked_broken_variants(scripts, results):
     for label, (change, step) in renorm.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'Renormalized zeroed weights are the masked weights'"):
             _broken(result, "Renormalized", change).verify()
+    beta = module.beta
     mass = {
-        "wrong sign": (lambda d: d.with_step(2, rhs=1 + Frac(sum_((1 - a[k]) * exp(s[k])), Z)), "step 2"),
-        "dropped assumption": (lambda d: d.without_assumption("D1").with_step(2, using=()), "step 2"),
+        "wrong sign": (lambda d: d.with_step(2, rhs=1 + Frac(sum_(beta[k] * exp(s[k])), Z)), "step 2"),
+        "dropped assumption": (lambda d: d.without_assumption("D1"), "step 1"),
+        "strict inequality without the positive mass": (lambda d: d.without_assumption("P1").with_step(3, using=()),
+                                                        "step 3"),
+        "inequality reversed": (lambda d: d.with_step(3, relation=">"), "step 3"),
     }
     for label, (change, step) in mass.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'Zeroed weights sum to 1 minus the blocked mass'"):
             _broken(result, "Zeroed weights sum", change).verify()
+    positive = {
+        "term outside the sum's range": (lambda d: d.without_assumption("A3").with_step(1, using=()), "step 1"),
+        "strict from a nonnegative sum alone": (lambda d: d.with_step(1, relation=">", rules=()), "step 1"),
+    }
+    for label, (change, step) in positive.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'The blocked mass is positive'"):
+            _broken(result, "The blocked mass", change).verify()
     reference = _part(result, "The reference row")
     with pytest.raises(ProofError, match=r"^case 6 \(their sum\) of 'The reference row.*': refuted: residual -1/2"):
         reference.with_case(6, rhs=sympy.Integer(1)).verify()
@@ -182,3 +219,23 @@ def test_scaling_numbers(results):
     assert len(check.cases) == 12
     counter = _part(results["sqrt_dk_scaling"], "Without independence")
     assert counter.lhs.value == 0 and counter.rhs.value == 2
+
+
+@pytest.mark.parametrize("label, width", [("rademacher", 2), ("normal", 1), ("uniform", 1)])
+def test_closed_form_moments_agree_with_sympy_stats(scripts, label, width):
+    """The derivation uses closed-form moments (fast); sympy.stats is the independent cross-check."""
+    from sympy.stats import E, Normal, Rademacher, Uniform, variance
+
+    module = scripts["sqrt_dk_scaling"].module
+    make, moment = {
+        "rademacher": (Rademacher, module.rademacher_moment),
+        "normal": (lambda name: Normal(name, 0, 1), module.normal_moment),
+        "uniform": (lambda name: Uniform(name, -sympy.sqrt(3), sympy.sqrt(3)), module.uniform_moment),
+    }[label]
+    qs = [make(f"q_{j}") for j in range(width)]
+    ks = [make(f"k_{j}") for j in range(width)]
+    dot = sympy.Add(*[a * b for a, b in zip(qs, ks)])
+    mean, var = module.moments_of_dot(moment, width)
+    assert sympy.simplify(E(dot) - mean) == 0 and sympy.simplify(variance(dot) - var) == 0
+    for power in range(1, 5):
+        assert sympy.simplify(E(qs[0] ** power) - moment(power)) == 0

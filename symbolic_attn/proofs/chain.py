@@ -218,7 +218,7 @@ class Derivation:
             _check_computed(step.rhs, used)
             return _decide_step(lhs, rhs, step, used)
         except (ProofError, UndecidedError) as error:
-            raise type(error)(f"{where}: {error}") from None
+            raise _step_error(error)(f"{where}: {error}") from None
 
     def trusted_base(self) -> tuple:
         """``(strategies, rules)`` that decided the steps (after :meth:`verify`)."""
@@ -322,6 +322,11 @@ def _strategy_hint(derivation: Derivation, step: Step) -> str:
         return prove_equal(value_of(previous), value_of(step.rhs), used).strategy
     except (ProofError, UndecidedError):
         return "NOT PROVED"
+
+
+def _step_error(error):
+    """The class to re-raise a failed step with: its own ProofError subclass, else ProofError."""
+    return type(error) if isinstance(error, ProofError) else ProofError
 
 
 def _decide_step(lhs, rhs, step, used):

@@ -300,7 +300,27 @@ def _flagged(expr, facts):
 _FLAG_KEYS = ("real", "integer", "positive", "negative", "nonnegative", "nonpositive", "nonzero", "even", "odd")
 
 
+_CACHE: dict = {}
+_CACHE_SIZE = 20000
+
+
 def _holds(expr, kind, facts, depth) -> bool:
+    key = (expr, kind, facts, depth)
+    try:
+        return _CACHE[key]
+    except (KeyError, TypeError):
+        pass
+    answer = _holds_uncached(expr, kind, facts, depth)
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.clear()
+    try:
+        _CACHE[key] = answer
+    except TypeError:
+        pass
+    return answer
+
+
+def _holds_uncached(expr, kind, facts, depth) -> bool:
     if depth <= 0:
         return False
     expr = sympy.sympify(expr)

@@ -204,8 +204,12 @@ def facts_of(assumptions) -> Facts:
 
 def check_conditions(expressions, facts: Facts) -> None:
     """Prove every side condition of ``expressions``; raise SideConditionError at the first unmet."""
+    seen = set()
     for expr in expressions:
         for condition in side_conditions(expr):
+            if (condition.expr, condition.kind) in seen:
+                continue
+            seen.add((condition.expr, condition.kind))
             if not prove_condition(condition, facts) and not (
                     condition.kind != "invertible" and _has_operator(condition.expr)
                     and prove_condition(dataclasses.replace(condition, expr=_unfold(condition.expr)), facts)):
@@ -358,14 +362,12 @@ def _prove_sign(expr, assumptions, kind) -> Proof:
         if sign is not None and (sign < 0 or (sign == 0 and kind == ">0")):
             raise ProofError(f"refuted: {_short(str(expr))} is not {shown}")
         raise UndecidedError(f"cannot show {_short(str(expr))} {shown}")
-    candidates = [expr]
-    for transform in (lambda e: sympy.cancel(sympy.together(e)), lambda e: sympy.factor(sympy.together(e)),
-                      lambda e: _sum_rules(e, facts)):
+    for transform in (lambda e: e, lambda e: sympy.cancel(sympy.together(e)),
+                      lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
         try:
-            candidates.append(transform(expr))
+            candidate = transform(expr)
         except (TypeError, ValueError, NotImplementedError, RecursionError, AttributeError):
             continue
-    for candidate in candidates:
         if prove_condition(Condition(candidate, kind), facts):
             return Proof("sign calculus")
     raise UndecidedError(f"cannot show {_short(str(expr))} {shown}")
@@ -688,7 +690,7 @@ def _refutation_point(residual, facts, attempt):
         else:
             point[symbol] = _sample(symbol, position, attempt)
     for fact in facts.conditions:
-        value = _expand_sums(fact.expr.xreplace(point))
+        value = _expand_sums(fact.expr.subs(point, simultaneous=True))
         if value.free_symbols or not _holds_exactly(value, fact.kind):
             return _refutation_point_retry(residual, facts, attempt)
     return point
@@ -708,7 +710,7 @@ def _holds_exactly(value, kind) -> bool:
 
 def _value_at(residual, point, facts, attempt):
     """The residual at ``point`` (sums written out, entries of sequences given values)."""
-    value = _expand_sums(residual.xreplace(point))
+    value = _expand_sums(residual.subs(point, simultaneous=True))
     values = {}
     for position, atom in enumerate(sorted(value.atoms(sympy.Indexed), key=str)):
         values[atom] = _sample(atom, position, attempt)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from symbolic_attn.proofs.chain import (
-    Computed, Derivation, Scope, _check_computed, definitions_of, latex_of, value_of)
+    Computed, Derivation, Scope, _check_computed, _step_error, definitions_of, latex_of, value_of)
 from symbolic_attn.proofs.declarations import declarations, symbols_of
 from symbolic_attn.errors import ProofError, UndecidedError
 from symbolic_attn.render.latex import escape_text, prose_latex
@@ -93,7 +93,7 @@ class Check(_Part):
                 else:
                     raise ProofError(f"unknown relation {case.relation!r}")
             except (ProofError, UndecidedError) as error:
-                raise type(error)(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
+                raise _step_error(error)(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
         object.__setattr__(self, "_trusted", (tuple(dict.fromkeys(strategies)), ()))
         return self
 
