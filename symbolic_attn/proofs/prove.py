@@ -413,7 +413,12 @@ def _rewrite(expr, assumptions):
 def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
     """A symbol-free residual: zero only by exact proof; non-zero only by a certified enclosure."""
     expanded = _expand_sums(residual)
-    for candidate in (expanded, sympy.expand(expanded), sympy.cancel(sympy.together(expanded))):
+    exact_forms = (lambda e: e, sympy.expand, lambda e: sympy.cancel(sympy.together(e)), _rewrite_exp)
+    for transform in exact_forms:
+        try:
+            candidate = transform(expanded)
+        except (TypeError, ValueError, NotImplementedError, RecursionError, AttributeError):
+            continue
         if candidate == 0 or proved_zero(candidate):
             return Proof(strategy)
     shown = _short(str(residual))
@@ -751,4 +756,5 @@ def _certified_value(expr) -> Optional[str]:
 
 
 def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())  # one line, whatever the printer did with matrices
     return text if len(text) <= limit else text[: limit - 3] + "..."
