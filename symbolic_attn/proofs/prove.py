@@ -638,8 +638,7 @@ def _refute_or_undecided(residual, facts):
     # Entries of matrix symbols (A[0, 1]) are independent unknowns: give them values as well.
     elements = sorted(residual.atoms(sympy.matrices.expressions.matexpr.MatrixElement), key=str)
     if elements and all(e.args[1].is_Integer and e.args[2].is_Integer for e in elements):
-        residual = residual.xreplace({e: sympy.Dummy(f"{e.args[0]}_{e.args[1]}{e.args[2]}", real=None)
-                                      for e in elements})
+        residual = residual.xreplace({e: sympy.Dummy(f"{e.args[0]}[{e.args[1]},{e.args[2]}]") for e in elements})
     for attempt in range(_ATTEMPTS):
         point = _refutation_point(residual, facts, attempt)
         if point is None:
@@ -649,7 +648,8 @@ def _refute_or_undecided(residual, facts):
             continue
         sign = _safe_sign(value)
         if sign:
-            where = ", ".join(f"{name}={val}" for name, val in sorted((str(k), v) for k, v in point.items()))
+            where = ", ".join(f"{name}={val}" for name, val in sorted((getattr(k, "name", str(k)), v)
+                                                                     for k, v in point.items()))
             raise ProofError(f"refuted: residual {shown} is {_certified_value(value)} at {where}")
     raise UndecidedError(f"residual {shown} not shown to vanish")
 
