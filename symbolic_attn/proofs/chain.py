@@ -71,6 +71,10 @@ class Scope:
         }[self.kind]
         return f"{lead} {self.detail}."
 
+    def latex(self) -> str:
+        """The sentence as LaTeX prose (its ``$...$`` stays math, the rest is escaped)."""
+        return prose_latex(self.sentence())
+
     def __str__(self) -> str:
         detail = _plain_math(self.detail)
         return f"{self.kind} for {detail}" if self.kind != "counterexample" else f"counterexample: {detail}"
@@ -273,12 +277,15 @@ class Derivation:
         lines, notes = [], []
         for number, step in enumerate(self.steps, 1):
             why = prose_latex(step.why)
+            # What the column shows: the justification, the assumptions and the rules.
+            shown = len(step.why) + sum(len(label) + 2 for label in step.using) + sum(
+                len(name) + 2 for name in _rule_names(step.rules))
             if step.using:
                 why += " [" + ", ".join(escape_text(label) for label in step.using) + "]"
             if step.rules:
                 why += " [" + ", ".join(escape_text(name) for name in _rule_names(step.rules)) + "]"
             marker = r"\textbf{cited, not machine-checked:} " if step.cited else ""
-            if len(step.why) > column_limit:
+            if shown > column_limit:
                 notes.append(f"Step ({number}): {marker}{why}")
                 column = f"({number}) " + (r"\textbf{cited}, see below" if step.cited else "see below")
             else:
@@ -309,7 +316,7 @@ class Derivation:
 
 
 #: Longest justification (in characters of its source text) kept in the display's column.
-_COLUMN_CHARACTERS = 64
+_COLUMN_CHARACTERS = 56
 
 
 def _strategy_hint(derivation: Derivation, step: Step) -> str:

@@ -60,10 +60,7 @@ class Script:
         if not parts or not all(hasattr(part, "verify") and hasattr(part, "latex") for part in parts):
             raise ScriptError(f"{self.path}: build() must return a Result, a part, or a list of parts")
         title, _, intro = self.doc.strip().partition("\n")
-        # A heading, not a sentence: the docstring's final period is dropped.
-        title = title.strip()
-        title = title[:-1] if title.endswith(".") and not title.endswith("...") else title
-        return Result(self.name, title or self.name, intro.strip(), parts)
+        return Result(self.name, title.strip() or self.name, intro.strip(), parts)
 
 
 def load_scripts(paths: Iterable = ()) -> list:
