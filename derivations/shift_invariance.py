@@ -46,7 +46,7 @@ def shift_chain(shift, shifted_latex: str, label: str, title: str) -> Derivation
             Step(SoftmaxAt(s[k], k, i, n), "definition of softmax"),
         ],
         assumptions=[constant],
-        scope=Scope.proved("every length $n \\ge 1$, all real scores and every real constant"),
+        scope=Scope.proved("every length $n$, all real scores and every real constant"),
     )
 
 
