@@ -17,7 +17,8 @@ from symbolic_attn.errors import ProofError
 
 OUT = Path(__file__).resolve().parent.parent / "out"
 REFRESH = "stale: run `symbolic-attn derive` from the repository root and commit out/"
-NAMES = ["masked_renormalization", "permutation_equivariance", "shift_invariance", "sqrt_dk_scaling"]
+NAMES = ["alibi_causal", "masked_renormalization", "permutation_equivariance", "rope", "shift_invariance",
+         "sqrt_dk_scaling"]
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,7 @@ def results(scripts):
     return {name: script.result() for name, script in scripts.items()}
 
 
-def test_exactly_the_four_results(scripts):
+def test_exactly_these_results(scripts):
     assert sorted(scripts) == NAMES
 
 
@@ -239,3 +240,42 @@ def test_closed_form_moments_agree_with_sympy_stats(scripts, label, width):
     assert sympy.simplify(E(dot) - mean) == 0 and sympy.simplify(variance(dot) - var) == 0
     for power in range(1, 5):
         assert sympy.simplify(E(qs[0] ** power) - moment(power)) == 0
+
+
+# ------------------------------------------------------------------------ e. RoPE, j. ALiBi
+
+
+def test_rope_broken_variants(scripts, results):
+    module, result = scripts["rope"].module, results["rope"]
+    q, k, i, h, m, n, theta = module.q, module.k, module.i, module.h, module.m, module.n, module.theta
+    cos, sin = sympy.cos, sympy.sin
+    q1, q2, k1, k2 = module.a[i], module.b[i], module.u[i], module.v[i]
+    variants = {
+        "wrong sign": (lambda d: d.with_step(3, rhs=sympy.Sum((q1 * k1 + q2 * k2) * module.C(n - m)
+                                                              + (q2 * k1 - q1 * k2) * module.S(n + m), (i, 1, h))),
+                       "step 3"),
+        "wrong difference": (lambda d: d.with_step(4, rhs=module.RelativeScore(m - n)), "step 4"),
+        "missing term": (lambda d: d.with_step(1, rhs=sympy.Sum(q1 * k1 + q2 * k2, (i, 1, h))), "step 1"),
+    }
+    for label, (change, step) in variants.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'The score, every even width'"):
+            _broken(result, "The score", change).verify()
+
+
+def test_alibi_broken_variants(scripts, results):
+    module, result = scripts["alibi_causal"].module, results["alibi_causal"]
+    s, j, k, i, m = module.s, module.j, module.k, module.i, module.m
+    variants = {
+        "wrong sign": (lambda d: d.with_step(5, rhs=module.SoftmaxAt(s[k] - m * k, k, j, i)), "step 5"),
+        "bidirectional row": (lambda d: d.with_step(5, rhs=module.SoftmaxAt(s[k] + m * k, k, j, i + 1)), "step 5"),
+        "factor dropped": (lambda d: d.with_step(3, rhs=module.Frac(sympy.exp(-m * i) * sympy.exp(s[j] + m * j),
+                                                                      module._row_sum(sympy.exp(s[k] + m * k)))),
+                           "step 3"),
+    }
+    for label, (change, step) in variants.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'Row \$i\$ of causal ALiBi"):
+            _broken(result, "Row $i$", change).verify()
+    check = _part(result, "Whole matrices")
+    wrong = check.cases[2].rhs.value.T
+    with pytest.raises(ProofError, match=r"^case 3 \(\$n = 3\$\)"):
+        check.with_case(3, rhs=wrong).verify()

@@ -20,7 +20,8 @@ calculus of :mod:`.conditions` and the rule library of :mod:`.rules`):
    certified arb enclosure excluding 0 refutes; anything else is undecided;
 6. ``expand``, ``cancel``, ``exp rules``, ``sum rules`` (linearity, constant summands,
    renaming bound indices, all valid for non-reversed ranges), ``rewrite exp``
-   (trigonometric and hyperbolic functions as exponentials), ``order`` (min/max resolved
+   (trigonometric and hyperbolic functions as exponentials), ``expand trig`` (angle addition,
+   inside sums too), ``order`` (min/max resolved
    by the sign calculus), ``simplify`` (with every irrational number abstracted to a
    symbol, so no numeric zero test can decide anything).
 
@@ -77,6 +78,7 @@ STRATEGIES = (
     "exp rules",
     "sum rules",
     "rewrite exp",
+    "expand trig",
     "order",
     "simplify",
     "sign calculus",
@@ -279,7 +281,7 @@ def _decide(lhs, rhs, assumptions, facts) -> Proof:
     for name, transform in _SCALAR_STRATEGIES:
         try:
             transformed = transform(residual, facts)
-        except (TypeError, ValueError, NotImplementedError, RecursionError, AttributeError):
+        except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
             continue
         if transformed == 0:
             return Proof(name)
@@ -369,7 +371,7 @@ def _prove_sign(expr, assumptions, kind) -> Proof:
                       lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
         try:
             candidate = transform(expr)
-        except (TypeError, ValueError, NotImplementedError, RecursionError, AttributeError):
+        except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
             continue
         if prove_condition(Condition(candidate, kind), facts):
             return Proof("sign calculus")
@@ -417,7 +419,7 @@ def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
     for transform in exact_forms:
         try:
             candidate = transform(expanded)
-        except (TypeError, ValueError, NotImplementedError, RecursionError, AttributeError):
+        except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
             continue
         if candidate == 0 or proved_zero(candidate):
             return Proof(strategy)
@@ -572,6 +574,15 @@ def _rewrite_exp(expr, facts=None):
     return _exp_rules(expr.rewrite(sympy.exp))
 
 
+def _expand_trig(expr, facts=None):
+    """sin, cos of sums expanded (angle addition), then sums normalised: exact identities."""
+    trig = (sympy.sin, sympy.cos)
+    if not expr.has(*trig):
+        return expr
+    expanded = expr.replace(lambda e: isinstance(e, trig), lambda e: sympy.expand_trig(e.func(sympy.expand(e.args[0]))))
+    return _sum_rules(sympy.expand(expanded)) if expanded.has(sympy.Sum) else sympy.expand(expanded)
+
+
 def _order(expr, facts):
     """Min/Max resolved where the sign calculus orders the arguments."""
     if not expr.has(sympy.Min, sympy.Max):
@@ -622,6 +633,7 @@ _SCALAR_STRATEGIES = (
     ("exp rules", _bounded(_exp_rules)),
     ("sum rules", _bounded(_sum_rules)),
     ("rewrite exp", _bounded(_rewrite_exp)),
+    ("expand trig", _bounded(_expand_trig)),
     ("order", _bounded(_order)),
     ("simplify", _simplify),
 )
