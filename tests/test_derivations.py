@@ -18,7 +18,7 @@ from symbolic_attn.errors import ProofError
 OUT = Path(__file__).resolve().parent.parent / "out"
 REFRESH = "stale: run `symbolic-attn derive` from the repository root and commit out/"
 NAMES = ["alibi_causal", "masked_renormalization", "permutation_equivariance", "rope", "shift_invariance",
-         "sqrt_dk_scaling"]
+         "sinusoidal_positions", "sqrt_dk_scaling"]
 
 
 @pytest.fixture(scope="module")
@@ -279,3 +279,21 @@ def test_alibi_broken_variants(scripts, results):
     wrong = check.cases[2].rhs.value.T
     with pytest.raises(ProofError, match=r"^case 3 \(\$n = 3\$\)"):
         check.with_case(3, rhs=wrong).verify()
+
+
+# ------------------------------------------------------------------- f. sinusoidal positions
+
+
+def test_sinusoidal_broken_variants(scripts, results):
+    module, result = scripts["sinusoidal_positions"].module, results["sinusoidal_positions"]
+    p, k, i, h, omega = module.p, module.k, module.i, module.h, module.omega
+    wrong_rotation = sympy.ImmutableMatrix([[sympy.cos(k * omega[i]), -sympy.sin(k * omega[i])],
+                                            [sympy.sin(k * omega[i]), sympy.cos(k * omega[i])]])
+    with pytest.raises(ProofError, match=r"^step 2 of 'One pair moves by a rotation': .*refuted"):
+        _broken(result, "One pair", lambda d: d.with_step(2, rhs=wrong_rotation * module.pair(p))).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of 'The dot product depends on the offset only'"):
+        _broken(result, "The dot product",
+                lambda d: d.with_step(3, rhs=sympy.Sum(sympy.cos((p + k) * omega[i]), (i, 1, h)))).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'The dot product depends on the offset only'"):
+        _broken(result, "The dot product", lambda d: d.with_step(2, rhs=sympy.Sum(
+            sympy.sin(k * omega[i]) * (sympy.sin(p * omega[i]) ** 2 + sympy.cos(p * omega[i]) ** 2), (i, 1, h)))).verify()

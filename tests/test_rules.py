@@ -46,6 +46,7 @@ TRUE = [
     ("expand", (A + B) * C, A * C + B * C, ["matrix.expand"], []),
     ("entries", sympy.Trace(A2 * B2), sympy.Trace(B2 * A2), ["matrix.entries"], []),
     ("scalar", R * sympy.ImmutableMatrix([[1], [1]]), R[0, 0] + R[0, 1], ["matrix.scalar"], []),
+    ("pythagoras", _sum(sympy.sin(s[k]) ** 2 + sympy.cos(s[k]) ** 2), n, ["trig.pythagoras"], []),
 ]
 
 
@@ -79,6 +80,8 @@ BROKEN = [
     ("entries-wrong", sympy.Trace(A2 * B2), sympy.Trace(A2) * sympy.Trace(B2), ["matrix.entries"], [], ProofError,
      r"refuted|not shown"),
     ("scalar-not-1x1", R, R[0, 0], ["matrix.scalar"], [], SideConditionError, r"only a 1x1 matrix"),
+    ("pythagoras-wrong-sign", sympy.sin(c) ** 2 - sympy.cos(c) ** 2, 1, ["trig.pythagoras"], [], ProofError,
+     r"refuted"),
     ("unknown-rule", _sum(f[k]), _sum(f[k]), ["sum.magic"], [], ProofError, r"unknown rule"),
     ("rule-not-used", f[1], f[1] + 0, ["sum.linearity"], [], ProofError, r"does not apply"),
 ]

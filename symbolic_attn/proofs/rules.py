@@ -29,6 +29,8 @@ Matrices:
 * ``matrix.entries``           -- a matrix expression of integer shape written entry by entry;
 * ``matrix.scalar``            -- a ``1 x 1`` matrix read as its entry (refused for any other shape).
 
+Trigonometry: ``trig.pythagoras`` -- ``sin^2 x = 1 - cos^2 x``.
+
 >>> import sympy
 >>> k, n = sympy.symbols("k n", integer=True, positive=True)
 >>> f = sympy.IndexedBase("f")
@@ -240,6 +242,14 @@ def _scalar(expr):
     return expr, []
 
 
+def _pythagoras(expr):
+    """sin(x)**2 -> 1 - cos(x)**2 (every x): an exact identity."""
+    if not isinstance(expr, sympy.Basic):
+        return expr, []
+    return expr.replace(lambda e: isinstance(e, sympy.Pow) and isinstance(e.base, sympy.sin) and e.exp == 2,
+                        lambda e: 1 - sympy.cos(e.base.args[0]) ** 2), []
+
+
 def _whole(transform):
     return lambda expr, accept=None: transform(expr)
 
@@ -258,6 +268,7 @@ RULES = {
     "matrix.expand": Rule("matrix.expand", r"(A + B) C = AC + BC", _whole(_expand_matrix)),
     "matrix.entries": Rule("matrix.entries", r"M = (M_{ij})", _whole(_entries)),
     "matrix.scalar": Rule("matrix.scalar", r"[a] = a", _whole(_scalar)),
+    "trig.pythagoras": Rule("trig.pythagoras", r"\sin^2 x = 1 - \cos^2 x", _whole(_pythagoras)),
 }
 #: Rules that prove an inequality directly (used with relations >=, >, <=, <).
 INEQUALITY_RULES = {
