@@ -17,8 +17,8 @@ from symbolic_attn.errors import ProofError
 
 OUT = Path(__file__).resolve().parent.parent / "out"
 REFRESH = "stale: run `symbolic-attn derive` from the repository root and commit out/"
-NAMES = ["alibi_causal", "masked_renormalization", "permutation_equivariance", "rope", "shift_invariance",
-         "sinusoidal_positions", "sqrt_dk_scaling"]
+NAMES = sorted(["alibi_causal", "masked_renormalization", "permutation_equivariance", "rope", "shift_invariance",
+         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum"])
 
 
 @pytest.fixture(scope="module")
@@ -297,3 +297,24 @@ def test_sinusoidal_broken_variants(scripts, results):
     with pytest.raises(ProofError, match=r"^step 2 of 'The dot product depends on the offset only'"):
         _broken(result, "The dot product", lambda d: d.with_step(2, rhs=sympy.Sum(
             sympy.sin(k * omega[i]) * (sympy.sin(p * omega[i]) ** 2 + sympy.cos(p * omega[i]) ** 2), (i, 1, h)))).verify()
+
+
+# ------------------------------------------------------------------------- i. multi-head sum
+
+
+def test_multihead_broken_variants(scripts, results):
+    module, result = scripts["multihead_sum"].module, results["multihead_sum"]
+    C, W, H, B, t, j, g, r, h, d_v = (module.C, module.W, module.H, module.B, module.t, module.j, module.g,
+                                      module.r, module.h, module.d_v)
+    wrong = g * d_v + r  # off by one block
+    title = r"^step {} of 'Entry \$\(t, j\)\$, every \$h\$ and all widths'"
+    with pytest.raises(ProofError, match=title.format(1)):
+        _broken(result, "Entry", lambda d: d.with_step(1, rhs=sympy.Sum(C[t, wrong] * W[wrong, j], (r, 1, d_v),
+                                                                          (g, 1, h)))).verify()
+    with pytest.raises(ProofError, match=title.format(2)):
+        _broken(result, "Entry", lambda d: d.with_step(2, using=("D1",))).verify()
+    with pytest.raises(ProofError, match=title.format(3)):
+        _broken(result, "Entry", lambda d: d.with_step(3, rhs=sympy.Sum(module.HeadTerm(g, j, t), (g, 1, h)))).verify()
+    check = _part(result, "Explicit")
+    with pytest.raises(ProofError, match=r"^case 3 "):
+        check.with_case(3, rhs=check.cases[3].rhs).verify()

@@ -15,6 +15,8 @@ Sums (ranges ``k = a..b`` with ``b >= a - 1``: an empty sum is 0):
 * ``rename_index(k, j)`` -- ``sum_k f(k) = sum_j f(j)`` (needs ``j`` not free in ``f``);
 * ``reindex_by(sigma)`` -- ``sum_{k=a}^{b} f(k) = sum_{k=a}^{b} f(sigma(k))`` (needs ``sigma``
   stated as a bijection of ``a..b``: :class:`Bijection`);
+* ``split_blocks(w, g, r)`` -- ``sum_{c=1}^{h w} f(c) = sum_{g=1}^{h} sum_{r=1}^{w} f((g-1) w + r)``
+  (needs ``w`` a positive and ``h`` a nonnegative integer);
 * ``sum.delta``        -- ``sum_{k=a}^{b} [k = t] f(k) = f(t)`` (needs ``a <= t <= b``);
 * ``sum.ge_term``      -- ``sum_{k=a}^{b} f(k) >= f(t)`` (needs ``f >= 0`` on the range and
   ``a <= t <= b``);
@@ -47,7 +49,8 @@ import sympy
 from symbolic_attn.errors import ProofError, SideConditionError, UndecidedError
 from symbolic_attn.proofs.conditions import Condition, prove_condition
 
-__all__ = ["Rule", "Bijection", "RULES", "rule", "shift_index", "rename_index", "reindex_by", "apply_rules",
+__all__ = ["Rule", "Bijection", "RULES", "rule", "shift_index", "rename_index", "reindex_by", "split_blocks",
+           "apply_rules",
            "distribute", "prove_ge_term", "rule_names"]
 
 
@@ -165,6 +168,23 @@ def reindex_by(sigma) -> Rule:
                 [Condition((sigma, low, high), "bijection", f"{sigma} is a bijection of {low}..{high}")])
 
     return Rule(f"sum.reindex({sigma})", r"\sum_{k=a}^{b} f(k) = \sum_{k=a}^{b} f(\sigma(k))", _rewrite_sums(reindex))
+
+
+def split_blocks(width, block, position) -> Rule:
+    """``sum_{c=1}^{h w} f(c) = sum_{g=1}^{h} sum_{r=1}^{w} f((g-1) w + r)``: the columns in ``h``
+    blocks of ``width`` (needs ``width`` a positive integer and ``h`` a nonnegative integer)."""
+    width = sympy.sympify(width, strict=True)
+
+    def split(total):
+        (variable, low, high), function = total.limits[0], total.function
+        count = sympy.cancel(high / width)
+        if low != 1 or not (width.is_integer and width.is_positive and count.is_integer and count.is_nonnegative):
+            return total, []
+        inner = sympy.Sum(function.xreplace({variable: (block - 1) * width + position}), (position, 1, width))
+        return sympy.Sum(inner, (block, 1, count)), []
+
+    return Rule(f"sum.blocks({width})", r"\sum_{c=1}^{hw} f(c) = \sum_{g=1}^{h} \sum_{r=1}^{w} f((g-1)w + r)",
+                _rewrite_sums(split))
 
 
 def _delta(total):
