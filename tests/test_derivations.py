@@ -18,7 +18,7 @@ from symbolic_attn.errors import ProofError
 OUT = Path(__file__).resolve().parent.parent / "out"
 REFRESH = "stale: run `symbolic-attn derive` from the repository root and commit out/"
 NAMES = sorted(["alibi_causal", "masked_renormalization", "permutation_equivariance", "rope", "shift_invariance",
-         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum"])
+         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum", "softmax_jacobian"])
 
 
 @pytest.fixture(scope="module")
@@ -318,3 +318,24 @@ def test_multihead_broken_variants(scripts, results):
     check = _part(result, "Explicit")
     with pytest.raises(ProofError, match=r"^case 3 "):
         check.with_case(3, rhs=check.cases[3].rhs).verify()
+
+
+# ---------------------------------------------------------------------- h. softmax Jacobian
+
+
+def test_jacobian_broken_variants(scripts, results):
+    module, result = scripts["softmax_jacobian"].module, results["softmax_jacobian"]
+    p, i, j, n, s, k = module.p, module.i, module.j, module.n, module.s, module.k
+    delta = sympy.KroneckerDelta
+    with pytest.raises(ProofError, match=r"^step 3 of 'The entries, every \$n\$'.*refuted"):
+        _broken(result, "The entries", lambda d: d.with_step(3, rhs=p(i) * (delta(i, j) + p(j)))).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'The entries, every \$n\$'.*needs -j \+ n >= 0"):
+        _broken(result, "The entries", lambda d: d.without_assumption("A1").with_step(2, using=()).with_step(
+            3, using=())).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of '\$J\$ is symmetric'"):
+        _broken(result, "$J$ is symmetric", lambda d: d.with_step(2, rules=())).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of 'The rows sum to zero"):
+        _broken(result, "The rows", lambda d: d.with_step(3, rhs=sympy.Integer(1))).verify()
+    check = _part(result, "The whole matrix")
+    with pytest.raises(ProofError, match=r"^case 2 "):
+        check.with_case(2, rhs=check.cases[1].rhs.T * 2).verify()

@@ -47,6 +47,7 @@ TRUE = [
     ("entries", sympy.Trace(A2 * B2), sympy.Trace(B2 * A2), ["matrix.entries"], []),
     ("scalar", R * sympy.ImmutableMatrix([[1], [1]]), R[0, 0] + R[0, 1], ["matrix.scalar"], []),
     ("blocks", Sum(f[k], (k, 1, 2 * n)), Sum(f[2 * (j - 1) + i], (i, 1, 2), (j, 1, n)), [split_blocks(2, j, i)], []),
+    ("delta-substitute", sympy.KroneckerDelta(i, j) * f[j], sympy.KroneckerDelta(i, j) * f[i], ["delta.substitute"], []),
     ("pythagoras", _sum(sympy.sin(s[k]) ** 2 + sympy.cos(s[k]) ** 2), n, ["trig.pythagoras"], []),
 ]
 
@@ -85,6 +86,8 @@ BROKEN = [
      [split_blocks(2, j, i)], [], ProofError, r"refuted|not shown"),
     ("blocks-not-a-multiple", Sum(f[k], (k, 1, 2 * n + 1)), Sum(f[2 * (j - 1) + i], (i, 1, 2), (j, 1, n)),
      [split_blocks(2, j, i)], [], ProofError, r"does not apply|refuted"),
+    ("delta-substitute-without-delta", sympy.KroneckerDelta(i, j) * f[j] + f[j], sympy.KroneckerDelta(i, j) * f[i] + f[i],
+     ["delta.substitute"], [], ProofError, r"refuted"),
     ("pythagoras-wrong-sign", sympy.sin(c) ** 2 - sympy.cos(c) ** 2, 1, ["trig.pythagoras"], [], ProofError,
      r"refuted"),
     ("unknown-rule", _sum(f[k]), _sum(f[k]), ["sum.magic"], [], ProofError, r"unknown rule"),

@@ -31,7 +31,8 @@ Matrices:
 * ``matrix.entries``           -- a matrix expression of integer shape written entry by entry;
 * ``matrix.scalar``            -- a ``1 x 1`` matrix read as its entry (refused for any other shape).
 
-Trigonometry: ``trig.pythagoras`` -- ``sin^2 x = 1 - cos^2 x``.
+Trigonometry: ``trig.pythagoras`` -- ``sin^2 x = 1 - cos^2 x``.  Deltas: ``delta.substitute`` --
+``[a = b] f(b) = [a = b] f(a)``.
 
 >>> import sympy
 >>> k, n = sympy.symbols("k n", integer=True, positive=True)
@@ -262,6 +263,23 @@ def _scalar(expr):
     return expr, []
 
 
+def _delta_substitute(expr):
+    """``[a = b] f(b) = [a = b] f(a)``: inside a product with a Kronecker delta, the second index
+    is replaced by the first (sums are expanded first so that every delta meets its factors)."""
+    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.KroneckerDelta):
+        return expr, []
+
+    def substitute(product):
+        deltas = [f for f in product.args if isinstance(f, sympy.KroneckerDelta)]
+        if not deltas or not isinstance(deltas[0].args[1], sympy.Symbol):
+            return product
+        first, second = deltas[0].args
+        others = [f.xreplace({second: first}) if f is not deltas[0] else f for f in product.args]
+        return sympy.Mul(*others)
+
+    return sympy.expand(expr).replace(lambda e: isinstance(e, sympy.Mul), substitute), []
+
+
 def _pythagoras(expr):
     """sin(x)**2 -> 1 - cos(x)**2 (every x): an exact identity."""
     if not isinstance(expr, sympy.Basic):
@@ -288,6 +306,7 @@ RULES = {
     "matrix.expand": Rule("matrix.expand", r"(A + B) C = AC + BC", _whole(_expand_matrix)),
     "matrix.entries": Rule("matrix.entries", r"M = (M_{ij})", _whole(_entries)),
     "matrix.scalar": Rule("matrix.scalar", r"[a] = a", _whole(_scalar)),
+    "delta.substitute": Rule("delta.substitute", r"\delta_{ab} f(b) = \delta_{ab} f(a)", _whole(_delta_substitute)),
     "trig.pythagoras": Rule("trig.pythagoras", r"\sin^2 x = 1 - \cos^2 x", _whole(_pythagoras)),
 }
 #: Rules that prove an inequality directly (used with relations >=, >, <=, <).
