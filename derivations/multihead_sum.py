@@ -38,7 +38,7 @@ def _blocks(expr):
                         lambda e: B[g, r, e.indices[1]])
 
 
-CONCAT = Assumption("D1", "$C = \\\\operatorname{Concat}(H_1, \\\\dots, H_h)$: column $(g-1) d_v + r$ of $C$ is "
+CONCAT = Assumption("D1", "$C = \\operatorname{Concat}(H_1, \\dots, H_h)$: column $(g-1) d_v + r$ of $C$ is "
                     "column $r$ of $H_g$", r"C_{t,\,(g-1) d_v + r} = (H_g)_{t r}", rewrite=_concat)
 BLOCKS = Assumption("D2", "$W_O^{(g)}$ is the $g$-th block of $d_v$ rows of $W_O$",
                     r"\left(W_O^{(g)}\right)_{r j} = (W_O)_{(g-1) d_v + r,\, j}", rewrite=_blocks)
@@ -73,7 +73,7 @@ def sum_chain() -> Derivation:
         ],
         assumptions=[CONCAT, BLOCKS],
         scope=Scope.proved("every number of heads $h$, every head width $d_v$ and every row $t$ and column $j$"),
-        note="Entry $(t, j)$ of $C W_O$ is $\\\\sum_{c=1}^{h d_v} C_{t c} (W_O)_{c j}$.",
+        note="Entry $(t, j)$ of $C W_O$ is $\\sum_{c=1}^{h d_v} C_{t c} (W_O)_{c j}$.",
     )
 
 

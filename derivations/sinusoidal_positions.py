@@ -55,7 +55,7 @@ def shift_chain() -> Derivation:
             Step(sympy.ImmutableMatrix([[sin(angle_p) * cos(angle_k) + cos(angle_p) * sin(angle_k)],
                                         [cos(angle_p) * cos(angle_k) - sin(angle_p) * sin(angle_k)]]),
                  "angle addition"),
-            Step(rotation(k) * pair(p), "a rotation by $k\\\\omega_i$ applied to the pair of $PE(p)$"),
+            Step(rotation(k) * pair(p), "a rotation by $k\\omega_i$ applied to the pair of $PE(p)$"),
         ],
         scope=Scope.proved("every pair $i$ (so every even $d_{model} = 2h$), all real $p$, $k$ and frequencies"),
         note="The matrix $M_k$ has these $2 \\times 2$ blocks on its diagonal; it contains no $p$.",
@@ -71,7 +71,7 @@ def dot_chain() -> Derivation:
             Step(Sum(sin(angle_p) * sin(angle_p + angle_k) + cos(angle_p) * cos(angle_p + angle_k), (i, 1, h)),
                  "definition: a sum over the pairs"),
             Step(Sum(cos(angle_k) * (sin(angle_p) ** 2 + cos(angle_p) ** 2), (i, 1, h)), "angle addition"),
-            Step(Sum(cos(angle_k), (i, 1, h)), "$\\\\sin^2 + \\\\cos^2 = 1$", rules=("trig.pythagoras",)),
+            Step(Sum(cos(angle_k), (i, 1, h)), "$\\sin^2 + \\cos^2 = 1$", rules=("trig.pythagoras",)),
         ],
         scope=Scope.proved("every even $d_{model} = 2h$, all real $p$, $k$ and frequencies"),
     )

@@ -9,7 +9,7 @@ import sympy
 from sympy import Derivative, KroneckerDelta, Sum, exp
 
 from symbolic_attn.proofs.chain import Assumption, Derivation, Scope, Step
-from symbolic_attn.proofs.operators import SoftmaxAt
+from symbolic_attn.proofs.operators import NamedOperator, SoftmaxAt
 from symbolic_attn.proofs.result import Case, Check, Result
 
 NAME = "softmax_jacobian"
@@ -18,11 +18,27 @@ n = sympy.Symbol("n", integer=True, positive=True)
 i, j, k = sympy.symbols("i j k", integer=True, positive=True)
 s = sympy.IndexedBase("s", real=True)
 Z = Sum(exp(s[k]), (k, 1, n))
-RANGE = Assumption("A1", "the indices lie in $1, \\\\dots, n$", r"1 \le i, j \le n", condition=[i <= n, j <= n])
+RANGE = Assumption("A1", "the indices lie in $1, \\dots, n$", r"1 \le i, j \le n", condition=[i <= n, j <= n])
+
+
+class Weight(NamedOperator, sympy.Function):
+    r"""``p_i = softmax(s)_i``, printed short."""
+
+    nargs = 1
+
+    def unfold(self):
+        return SoftmaxAt(s[k], k, self.args[0], n)
+
+    def _latex(self, printer, exp=None):
+        text = "p_{%s}" % printer._print(self.args[0])
+        return text if exp is None else "p_{%s}^{%s}" % (printer._print(self.args[0]), exp)
 
 
 def p(index):
-    return SoftmaxAt(s[k], k, index, n)
+    return Weight(index)
+
+
+NOTE = "Here $p_i = \\operatorname{softmax}(s)_i = e^{s_i} / \\sum_{k=1}^{n} e^{s_k}$."
 
 
 def entry_chain() -> Derivation:
@@ -37,7 +53,8 @@ def entry_chain() -> Derivation:
             Step(p(i) * (KroneckerDelta(i, j) - p(j)), "factor $p_i$", using=("A1",)),
         ],
         assumptions=[RANGE],
-        scope=Scope.proved("every $n \\\\ge 1$ and all real scores"),
+        scope=Scope.proved("every $n \\ge 1$ and all real scores"),
+        note=NOTE,
     )
 
 
@@ -47,17 +64,18 @@ def symmetry_chain() -> Derivation:
         p(i) * (KroneckerDelta(i, j) - p(j)),
         [
             Step(KroneckerDelta(i, j) * p(i) - p(i) * p(j), "multiply out"),
-            Step(KroneckerDelta(i, j) * p(j) - p(j) * p(i), "$\\\\delta_{ij} p_i = \\\\delta_{ij} p_j$",
+            Step(KroneckerDelta(i, j) * p(j) - p(j) * p(i), "$\\delta_{ij} p_i = \\delta_{ij} p_j$",
                  rules=("delta.substitute",)),
             Step(p(j) * (KroneckerDelta(j, i) - p(i)), "factor $p_j$"),
         ],
-        scope=Scope.proved("every $n \\\\ge 1$ and all real scores"),
+        scope=Scope.proved("every $n \\ge 1$ and all real scores"),
+        note=NOTE,
     )
 
 
 def rows_chain() -> Derivation:
     return Derivation(
-        "The rows sum to zero: $J \\\\mathbf{1} = 0$",
+        "The rows sum to zero: $J \\mathbf{1} = 0$",
         Sum(p(i) * (KroneckerDelta(i, j) - p(j)), (j, 1, n)),
         [
             Step(p(i) * Sum(KroneckerDelta(i, j), (j, 1, n)) - p(i) * Sum(p(j), (j, 1, n)), "linearity",
@@ -66,7 +84,8 @@ def rows_chain() -> Derivation:
             Step(sympy.Integer(0), "the weights sum to $1$"),
         ],
         assumptions=[RANGE],
-        scope=Scope.proved("every $n \\\\ge 1$ and all real scores"),
+        scope=Scope.proved("every $n \\ge 1$ and all real scores"),
+        note=NOTE,
     )
 
 
