@@ -336,6 +336,10 @@ def test_jacobian_broken_variants(scripts, results):
         _broken(result, "$J$ is symmetric", lambda d: d.with_step(2, rules=())).verify()
     with pytest.raises(ProofError, match=r"^step 3 of 'The rows sum to zero"):
         _broken(result, "The rows", lambda d: d.with_step(3, rhs=sympy.Integer(1))).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of '\$v\^\{T\} J v\$"):
+        _broken(result, "$v^{T} J v$", lambda d: d.with_step(3, relation=">")).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of '\$v\^\{T\} J v\$.*refuted"):
+        _broken(result, "$v^{T} J v$", lambda d: d.with_step(2, rhs=sympy.Sum(p(i) * module.v[i] ** 2, (i, 1, n)))).verify()
     check = _part(result, "The whole matrix")
     with pytest.raises(ProofError, match=r"^case 2 "):
         check.with_case(2, rhs=check.cases[1].rhs.T * 2).verify()

@@ -475,6 +475,13 @@ def _real(expr) -> bool:
 
 
 def _flag_sign(expr):
+    try:
+        return _flag_sign_of(expr)
+    except Exception:  # SymPy's assumption system can fail (inconsistent cached facts): unknown
+        return None
+
+
+def _flag_sign_of(expr):
     if expr.is_positive:
         return "+"
     if expr.is_negative:
