@@ -397,7 +397,7 @@ def _follows(expr, kind, fact, facts, depth) -> bool:
     if fact.kind == ">0" and expr.has(sympy.Sum) and fact.expr.has(sympy.Sum) and depth > 2:
         # expr = r * fact with r > 0 (sums in normal form, e.g. the spread of a x + b is a^2 times
         # the spread of x): then expr > 0 as well.
-        from symbolic_attn.proofs.prove import _sum_rules
+        from symbolic_attn.proofs.strategies import _sum_rules
 
         try:
             ratio = sympy.cancel(_sum_rules(expr) / _sum_rules(fact.expr))

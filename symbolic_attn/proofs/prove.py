@@ -52,9 +52,12 @@ from typing import Callable, Iterable, Optional
 import sympy
 
 from symbolic_attn.errors import ProofError, SideConditionError, UndecidedError
-from symbolic_attn.exact.certified import certified_sign, proved_zero
+from symbolic_attn.exact.certified import proved_zero
 from symbolic_attn.proofs.conditions import (
-    Condition, Facts, is_plain_number, prove_condition, reject_inexact, side_conditions)
+    Condition, Facts, prove_condition, reject_inexact, side_conditions)
+from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free
+from symbolic_attn.proofs.strategies import (
+    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _expand_sums, _rewrite_exp, _sum_rules)
 
 __all__ = [
     "Assumption",
@@ -86,13 +89,6 @@ STRATEGIES = (
 
 # simplify() is the last resort and can take seconds on big trees: refuse to try it
 # beyond this operation count (the step is then undecided, which is a failure).
-_SIMPLIFY_MAX_OPS = 400
-_EXPAND_MAX_OPS = 4000
-_REWRITE_ROUNDS = 8
-#: Longest explicit sum evaluated at a refutation point.
-_MAX_TERMS = 64
-_ATTEMPTS = 4
-
 
 @dataclass(frozen=True)
 class Assumption:
@@ -295,7 +291,10 @@ def _decide(lhs, rhs, assumptions, facts) -> Proof:
                 pass
         tried.append(transformed)
     # Report the shortest form of the residual that did not vanish.
-    _refute_or_undecided(min(tried, key=lambda e: (len(sympy.sstr(e)), sympy.sstr(e))), facts)
+    shortest = min(tried, key=lambda e: (len(sympy.sstr(e)), sympy.sstr(e)))
+    if _symbol_free(shortest):
+        _decide_number(shortest)
+    _refute_or_undecided(shortest, facts)
 
 
 def prove_unequal(lhs, rhs) -> Disproof:
@@ -400,10 +399,6 @@ def _is_matrix(value) -> bool:
     return isinstance(value, (sympy.MatrixBase, sympy.MatrixExpr))
 
 
-def _symbol_free(expr) -> bool:
-    return isinstance(expr, sympy.Basic) and not expr.free_symbols and not expr.atoms(sympy.Indexed)
-
-
 def _rewrite(expr, assumptions):
     for _ in range(_REWRITE_ROUNDS):
         new = expr
@@ -431,15 +426,6 @@ def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
     if sign:
         raise ProofError(f"refuted: residual {shown} is not zero")
     raise UndecidedError(f"residual {shown} not shown to vanish (a number neither proved 0 nor certified non-zero)")
-
-
-def _safe_sign(expr):
-    if expr.is_Rational:
-        return (1 if expr.p > 0 else -1) if expr.p else 0
-    try:
-        return certified_sign(expr)
-    except (UndecidedError, TypeError, ValueError, ZeroDivisionError):
-        return None
 
 
 def _prove_matrix(lhs, rhs, assumptions, facts) -> Proof:
@@ -485,295 +471,3 @@ def _shape(value):
     return tuple(value.shape) if _is_matrix(value) else "scalar"
 
 
-def _bounded(transform):
-    def guarded(expr, facts):
-        if sympy.count_ops(expr) > _EXPAND_MAX_OPS:
-            return expr
-        return transform(expr, facts)
-
-    return guarded
-
-
-def _exp_rules(expr, facts=None):
-    expanded = sympy.expand(expr, power_exp=True, mul=True, multinomial=False)
-    return sympy.cancel(sympy.together(sympy.powsimp(expanded, combine="exp")))
-
-
-# -------------------------------------------------------------------------------- sums
-
-_CANONICAL = tuple(sympy.Dummy(f"j{depth}", integer=True) for depth in range(8))
-
-
-def _normal_sum(expr, depth=0):
-    """Linearity, constant factors out, constant summands evaluated, bound index renamed.
-
-    Valid for ordinary (non-reversed) ranges, which the side conditions guarantee for every
-    sum written in the step; SymPy's sum convention agrees with the ordinary sum there.
-    """
-    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
-        return expr
-    if isinstance(expr, sympy.Sum):
-        # A multiple sum: the inner limits first (written as one Sum, SymPy would merge it back).
-        function = expr.function
-        for limit in expr.limits:
-            function = _normal_single(function, limit, depth)
-        return function
-    return expr.func(*[_normal_sum(arg, depth) for arg in expr.args])
-
-
-def _normal_single(function, limit, depth):
-    variable, low, high = limit
-    function = sympy.expand(_normal_sum(sympy.expand(function), depth + 1))
-    # Rename the bound index to the first canonical name not otherwise free here.
-    taken = (function.free_symbols - {variable}) | low.free_symbols | high.free_symbols
-    index = next((c for c in _CANONICAL if c not in taken), variable)
-    function = function.xreplace({variable: index})
-    total = sympy.Integer(0)
-    for term in sympy.Add.make_args(function):
-        constant, dependent = [], []
-        for factor in sympy.Mul.make_args(term):
-            (dependent if index in factor.free_symbols else constant).append(factor)
-        if not dependent:
-            total += sympy.Mul(*constant) * (high - low + 1)
-        else:
-            total += sympy.Mul(*constant) * sympy.Sum(sympy.Mul(*dependent), (index, low, high))
-    return total
-
-
-def _sum_rules(expr, facts=None):
-    if not expr.has(sympy.Sum):
-        return expr
-    normal = _normal_sum(sympy.expand(expr))
-    return sympy.cancel(sympy.together(sympy.expand(normal)))
-
-
-def _expand_sums(expr):
-    """Sums with integer limits written out (empty when the upper limit is below the lower)."""
-    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
-        return expr
-
-    def explicit(total):
-        function = total.function
-        for variable, low, high in reversed(total.limits):
-            if not (low.is_Integer and high.is_Integer) or high - low + 1 > _MAX_TERMS:
-                return total
-        result = function
-        for variable, low, high in total.limits:
-            result = sympy.Add(*[result.xreplace({variable: sympy.Integer(value)})
-                                 for value in range(int(low), int(high) + 1)])
-        return result
-
-    for _ in range(_REWRITE_ROUNDS):
-        new = expr.replace(lambda e: isinstance(e, sympy.Sum), explicit)
-        if new == expr:
-            break
-        expr = new
-    return expr
-
-
-# ----------------------------------------------------------------- further strategies
-
-
-def _rewrite_exp(expr, facts=None):
-    trig = (sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh)
-    if not expr.has(*trig):
-        return expr
-    return _exp_rules(expr.rewrite(sympy.exp))
-
-
-def _expand_trig(expr, facts=None):
-    """sin, cos of sums expanded (angle addition), then sums normalised: exact identities."""
-    trig = (sympy.sin, sympy.cos)
-    if not expr.has(*trig):
-        return expr
-    expanded = expr.replace(lambda e: isinstance(e, trig), lambda e: sympy.expand_trig(e.func(sympy.expand(e.args[0]))))
-    return _sum_rules(sympy.expand(expanded)) if expanded.has(sympy.Sum) else sympy.expand(expanded)
-
-
-def _order(expr, facts):
-    """Min/Max resolved where the sign calculus orders the arguments."""
-    if not expr.has(sympy.Min, sympy.Max):
-        return expr
-
-    def resolve(e):
-        first, *rest = e.args
-        for candidate in e.args:
-            others = [o for o in e.args if o is not candidate]
-            wanted = (lambda o: o - candidate) if isinstance(e, sympy.Min) else (lambda o: candidate - o)
-            if all(prove_condition(Condition(wanted(o), ">=0"), facts) for o in others):
-                return candidate
-        return e
-
-    resolved = expr.replace(lambda e: isinstance(e, (sympy.Min, sympy.Max)), resolve)
-    return sympy.cancel(sympy.together(sympy.expand(resolved)))
-
-
-def _simplify(expr, facts=None):
-    """simplify() with every irrational number replaced by a symbol: it cannot decide numbers."""
-    if sympy.count_ops(expr) > _SIMPLIFY_MAX_OPS:
-        return expr
-    stand_ins = {}
-
-    def abstract(node):
-        if isinstance(node, sympy.Basic) and not node.is_Rational and node.is_number and not node.free_symbols:
-            stand_ins.setdefault(node, sympy.Dummy(f"c{len(stand_ins)}"))
-            return stand_ins[node]
-        return None
-
-    abstracted = _replace_numbers(expr, abstract)
-    result = sympy.simplify(abstracted)
-    return result.xreplace({dummy: number for number, dummy in stand_ins.items()}) if result != 0 else result
-
-
-def _replace_numbers(expr, abstract):
-    replaced = abstract(expr)
-    if replaced is not None:
-        return replaced
-    if not expr.args:
-        return expr
-    return expr.func(*[_replace_numbers(arg, abstract) for arg in expr.args])
-
-
-_SCALAR_STRATEGIES = (
-    ("expand", _bounded(lambda e, f: sympy.expand(e))),
-    ("cancel", _bounded(lambda e, f: sympy.cancel(sympy.together(e)))),
-    ("exp rules", _bounded(_exp_rules)),
-    ("sum rules", _bounded(_sum_rules)),
-    ("rewrite exp", _bounded(_rewrite_exp)),
-    ("expand trig", _bounded(_expand_trig)),
-    ("order", _bounded(_order)),
-    ("simplify", _simplify),
-)
-
-
-# -------------------------------------------------------------------------- refutation
-
-
-def _refute_or_undecided(residual, facts):
-    """Raise ProofError if a valid point certifies ``residual != 0``, else UndecidedError."""
-    shown = _short(str(residual))
-    if _symbol_free(residual):
-        _decide_number(residual)
-    # Entries of matrix symbols (A[0, 1]) are independent unknowns: give them values as well.
-    elements = sorted(residual.atoms(sympy.matrices.expressions.matexpr.MatrixElement), key=str)
-    if elements and all(e.args[1].is_Integer and e.args[2].is_Integer for e in elements):
-        residual = residual.xreplace({e: sympy.Dummy(f"{e.args[0]}[{e.args[1]},{e.args[2]}]") for e in elements})
-    for attempt in range(_ATTEMPTS):
-        point = _refutation_point(residual, facts, attempt)
-        if point is None:
-            break
-        value = _value_at(residual, point, facts, attempt)
-        if value is None:
-            continue
-        sign = _safe_sign(value)
-        if sign:
-            where = ", ".join(f"{name}={val}" for name, val in sorted((getattr(k, "name", str(k)), v)
-                                                                     for k, v in point.items()))
-            raise ProofError(f"refuted: residual {shown} is {_certified_value(value)} at {where}")
-    raise UndecidedError(f"residual {shown} not shown to vanish")
-
-
-def _sample(symbol, position: int, attempt: int):
-    """A value that satisfies every flag of ``symbol`` (position and attempt vary it)."""
-    j = position + 3 * attempt
-    if symbol.is_integer:
-        if symbol.is_zero:
-            return sympy.Integer(0)
-        magnitude = 3 + j
-        if symbol.is_even:
-            magnitude += magnitude % 2
-        elif symbol.is_odd:
-            magnitude += 1 - magnitude % 2
-        negative = symbol.is_negative or (symbol.is_nonpositive and not symbol.is_nonnegative)
-        if not negative and not symbol.is_nonnegative and j % 2:
-            negative = True
-        return -sympy.Integer(magnitude) if negative else sympy.Integer(magnitude)
-    if symbol.is_zero:
-        return sympy.Integer(0)
-    value = sympy.Rational(j + 1, j + 2) if j % 3 == 0 else sympy.Rational(2 * j + 3, j + 2)
-    if symbol.is_negative or (symbol.is_nonpositive and not symbol.is_nonnegative):
-        return -value
-    if symbol.is_nonnegative:
-        return value
-    return value if j % 2 == 0 else -value
-
-
-def _refutation_point(residual, facts, attempt):
-    if residual.atoms(sympy.MatrixSymbol) or residual.atoms(sympy.core.function.AppliedUndef):
-        return None
-    bound = {indexed.base.label for indexed in residual.atoms(sympy.Indexed)}
-    free = sorted(residual.free_symbols - bound, key=str)
-    for fact in facts.conditions:
-        free += sorted((fact.expr.free_symbols - set(free)) - bound, key=str)
-    in_index = set()
-    for indexed in residual.atoms(sympy.Indexed):
-        for index in indexed.indices:
-            in_index.update(index.free_symbols)
-    indices = [symbol for symbol in free if isinstance(symbol, sympy.Idx) or symbol in in_index]
-    point = {}
-    for position, symbol in enumerate(indices, 1):
-        point[symbol] = sympy.Integer(position + attempt)
-    length = max(3, len(indices) + 1 + attempt)
-    for position, symbol in enumerate(free):
-        if symbol in point or not isinstance(symbol, sympy.Symbol):
-            continue
-        if symbol.is_integer and symbol.is_positive and not symbol.is_even and not symbol.is_odd:
-            point[symbol] = sympy.Integer(length + position)
-        else:
-            point[symbol] = _sample(symbol, position, attempt)
-    for fact in facts.conditions:
-        value = _expand_sums(fact.expr.subs(point, simultaneous=True))
-        if value.free_symbols or not _holds_exactly(value, fact.kind):
-            return _refutation_point_retry(residual, facts, attempt)
-    return point
-
-
-def _refutation_point_retry(residual, facts, attempt):
-    # Stated facts rule this point out; the next attempt moves every value (bounded).
-    return None if attempt + 1 >= _ATTEMPTS else _refutation_point(residual, facts, attempt + 1)
-
-
-def _holds_exactly(value, kind) -> bool:
-    sign = _safe_sign(value) if value.is_number else None
-    if sign is None:
-        return False
-    return {">0": sign > 0, ">=0": sign >= 0, "!=0": sign != 0}[kind]
-
-
-def _value_at(residual, point, facts, attempt):
-    """The residual at ``point`` (sums written out, entries of sequences given values)."""
-    value = _expand_sums(residual.subs(point, simultaneous=True))
-    values = {}
-    for position, atom in enumerate(sorted(value.atoms(sympy.Indexed), key=str)):
-        values[atom] = _sample(atom, position, attempt)
-    value = value.xreplace(values)
-    try:
-        reject_inexact(value)
-    except ProofError:
-        return None
-    if not _symbol_free(value):
-        return None
-    # Every side condition must hold at the point, or the residual is not a value there.
-    for condition in side_conditions(value):
-        if condition.kind != "invertible" and not _holds_exactly(condition.expr, condition.kind):
-            return None
-    return value
-
-
-def _certified_value(expr) -> Optional[str]:
-    """Six digits of ``expr`` if it is certified non-zero, else None."""
-    if expr.is_Rational:
-        return None if expr == 0 else sympy.sstr(expr)
-    from symbolic_attn.exact.certified import decimal_string
-
-    if not _safe_sign(expr):
-        return None
-    try:
-        return decimal_string(expr, 6, significant=True)
-    except (UndecidedError, TypeError, ValueError):
-        return "non-zero"
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())  # one line, whatever the printer did with matrices
-    return text if len(text) <= limit else text[: limit - 3] + "..."
