@@ -14,7 +14,8 @@ from sympy import Sum, exp, log
 
 from symbolic_attn.model.attention import attention_from_scores, softmax
 from symbolic_attn.proofs.prove import Frac
-from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step, cited
+from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step
+from symbolic_attn.proofs.operators import MaskedSoftmaxAt, NamedOperator, SoftmaxAt
 from symbolic_attn.model.masks import Mask
 from symbolic_attn.proofs.result import Case, Check, Counterexample, Result
 
@@ -22,8 +23,10 @@ NAME = "masked_renormalization"
 
 n = sympy.Symbol("n", integer=True, positive=True)
 j, k = sympy.symbols("j k", integer=True, positive=True)
+b = sympy.Symbol("b", integer=True, positive=True)
 s = sympy.IndexedBase("s", real=True)
 a = sympy.IndexedBase("a", nonnegative=True)
+beta = sympy.IndexedBase("beta", nonnegative=True)
 
 Z = sympy.Symbol("Z", positive=True)
 
@@ -32,48 +35,82 @@ def _sum(term):
     return Sum(term, (k, 1, n))
 
 
+class ZeroedWeight(NamedOperator, sympy.Function):
+    r"""``z_j = a_j \operatorname{softmax}(s)_j``: the full softmax with blocked weights set to 0."""
+
+    nargs = 1
+
+    def unfold(self):
+        return a[self.args[0]] * SoftmaxAt(s[k], k, self.args[0], n)
+
+    def _latex(self, printer, exp=None):
+        text = "z_{%s}" % printer._print(self.args[0])
+        return text if exp is None else "%s^{%s}" % (text, exp)
+
+
+def _blocked(expr):
+    return expr.replace(lambda e: isinstance(e, sympy.Indexed) and e.base == a, lambda e: 1 - beta[e.indices[0]])
+
+
 PARTITION = Assumption("D1", "$Z$ names the softmax denominator", r"Z = \sum_{k=1}^{n} e^{s_k} > 0",
                        rewrite=lambda e: e.xreplace({Z: Sum(exp(s[k]), (k, 1, n))}))
 INDICATOR = Assumption("A1", "$a_k = 1$ if key $k$ is allowed and $a_k = 0$ if it is blocked; "
-                       "at least one key is allowed")
-BLOCKED = Assumption("A2", "at least one key $b$ is blocked ($a_b = 0$), and all scores are real")
+                       "at least one key is allowed, so the masked denominator is positive",
+                       r"\sum_{k=1}^{n} a_k e^{s_k} > 0", condition=_sum(a[k] * exp(s[k])) > 0)
+COMPLEMENT = Assumption("A2", "$\\beta_k = 1 - a_k$ marks the blocked keys ($\\beta_k \\ge 0$)",
+                        r"a_k = 1 - \beta_k", rewrite=_blocked)
+BLOCKED = Assumption("A3", "key $b$ is blocked", r"\beta_b = 1,\ 1 \le b \le n",
+                     rewrite=lambda e: e.xreplace({beta[b]: sympy.Integer(1)}), condition=b <= n)
+POSITIVE_MASS = Assumption("P1", "proved in the previous part: the blocked mass is positive",
+                           r"\sum_{k=1}^{n} \beta_k e^{s_k} > 0", condition=_sum(beta[k] * exp(s[k])) > 0)
 
 
 def renormalization_chain() -> Derivation:
-    zeroed = a[j] * exp(s[j]) / Z
-    start = Computed(r"\frac{z_j}{\sum_{k} z_k}", zeroed / _sum(a[k] * exp(s[k]) / Z))
     return Derivation(
         "Renormalized zeroed weights are the masked weights",
-        start,
+        Frac(ZeroedWeight(j), _sum(ZeroedWeight(k))),
         [
             Step(Frac(Frac(a[j] * exp(s[j]), Z), _sum(Frac(a[k] * exp(s[k]), Z))),
-                 "definition $z_j = a_j \\operatorname{softmax}(s)_j$"),
+                 "definition $z_j = a_j \\operatorname{softmax}(s)_j$", using=("D1", "A1")),
             Step(Frac(Frac(a[j] * exp(s[j]), Z), Frac(_sum(a[k] * exp(s[k])), Z)),
-                 "$1/Z$ does not depend on $k$: it leaves the sum"),
-            Step(Frac(a[j] * exp(s[j]), _sum(a[k] * exp(s[k]))), "cancel $Z > 0$"),
-            Step(Computed(r"\operatorname{softmax}_M(s)_j", a[j] * exp(s[j]) / _sum(a[k] * exp(s[k]))),
+                 "$1/Z$ does not depend on $k$: it leaves the sum", using=("A1",), rules=("sum.factor_out",)),
+            Step(Frac(a[j] * exp(s[j]), _sum(a[k] * exp(s[k]))), "cancel $Z > 0$", using=("A1",)),
+            Step(MaskedSoftmaxAt(s[k], a[k], k, j, n),
                  "definition of the masked softmax (blocked keys leave the denominator)", using=("A1",)),
         ],
         assumptions=[PARTITION, INDICATOR],
-        scope=Scope.proved("every n, all real scores and every mask with an allowed key"),
-        note="Write $z_j = a_j e^{s_j}/Z$ for the zeroed weights.",
+        scope=Scope.proved("every $n \\ge 1$, all real scores and every mask with an allowed key"),
+    )
+
+
+def positive_mass_chain() -> Derivation:
+    return Derivation(
+        "The blocked mass is positive",
+        _sum(beta[k] * exp(s[k])),
+        [
+            Step(beta[b] * exp(s[b]), "a sum of nonnegative terms is at least its term $k = b$", relation=">=",
+                 using=("A3",), rules=("sum.ge_term",)),
+            Step(exp(s[b]), "$\\beta_b = 1$: key $b$ is blocked", using=("A3",)),
+            Step(sympy.Integer(0), "$e^{x} > 0$", relation=">"),
+        ],
+        assumptions=[COMPLEMENT, BLOCKED],
+        scope=Scope.proved("every $n \\ge 1$, all real scores and every mask with a blocked key $b$"),
     )
 
 
 def blocked_mass_chain() -> Derivation:
     return Derivation(
         "Zeroed weights sum to 1 minus the blocked mass",
-        Computed(r"\sum_{k} z_k", _sum(a[k] * exp(s[k]) / Z)),
+        _sum(ZeroedWeight(k)),
         [
-            Step(Frac(_sum(exp(s[k])) - _sum((1 - a[k]) * exp(s[k])), Z),
-                 "$a_k = 1 - (1 - a_k)$, split the sum"),
-            Step(1 - Frac(_sum((1 - a[k]) * exp(s[k])), Z), "$\\sum_k e^{s_k} = Z$", using=("D1",)),
-            cited(sympy.Integer(1), "the blocked mass is $> 0$: its terms are $\\ge 0$ and the term of "
-                  "$b$ is $e^{s_b}/Z > 0$ (checked below for every $n \\le 4$)", relation="<"),
+            Step(Frac(_sum(exp(s[k])) - _sum(beta[k] * exp(s[k])), Z),
+                 "$a_k = 1 - \\beta_k$, split the sum", using=("D1", "A2")),
+            Step(1 - Frac(_sum(beta[k] * exp(s[k])), Z), "$\\sum_k e^{s_k} = Z$", using=("D1",)),
+            Step(sympy.Integer(1), "the blocked mass is positive (previous part) and $Z > 0$", relation="<",
+                 using=("P1",)),
         ],
-        assumptions=[PARTITION, INDICATOR, BLOCKED],
-        scope=Scope.proved("every n, for the identity; the final inequality is cited in general and checked "
-                           "for every n <= 4 below"),
+        assumptions=[PARTITION, COMPLEMENT, POSITIVE_MASS],
+        scope=Scope.proved("every $n \\ge 1$, all real scores and every mask with a blocked key (strict inequality)"),
     )
 
 
@@ -108,8 +145,8 @@ def masks_check() -> Check:
         r"\frac{z}{\sum_k z_k} = \operatorname{softmax}_M(s), \qquad \sum_k z_k < 1, \qquad "
         r"\operatorname{softmax}(s|_{s_b = 0})_j < \operatorname{softmax}_M(s)_j \ (a_j = 1)",
         cases,
-        scope=Scope.checked("every n <= 4 and every mask with a blocked and an allowed key, fully symbolic "
-                            "real scores (inequalities proved from the signs: exp > 0)"),
+        scope=Scope.checked("every $n \\le 4$ and every mask with a blocked and an allowed key, fully symbolic "
+                            "real scores (extra evidence beside the proofs for every $n$)"),
         note="Computed by the library's softmax in its three masking settings: masked (the default), "
              "zeroed after softmax (`zero_after_softmax`) and blocked score set to 0 (`zero_score`).",
         summary=summary,
@@ -165,7 +202,7 @@ def zeroing_counterexample() -> Counterexample:
         [("s", SCORES), ("M", _row(1, 1, 0))],
         Computed(r"\operatorname{softmax}_M(s)", softmax(SCORES, KEEP)),
         Computed(r"z", softmax(SCORES, KEEP, masking="zero_after_softmax")),
-        scope=Scope.counterexample("the reference row, n = 3"),
+        scope=Scope.counterexample("the reference row, $n = 3$"),
     )
 
 
@@ -174,5 +211,5 @@ def build() -> Result:
         NAME,
         "Masked renormalization is not zeroing",
         __doc__.split("\n", 2)[2].strip(),
-        [renormalization_chain(), blocked_mass_chain(), masks_check(), reference_check(), zeroing_counterexample()],
+        [renormalization_chain(), positive_mass_chain(), blocked_mass_chain(), masks_check(), reference_check(), zeroing_counterexample()],
     )

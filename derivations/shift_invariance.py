@@ -10,7 +10,8 @@ from sympy import Mul, Sum, exp
 
 from symbolic_attn.model.attention import softmax
 from symbolic_attn.proofs.prove import Frac
-from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step
+from symbolic_attn.proofs.chain import Assumption, Derivation, Scope, Step
+from symbolic_attn.proofs.operators import SoftmaxAt
 from symbolic_attn.proofs.result import Case, Check, Result
 
 NAME = "shift_invariance"
@@ -31,7 +32,7 @@ def shift_chain(shift, shifted_latex: str, label: str, title: str) -> Derivation
     constant = Assumption(
         label, f"the shift in ${shifted_latex}$ is real and the same for every key $k$ (it does not depend on $k$)"
     )
-    start = Computed(rf"\operatorname{{softmax}}({shifted_latex})_i", exp(s[i] + shift) / _sum(exp(s[k] + shift)))
+    start = SoftmaxAt(s[k] + shift, k, i, n)
     return Derivation(
         title,
         start,
@@ -40,12 +41,12 @@ def shift_chain(shift, shifted_latex: str, label: str, title: str) -> Derivation
             Step(Frac(Mul(exp(shift), exp(s[i]), evaluate=False), _sum(Mul(exp(shift), exp(s[k]), evaluate=False))),
                  "$e^{a+b} = e^a e^b$"),
             Step(Frac(Mul(exp(shift), exp(s[i]), evaluate=False), Mul(exp(shift), _sum(exp(s[k])), evaluate=False)),
-                 "a factor free of $k$ leaves the sum", using=(label,)),
+                 "factor free of $k$ out of the sum", using=(label,), rules=("sum.factor_out",)),
             Step(Frac(exp(s[i]), _sum(exp(s[k]))), "cancel the common factor ($e^x \\neq 0$)"),
-            Step(Computed(r"\operatorname{softmax}(s)_i", exp(s[i]) / _sum(exp(s[k]))), "definition of softmax"),
+            Step(SoftmaxAt(s[k], k, i, n), "definition of softmax"),
         ],
         assumptions=[constant],
-        scope=Scope.proved("every length n, all real scores and every real constant"),
+        scope=Scope.proved("every length $n$, all real scores and every real constant"),
     )
 
 
@@ -60,7 +61,7 @@ def stable_check() -> Check:
         r"\operatorname{softmax}(s - \max_k s_k\,\mathbf{1}) = \operatorname{softmax}(s)"
         r"\quad\text{(computed by \texttt{softmax(stable=True)})}",
         cases,
-        scope=Scope.checked("every n <= 5 with fully symbolic scores (a consequence of the general proof)"),
+        scope=Scope.checked("every $n \\le 5$ with fully symbolic scores (extra evidence; the general proof is above)"),
         note="The library's own stable softmax, on a symbolic row, against its plain softmax.",
         summary=[f"$n = {length}$: " + ", ".join(f"$s_{j}$" for j in range(1, length + 1)) + " symbolic"
                  for length in range(1, 6)],

@@ -35,6 +35,9 @@ __all__ = [
     "TimeLimitError",
     "DefinitionError",
     "ZeroVarianceError",
+    "InexactStepError",
+    "SideConditionError",
+    "AssumptionConflictError",
 ]
 
 
@@ -196,6 +199,19 @@ def one_line(error_or_text, width: int = MESSAGE_WIDTH) -> str:
     import re
 
     return safe_text(re.sub(" {2,}", " ", text).strip(" "), width)
+
+
+class InexactStepError(ProofError):
+    """A step containing a float or a non-finite value (nan, zoo, oo): nothing exact to check."""
+
+
+class SideConditionError(ProofError):
+    """A step needs a condition (a denominator nonzero, a log argument positive, a matrix
+    invertible, a sum range not reversed) that the stated assumptions do not prove."""
+
+
+class AssumptionConflictError(ProofError):
+    """A stated assumption contradicts a declaration (a flag on a symbol)."""
 
 
 def shown(value, width: int = 40) -> str:

@@ -17,7 +17,8 @@ from symbolic_attn.errors import ProofError
 
 OUT = Path(__file__).resolve().parent.parent / "out"
 REFRESH = "stale: run `symbolic-attn derive` from the repository root and commit out/"
-NAMES = ["masked_renormalization", "permutation_equivariance", "shift_invariance", "sqrt_dk_scaling"]
+NAMES = sorted(["alibi_causal", "masked_renormalization", "permutation_equivariance", "rope", "shift_invariance",
+         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum", "softmax_jacobian", "layernorm_invariance", "attention_mixes_values"])
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,7 @@ def results(scripts):
     return {name: script.result() for name, script in scripts.items()}
 
 
-def test_exactly_the_four_results(scripts):
+def test_exactly_these_results(scripts):
     assert sorted(scripts) == NAMES
 
 
@@ -52,9 +53,25 @@ def test_every_result_states_scope_and_cited_steps(results):
         text = result.latex()
         assert r"\paragraph{Scope.}" in text and r"\paragraph{Assumptions.}" in text
     permutation = results["permutation_equivariance"].latex()
-    assert "not machine-checked: The matrix-level chain, general $n$, step 3." in permutation
-    assert "Checked (not proved in general) for every n \\textless{}= 6" in permutation
-    assert "Exact counterexample: n = 2" in permutation
+    assert "Checked (not proved in general) for every $n \\le 6$" in permutation
+    assert "Exact counterexample: $n = 2$" in permutation
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_cited_steps_and_a_visible_trusted_base(results, name):
+    result = results[name]
+    cited = [(part.title, part.cited_steps) for part in result.parts if getattr(part, "cited_steps", ())]
+    assert cited == []
+    text = result.latex()
+    assert "cited" not in text and "\\paragraph{Trusted base.}" in text
+    base = result.trusted_base()
+    assert base["strategies"] and all(rule in text.replace("\\_", "_") for rule in base["rules"])
+
+
+def test_rules_used_by_the_results(results):
+    assert results["permutation_equivariance"].trusted_base()["rules"] == ["sum.delta", "sum.reindex(sigma)"]
+    assert "sum.ge_term" in results["masked_renormalization"].trusted_base()["rules"]
+    assert results["shift_invariance"].trusted_base()["rules"] == ["sum.factor_out"]
 
 
 def _part(result, title_start):
@@ -85,11 +102,21 @@ def test_permutation_broken_variants(scripts, results):
     for label, (change, step) in variants.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'The matrix-level chain, general \$n\$'"):
             _broken(result, "The matrix-level chain", change).verify()
-    lemma = _part(result, "The row-softmax lemma")
+    lemma = _part(result, "The row-softmax lemma, small")
     last = lemma.cases[-1]
     wrong_sign = Computed("wrong", last.rhs.value.T)  # wrong index: transposed weights
-    with pytest.raises(ProofError, match=r"^case 42 \(\$n = 6\$, permutation \[0, 1, 2, 3, 5, 4\]\) of 'The row-softmax lemma': entry"):
+    with pytest.raises(ProofError, match=r"^case 42 \(\$n = 6\$, permutation \[0, 1, 2, 3, 5, 4\]\) of 'The row-softmax lemma, small"):
         lemma.with_case(42, rhs=wrong_sign).verify()
+    # The general lemma: reindexing without the rule, or without sigma stated a bijection, fails.
+    general = "The row-softmax lemma, every"
+    with pytest.raises(ProofError, match=r"^step 3 of 'The row-softmax lemma, every \$n\$'"):
+        _broken(result, general, lambda d: d.with_step(3, rules=())).verify()
+    no_bijection = module.Assumption("A2", "indices in range", condition=[module.i <= module.n, module.j <= module.n])
+    with pytest.raises(ProofError, match=r"^step 3 of .*sum.reindex\(sigma\): needs sigma is a bijection of 1..n"):
+        _broken(result, general, lambda d: d.__class__(d.title, d.start, d.steps,
+                                                       (no_bijection,) + d.assumptions[1:], d.scope)).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'Entries of a permuted matrix"):
+        _broken(result, "Entries of", lambda d: d.with_step(2, rhs=module.M[module.sigma(module.v), module.sigma(module.u)])).verify()
     counter = _part(result, "A fixed causal mask")
     with pytest.raises(ProofError, match="not a counterexample"):
         type(counter)(counter.title, counter.givens, counter.lhs, counter.lhs, counter.scope).verify()
@@ -113,7 +140,7 @@ def test_shift_broken_variants(scripts, results):
             _broken(result, "Adding a constant", change).verify()
     # Dropped assumption: a "shift" c_k that depends on k cannot be taken out of the sum.
     c_k = sympy.IndexedBase("c", real=True)[k]
-    with pytest.raises(ProofError, match=r"^step 3 of 'per-key shift'"):
+    with pytest.raises(ProofError, match=r"^step \d of 'per-key shift'"):
         module.shift_chain(c_k, r"s + c", "A1", "per-key shift").verify()
 
 
@@ -131,13 +158,24 @@ def test_masked_broken_variants(scripts, results):
     for label, (change, step) in renorm.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'Renormalized zeroed weights are the masked weights'"):
             _broken(result, "Renormalized", change).verify()
+    beta = module.beta
     mass = {
-        "wrong sign": (lambda d: d.with_step(2, rhs=1 + Frac(sum_((1 - a[k]) * exp(s[k])), Z)), "step 2"),
-        "dropped assumption": (lambda d: d.without_assumption("D1").with_step(2, using=()), "step 2"),
+        "wrong sign": (lambda d: d.with_step(2, rhs=1 + Frac(sum_(beta[k] * exp(s[k])), Z)), "step 2"),
+        "dropped assumption": (lambda d: d.without_assumption("D1"), "step 1"),
+        "strict inequality without the positive mass": (lambda d: d.without_assumption("P1").with_step(3, using=()),
+                                                        "step 3"),
+        "inequality reversed": (lambda d: d.with_step(3, relation=">"), "step 3"),
     }
     for label, (change, step) in mass.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'Zeroed weights sum to 1 minus the blocked mass'"):
             _broken(result, "Zeroed weights sum", change).verify()
+    positive = {
+        "term outside the sum's range": (lambda d: d.without_assumption("A3").with_step(1, using=()), "step 1"),
+        "strict from a nonnegative sum alone": (lambda d: d.with_step(1, relation=">", rules=()), "step 1"),
+    }
+    for label, (change, step) in positive.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'The blocked mass is positive'"):
+            _broken(result, "The blocked mass", change).verify()
     reference = _part(result, "The reference row")
     with pytest.raises(ProofError, match=r"^case 6 \(their sum\) of 'The reference row.*': refuted: residual -1/2"):
         reference.with_case(6, rhs=sympy.Integer(1)).verify()
@@ -182,3 +220,163 @@ def test_scaling_numbers(results):
     assert len(check.cases) == 12
     counter = _part(results["sqrt_dk_scaling"], "Without independence")
     assert counter.lhs.value == 0 and counter.rhs.value == 2
+
+
+@pytest.mark.parametrize("label, width", [("rademacher", 2), ("normal", 1), ("uniform", 1)])
+def test_closed_form_moments_agree_with_sympy_stats(scripts, label, width):
+    """The derivation uses closed-form moments (fast); sympy.stats is the independent cross-check."""
+    from sympy.stats import E, Normal, Rademacher, Uniform, variance
+
+    module = scripts["sqrt_dk_scaling"].module
+    make, moment = {
+        "rademacher": (Rademacher, module.rademacher_moment),
+        "normal": (lambda name: Normal(name, 0, 1), module.normal_moment),
+        "uniform": (lambda name: Uniform(name, -sympy.sqrt(3), sympy.sqrt(3)), module.uniform_moment),
+    }[label]
+    qs = [make(f"q_{j}") for j in range(width)]
+    ks = [make(f"k_{j}") for j in range(width)]
+    dot = sympy.Add(*[a * b for a, b in zip(qs, ks)])
+    mean, var = module.moments_of_dot(moment, width)
+    assert sympy.simplify(E(dot) - mean) == 0 and sympy.simplify(variance(dot) - var) == 0
+    for power in range(1, 5):
+        assert sympy.simplify(E(qs[0] ** power) - moment(power)) == 0
+
+
+# ------------------------------------------------------------------------ e. RoPE, j. ALiBi
+
+
+def test_rope_broken_variants(scripts, results):
+    module, result = scripts["rope"].module, results["rope"]
+    q, k, i, h, m, n, theta = module.q, module.k, module.i, module.h, module.m, module.n, module.theta
+    cos, sin = sympy.cos, sympy.sin
+    q1, q2, k1, k2 = module.a[i], module.b[i], module.u[i], module.v[i]
+    variants = {
+        "wrong sign": (lambda d: d.with_step(3, rhs=sympy.Sum((q1 * k1 + q2 * k2) * module.C(n - m)
+                                                              + (q2 * k1 - q1 * k2) * module.S(n + m), (i, 1, h))),
+                       "step 3"),
+        "wrong difference": (lambda d: d.with_step(4, rhs=module.RelativeScore(m - n)), "step 4"),
+        "missing term": (lambda d: d.with_step(1, rhs=sympy.Sum(q1 * k1 + q2 * k2, (i, 1, h))), "step 1"),
+    }
+    for label, (change, step) in variants.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'The score, every even width'"):
+            _broken(result, "The score", change).verify()
+
+
+def test_alibi_broken_variants(scripts, results):
+    module, result = scripts["alibi_causal"].module, results["alibi_causal"]
+    s, j, k, i, m = module.s, module.j, module.k, module.i, module.m
+    variants = {
+        "wrong sign": (lambda d: d.with_step(5, rhs=module.SoftmaxAt(s[k] - m * k, k, j, i)), "step 5"),
+        "bidirectional row": (lambda d: d.with_step(5, rhs=module.SoftmaxAt(s[k] + m * k, k, j, i + 1)), "step 5"),
+        "factor dropped": (lambda d: d.with_step(3, rhs=module.Frac(sympy.exp(-m * i) * sympy.exp(s[j] + m * j),
+                                                                      module._row_sum(sympy.exp(s[k] + m * k)))),
+                           "step 3"),
+    }
+    for label, (change, step) in variants.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'Row \$i\$ of causal ALiBi"):
+            _broken(result, "Row $i$", change).verify()
+    check = _part(result, "Whole matrices")
+    wrong = check.cases[2].rhs.value.T
+    with pytest.raises(ProofError, match=r"^case 3 \(\$n = 3\$\)"):
+        check.with_case(3, rhs=wrong).verify()
+
+
+# ------------------------------------------------------------------- f. sinusoidal positions
+
+
+def test_sinusoidal_broken_variants(scripts, results):
+    module, result = scripts["sinusoidal_positions"].module, results["sinusoidal_positions"]
+    p, k, i, h, omega = module.p, module.k, module.i, module.h, module.omega
+    wrong_rotation = sympy.ImmutableMatrix([[sympy.cos(k * omega[i]), -sympy.sin(k * omega[i])],
+                                            [sympy.sin(k * omega[i]), sympy.cos(k * omega[i])]])
+    with pytest.raises(ProofError, match=r"^step 2 of 'One pair moves by a rotation': .*refuted"):
+        _broken(result, "One pair", lambda d: d.with_step(2, rhs=wrong_rotation * module.pair(p))).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of 'The dot product depends on the offset only'"):
+        _broken(result, "The dot product",
+                lambda d: d.with_step(3, rhs=sympy.Sum(sympy.cos((p + k) * omega[i]), (i, 1, h)))).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'The dot product depends on the offset only'"):
+        _broken(result, "The dot product", lambda d: d.with_step(2, rhs=sympy.Sum(
+            sympy.sin(k * omega[i]) * (sympy.sin(p * omega[i]) ** 2 + sympy.cos(p * omega[i]) ** 2), (i, 1, h)))).verify()
+
+
+# ------------------------------------------------------------------------- i. multi-head sum
+
+
+def test_multihead_broken_variants(scripts, results):
+    module, result = scripts["multihead_sum"].module, results["multihead_sum"]
+    C, W, H, B, t, j, g, r, h, d_v = (module.C, module.W, module.H, module.B, module.t, module.j, module.g,
+                                      module.r, module.h, module.d_v)
+    wrong = g * d_v + r  # off by one block
+    title = r"^step {} of 'Entry \$\(t, j\)\$, every \$h\$ and all widths'"
+    with pytest.raises(ProofError, match=title.format(1)):
+        _broken(result, "Entry", lambda d: d.with_step(1, rhs=sympy.Sum(C[t, wrong] * W[wrong, j], (r, 1, d_v),
+                                                                          (g, 1, h)))).verify()
+    with pytest.raises(ProofError, match=title.format(2)):
+        _broken(result, "Entry", lambda d: d.with_step(2, using=("D1",))).verify()
+    with pytest.raises(ProofError, match=title.format(3)):
+        _broken(result, "Entry", lambda d: d.with_step(3, rhs=sympy.Sum(module.HeadTerm(g, j, t), (g, 1, h)))).verify()
+    check = _part(result, "Explicit")
+    with pytest.raises(ProofError, match=r"^case 3 "):
+        check.with_case(3, rhs=check.cases[3].rhs).verify()
+
+
+# ---------------------------------------------------------------------- h. softmax Jacobian
+
+
+def test_jacobian_broken_variants(scripts, results):
+    module, result = scripts["softmax_jacobian"].module, results["softmax_jacobian"]
+    p, i, j, n, s, k = module.p, module.i, module.j, module.n, module.s, module.k
+    delta = sympy.KroneckerDelta
+    with pytest.raises(ProofError, match=r"^step 3 of 'The entries, every \$n\$'.*refuted"):
+        _broken(result, "The entries", lambda d: d.with_step(3, rhs=p(i) * (delta(i, j) + p(j)))).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'The entries, every \$n\$'.*needs -j \+ n >= 0"):
+        _broken(result, "The entries", lambda d: d.without_assumption("A1").with_step(2, using=()).with_step(
+            3, using=())).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of '\$J\$ is symmetric'"):
+        _broken(result, "$J$ is symmetric", lambda d: d.with_step(2, rules=())).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of 'The rows sum to zero"):
+        _broken(result, "The rows", lambda d: d.with_step(3, rhs=sympy.Integer(1))).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of '\$v\^\{T\} J v\$"):
+        _broken(result, "$v^{T} J v$", lambda d: d.with_step(3, relation=">")).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of '\$v\^\{T\} J v\$.*refuted"):
+        _broken(result, "$v^{T} J v$", lambda d: d.with_step(2, rhs=sympy.Sum(p(i) * module.v[i] ** 2, (i, 1, n)))).verify()
+    check = _part(result, "The whole matrix")
+    with pytest.raises(ProofError, match=r"^case 2 "):
+        check.with_case(2, rhs=check.cases[1].rhs.T * 2).verify()
+
+
+# ------------------------------------------------------------------ g. LayerNorm invariances
+
+
+def test_layernorm_broken_variants(scripts, results):
+    module, result = scripts["layernorm_invariance"].module, results["layernorm_invariance"]
+    LN, x, k, i, a, b, eps = module.LN, module.x, module.k, module.i, module.a, module.b, module.eps
+    with pytest.raises(ProofError, match=r"^step 3 of '\$.*epsilon > 0\$: a scale moves into"):
+        _broken(result, "$\\epsilon > 0$", lambda d: d.with_step(3, rhs=LN(x[k], i, eps / a))).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of '\$.*epsilon = 0\$: scale and shift are ignored'"):
+        _broken(result, "$\\epsilon = 0$", lambda d: d.with_step(3, rhs=LN(x[k] + b, i, 0) + 1)).verify()
+    with pytest.raises(ProofError, match=r"^step 1 of '\$.*epsilon = 0\$.*needs .* != 0 \(denominator\)"):
+        _broken(result, "$\\epsilon = 0$", lambda d: d.without_assumption("A1").with_step(1, using=()).with_step(
+            2, using=()).with_step(3, using=())).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'The squared norm'"):
+        _broken(result, "The squared norm", lambda d: d.with_step(
+            2, rhs=module.spread(x[k]) / (module.spread(x[k]) + eps))).verify()
+
+
+# ------------------------------------------------------------------ k. attention mixes values
+
+
+def test_mixing_broken_variants(scripts, results):
+    module, result = scripts["attention_mixes_values"].module, results["attention_mixes_values"]
+    w, v, k, n, j, delta = module.w, module.v, module.k, module.n, module.j, module.delta
+    with pytest.raises(ProofError, match=r"^step 3 of 'Above the smallest allowed value"):
+        _broken(result, "Above", lambda d: d.without_assumption("A1").with_step(3, using=())).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'Changing value row .*refuted"):
+        _broken(result, "Changing", lambda d: d.with_step(2, rhs=2 * w(j) * delta)).verify()
+    with pytest.raises(ProofError, match=r"^step 1 of 'A zero query averages"):
+        _broken(result, "A zero query", lambda d: d.with_step(1, rhs=sympy.Sum(v[k] / (n + 1), (k, 1, n)))).verify()
+    lab = _part(result, "The grid/load/rises lab")
+    with pytest.raises(ProofError, match=r"^case 3 .*refuted"):
+        lab.with_case(3, rhs=lab.cases[2].rhs * sympy.Rational(3, 2)).verify()
+    with pytest.raises(ProofError, match=r"^case 4 "):
+        lab.with_case(4, rhs=sympy.Rational(1, 10**6)).verify()

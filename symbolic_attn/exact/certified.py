@@ -139,8 +139,13 @@ def _arb_of(expr) -> flint.arb:
         return _arb_of(expr.args[0]).exp()
     if isinstance(expr, sympy.log) and len(expr.args) == 1:
         return _arb_of(expr.args[0]).log()
-    if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan)):
+    if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh, sympy.atan)):
         return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
+    if isinstance(expr, (sympy.asin, sympy.acos)):
+        # Outside [-1, 1] arb returns a non-finite ball: the value is then undecided.
+        return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
+    if isinstance(expr, sympy.Abs):
+        return abs(_arb_of(expr.args[0]))
     raise UndecidedError(f"no certified evaluation for {type(expr).__name__} in {shown(expr)}")
 
 
@@ -166,8 +171,16 @@ def certified_sign(expr) -> int | None:
     if expr == 0:
         return 0
 
+    if getattr(expr, "free_symbols", None):
+        to_arb(expr)  # raises UndecidedError naming the free symbols
+
     def attempt():
-        ball = to_arb(expr)
+        try:
+            ball = to_arb(expr)
+        except UndecidedError:
+            # A ball too wide at this precision (acos of a number just below 1 may touch
+            # the domain's edge): try again with more bits.
+            return None
         return 1 if ball > 0 else -1 if ball < 0 else None
 
     return with_rising_precision(attempt)
@@ -270,7 +283,11 @@ def proved_zero(expr) -> bool:
     expanded = sympy.expand(expr)
     if expanded == 0:
         return True
-    if expanded.is_algebraic is not True:
+    try:
+        algebraic = expanded.is_algebraic
+    except Exception:  # SymPy's assumption cache can hold inconsistent facts: not proved
+        return False
+    if algebraic is not True:
         return False
     x = sympy.Dummy("x")
     try:

@@ -28,13 +28,14 @@ from typing import Sequence
 
 import sympy
 
-from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.errors import AssumptionConflictError, ProofError, UndecidedError
 from symbolic_attn.render.latex import escape_text, expr_latex, prose_latex
-from symbolic_attn.proofs.prove import Assumption, prove_equal, prove_positive
+from symbolic_attn.proofs.declarations import declarations, symbols_of
+from symbolic_attn.proofs.prove import Assumption, facts_of, prove_equal, prove_nonnegative, prove_positive
 
 __all__ = ["Assumption", "Computed", "Scope", "Step", "Derivation", "cited"]
 
-_RELATIONS = {"=": "=", "<": "<", ">": ">"}
+_RELATIONS = {"=": "=", "<": "<", ">": ">", "<=": r"\le", ">=": r"\ge"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class Scope:
         return cls("counterexample", detail)
 
     def sentence(self) -> str:
+        """The scope as prose (``$...$`` math allowed; print with ``prose_latex``)."""
         lead = {
             "proved": "Proved for",
             "checked": "Checked (not proved in general) for",
@@ -69,27 +71,44 @@ class Scope:
         }[self.kind]
         return f"{lead} {self.detail}."
 
+    def latex(self) -> str:
+        """The sentence as LaTeX prose (its ``$...$`` stays math, the rest is escaped)."""
+        return prose_latex(self.sentence())
+
     def __str__(self) -> str:
-        return f"{self.kind} for {self.detail}" if self.kind != "counterexample" else f"counterexample: {self.detail}"
+        detail = _plain_math(self.detail)
+        return f"{self.kind} for {detail}" if self.kind != "counterexample" else f"counterexample: {detail}"
 
 
 @dataclass(frozen=True)
 class Computed:
-    r"""A value produced by a computation, shown as a formula: ``softmax(s)`` *is* ``value``.
+    r"""A value produced by a computation, shown by a formula that is checked against it.
 
-    Proofs use ``value``; LaTeX shows ``latex``.  This is how a derivation starts from
-    the attention core's exact output without printing its whole closed form.
+    ``latex`` is either a SymPy expression of named operators (:mod:`.operators`), printed
+    as it is and *proved equal* to ``value`` before anything is printed (so a label cannot
+    say something else), or a LaTeX string, which is free text: it is then printed as a
+    definition ("where ... := ...") listed with the assumptions, with ``meaning`` in words.
 
     >>> import sympy
-    >>> str(Computed(r"\operatorname{softmax}(0)", sympy.Integer(1)))
+    >>> str(Computed(r"\operatorname{softmax}(0)", sympy.Integer(1), "the softmax of one zero score"))
     '\\operatorname{softmax}(0) [= 1]'
     """
 
-    latex: str
+    latex: object
     value: object
+    meaning: str = ""
+
+    @property
+    def label(self):
+        """The checked label expression (None for free LaTeX)."""
+        return None if isinstance(self.latex, str) else self.latex
+
+    def shown(self) -> str:
+        return self.latex if isinstance(self.latex, str) else expr_latex(self.latex)
 
     def __str__(self) -> str:
-        return f"{self.latex} [= {_plain(self.value)}]"
+        label = self.latex if isinstance(self.latex, str) else sympy.sstr(self.latex)
+        return f"{label} [= {_plain(self.value)}]"
 
 
 def value_of(expr):
@@ -99,15 +118,25 @@ def value_of(expr):
 
 def latex_of(expr) -> str:
     """LaTeX of an expression, a matrix (``bmatrix``) or a :class:`Computed`."""
-    return expr.latex if isinstance(expr, Computed) else expr_latex(expr)
+    return expr.shown() if isinstance(expr, Computed) else expr_latex(expr)
+
+
+def definitions_of(items) -> tuple:
+    """The free-LaTeX :class:`Computed` among ``items``: printed as definitions."""
+    found = {}
+    for item in items:
+        if isinstance(item, Computed) and item.label is None:
+            found.setdefault(item.latex, item.meaning or "computed by the library's exact core")
+    return tuple(found.items())
 
 
 @dataclass(frozen=True)
 class Step:
     """One link: ``previous <relation> rhs`` because of ``why``.
 
-    ``using`` names the assumptions (by label) the check may use; ``cited=True`` marks
-    a rule that is *not* machine-checked (it is printed as such).
+    ``using`` names the assumptions (by label) the check may use; ``rules`` names rules of
+    the library (:mod:`.rules`) the check applies, each with its side conditions;
+    ``cited=True`` marks a rule that is *not* machine-checked (it is printed as such).
     """
 
     rhs: object
@@ -115,11 +144,13 @@ class Step:
     using: tuple = ()
     relation: str = "="
     cited: bool = False
+    rules: tuple = ()
 
     def __post_init__(self):
         if self.relation not in _RELATIONS:
-            raise ValueError(f"unknown relation {self.relation!r}; use one of {sorted(_RELATIONS)}")
+            raise ProofError(f"unknown relation {self.relation!r}; use one of {sorted(_RELATIONS)}")
         object.__setattr__(self, "using", tuple(self.using))
+        object.__setattr__(self, "rules", tuple(self.rules))
 
 
 def cited(rhs, why: str, relation: str = "=") -> Step:
@@ -145,34 +176,74 @@ class Derivation:
     # ------------------------------------------------------------------ checking
 
     def verify(self) -> "Derivation":
-        """Check every non-cited step; return self, or raise ProofError naming the step."""
+        """Check every non-cited step; return self, or raise ProofError naming the step.
+
+        First the stated conditions are checked against the declarations (a stated
+        ``x < 0`` beside a declared positive ``x`` is an AssumptionConflictError).
+        """
+        self.check_assumptions()
         by_label = {a.label: a for a in self.assumptions}
         previous = self.start
+        strategies, rules = [], []
         for number, step in enumerate(self.steps, 1):
             if not step.cited:
-                self._check_step(number, previous, step, by_label)
+                proof = self._check_step(number, previous, step, by_label)
+                strategies.append(proof.strategy)
+                rules.extend(proof.rules)
             previous = step.rhs
+        object.__setattr__(self, "_trusted", (tuple(dict.fromkeys(strategies)), tuple(dict.fromkeys(rules))))
         return self
+
+    def check_assumptions(self) -> None:
+        """Raise AssumptionConflictError if a stated condition contradicts a declared flag."""
+        from symbolic_attn.proofs.conditions import contradicts
+
+        for assumption in self.assumptions:
+            for condition in assumption.conditions():
+                if condition.kind in ("invertible", "bijection"):
+                    continue
+                if contradicts(condition):
+                    stated = condition.why or f"states {condition}"
+                    raise AssumptionConflictError(
+                        f"{self.title!r}: assumption ({assumption.label}) {stated}, which contradicts "
+                        "the declarations of its symbols")
 
     def _check_step(self, number, previous, step, by_label):
         missing = [label for label in step.using if label not in by_label]
         where = (
-            f"step {number} of {self.title!r}: {_plain(previous)} {step.relation} "
-            f"{_plain(step.rhs)} ({step.why})"
+            f"step {number} of {self.title!r}: {_short(_plain(previous))} {step.relation} "
+            f"{_short(_plain(step.rhs))} ({step.why})"
         )
         if missing:
             raise ProofError(f"{where}: uses assumption {', '.join(missing)}, which is not stated")
         used = [by_label[label] for label in step.using]
-        lhs, rhs = value_of(previous), value_of(step.rhs)
         try:
-            if step.relation == "=":
-                prove_equal(lhs, rhs, used)
-            elif step.relation == "<":
-                prove_positive(rhs - lhs, used)
-            else:
-                prove_positive(lhs - rhs, used)
+            lhs, rhs = value_of(previous), value_of(step.rhs)
+            _check_computed(previous, used)
+            _check_computed(step.rhs, used)
+            return _decide_step(lhs, rhs, step, used)
         except (ProofError, UndecidedError) as error:
-            raise ProofError(f"{where}: {error}") from None
+            raise _step_error(error)(f"{where}: {error}") from None
+
+    def trusted_base(self) -> tuple:
+        """``(strategies, rules)`` that decided the steps (after :meth:`verify`)."""
+        if not hasattr(self, "_trusted"):
+            self.verify()
+        return self._trusted
+
+    def symbols(self) -> list:
+        """Every symbol, sequence and matrix symbol of the chain (values and printed labels)."""
+        items = [self.start] + [step.rhs for step in self.steps]
+        return symbols_of([value_of(e) for e in items] + [e.label for e in items
+                                                          if isinstance(e, Computed) and e.label is not None])
+
+    def declarations(self) -> tuple:
+        """One line per group of symbols with the same declared flags (generated)."""
+        return declarations(self.symbols())
+
+    def definitions(self) -> tuple:
+        """``(latex, meaning)`` of every free-LaTeX value in the chain."""
+        return definitions_of([self.start] + [step.rhs for step in self.steps])
 
     # ------------------------------------------------------------------ variants
 
@@ -204,17 +275,30 @@ class Derivation:
         """
         column_limit = _COLUMN_CHARACTERS if column_limit is None else column_limit
         lines, notes = [], []
+        wide = column_limit < 10**8 and any(len(latex_of(step.rhs)) > _WIDE_FIRST_LINE for step in self.steps)
         for number, step in enumerate(self.steps, 1):
             why = prose_latex(step.why)
+            # What the column shows: the justification, the assumptions and the rules.
+            shown = len(step.why) + sum(len(label) + 2 for label in step.using) + sum(
+                len(name) + 2 for name in _rule_names(step.rules))
             if step.using:
                 why += " [" + ", ".join(escape_text(label) for label in step.using) + "]"
+            if step.rules:
+                why += " [" + ", ".join(escape_text(name) for name in _rule_names(step.rules)) + "]"
             marker = r"\textbf{cited, not machine-checked:} " if step.cited else ""
-            if len(step.why) > column_limit:
+            if wide:
+                # A wide display: any text column would push it past the margin.
+                notes.append(f"Step ({number}): {marker}{why}")
+                column = f"({number})"
+            elif shown > column_limit:
                 notes.append(f"Step ({number}): {marker}{why}")
                 column = f"({number}) " + (r"\textbf{cited}, see below" if step.cited else "see below")
             else:
                 column = f"({number}) {marker}{why}"
             left = latex_of(self.start) + " " if number == 1 else ""
+            if left and len(left) + len(latex_of(step.rhs)) > _WIDE_FIRST_LINE:
+                # A long first line: the start expression gets a line of its own.
+                left = left + "\\\\\n"
             lines.append(f"{left}&{_RELATIONS[step.relation]} {latex_of(step.rhs)} && \\text{{{column}}}")
         body = " \\\\\n".join(lines)
         display = "\\begin{align*}\n" + body + "\n\\end{align*}"
@@ -240,7 +324,9 @@ class Derivation:
 
 
 #: Longest justification (in characters of its source text) kept in the display's column.
-_COLUMN_CHARACTERS = 64
+_COLUMN_CHARACTERS = 56
+#: Characters of LaTeX source above which the start and the first step share no line.
+_WIDE_FIRST_LINE = 160
 
 
 def _strategy_hint(derivation: Derivation, step: Step) -> str:
@@ -254,6 +340,72 @@ def _strategy_hint(derivation: Derivation, step: Step) -> str:
         return prove_equal(value_of(previous), value_of(step.rhs), used).strategy
     except (ProofError, UndecidedError):
         return "NOT PROVED"
+
+
+def _step_error(error):
+    """The class to re-raise a failed step with: its own ProofError subclass, else ProofError."""
+    return type(error) if isinstance(error, ProofError) else ProofError
+
+
+def _decide_step(lhs, rhs, step, used):
+    from symbolic_attn.proofs.prove import Proof
+
+    if step.relation == "=":
+        return prove_equal(lhs, rhs, used, step.rules)
+    if step.rules and any(_rule_names(step.rules)[i] == "sum.ge_term" for i in range(len(step.rules))):
+        from symbolic_attn.proofs.rules import prove_ge_term
+
+        big, small = (lhs, rhs) if step.relation in (">=", ">") else (rhs, lhs)
+        if step.relation in (">", "<"):
+            raise ProofError("rule sum.ge_term proves >= (or <=) only")
+        prove_equal(big, big, used)  # exactness and side conditions of both sides
+        prove_equal(small, small, used)
+        prove_ge_term(_unfolded(big), _unfolded(small), facts_of(used))
+        return Proof("sign calculus", ("sum.ge_term",))
+    difference = {"<": rhs - lhs, ">": lhs - rhs, "<=": rhs - lhs, ">=": lhs - rhs}[step.relation]
+    prover = prove_positive if step.relation in ("<", ">") else prove_nonnegative
+    proof = prover(difference, used)
+    names = tuple(n for n in _rule_names(step.rules) if n in ("sum.positive",))
+    return Proof(proof.strategy, names)
+
+
+def _unfolded(expr):
+    from symbolic_attn.proofs.prove import _unfold
+
+    return _unfold(expr)
+
+
+def _rule_names(rules) -> tuple:
+    return tuple(name if isinstance(name, str) else name.name for name in rules)
+
+
+def _check_computed(expr, used):
+    """A :class:`Computed` whose label is an expression must equal its value (printed = checked)."""
+    if isinstance(expr, Computed) and expr.label is not None:
+        try:
+            prove_equal(expr.label, expr.value, used)
+        except (ProofError, UndecidedError) as error:
+            raise ProofError(f"the printed form {_short(sympy.sstr(expr.label))} is not the computed value: "
+                             f"{error}") from None
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())  # one line, whatever the printer did with matrices
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _plain_math(text: str) -> str:
+    """Scope prose for a terminal: the math ``$n \\le 6$`` becomes ``n <= 6``."""
+    pieces = text.split("$")
+    if len(pieces) % 2 == 0:
+        return text
+    for index in range(1, len(pieces), 2):
+        piece = pieces[index]
+        for macro, plain in ((r"\le", " <= "), (r"\ge", " >= "), (r"\times", " x "), (r"\sqrt", "sqrt"),
+                             (r"\,", " "), (r"\dots", "..."), ("{", ""), ("}", "")):
+            piece = piece.replace(macro, plain)
+        pieces[index] = " ".join(piece.split())
+    return "".join(pieces)
 
 
 def _plain(expr) -> str:

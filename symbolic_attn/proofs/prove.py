@@ -1,34 +1,43 @@
 r"""Deciding equality: :func:`prove_equal` is the ONE place where ``lhs = rhs`` is decided.
 
-SymPy's ``==`` is structural (``x*(y+1) == x*y + x`` is False) and ``Expr.equals`` may
-fall back to floating-point evaluation, so neither proves anything alone.  Here a step is
-proved by the first strategy of a fixed, documented order that shows the two sides equal:
+SymPy's ``==`` is structural and ``Expr.equals``, ``is_zero`` and ``simplify`` may decide
+a number by a low-precision evaluation, so none of them proves anything alone.  A step is
+checked in this fixed, documented order (the **trusted base** is this list, the sign
+calculus of :mod:`.conditions` and the rule library of :mod:`.rules`):
 
-0. ``notation``     -- display-only wrappers (:class:`Frac`) are unfolded first;
-1. ``structural``   -- the two sides are the same SymPy tree;
-2. ``assumptions``  -- rewrite both sides with the rules of the given assumptions and
-   definitions (e.g. ``P^T P -> I``, ``E[q k] -> E[q] E[k]``), then compare structurally;
-3. ``entrywise``    -- explicit matrices: same shape, then every entry by this same list;
-   matrix expressions (``MatrixSymbol`` products) are compared after ``doit``/``expand``;
-4. ``expand``       -- ``expand(lhs - rhs)`` is 0;
-5. ``cancel``       -- ``cancel(together(lhs - rhs))`` is 0 (rational functions);
-6. ``exp rules``    -- ``exp(a+b) = exp(a) exp(b)``, ``exp(log x) = x`` (expand, powsimp),
-   then cancel;
-7. ``sum rules``    -- sums over an index: evaluate sums of a constant, split, pull out
-   factors free of the index, combine sums with the same limits, then cancel;
-8. ``simplify``     -- ``simplify(lhs - rhs)`` is 0 (only for small expressions: slow).
+0. ``exact values``  -- no float and no non-finite value (nan, zoo, oo) anywhere
+   (:class:`~symbolic_attn.errors.InexactStepError`);
+1. ``side conditions`` -- every condition the two sides need to be defined (denominators
+   ``!= 0``, log arguments ``> 0``, root bases ``>= 0``, inverses invertible, sum ranges not
+   reversed) is proved from the declarations and stated assumptions, else
+   :class:`~symbolic_attn.errors.SideConditionError` names it;
+2. ``rules``         -- the named rules of the step are applied (each checks its own
+   conditions); ``notation`` (:class:`Frac`, named operators) is unfolded;
+3. ``structural``    -- the same SymPy tree;  ``assumptions`` -- after the stated rewrites;
+4. ``entrywise``     -- explicit matrices entry by entry; matrix expressions after
+   ``doit``/distribution;
+5. symbol-free residuals: ``exact arithmetic`` only (expansion, minimal polynomial); a
+   certified arb enclosure excluding 0 refutes; anything else is undecided;
+6. ``expand``, ``cancel``, ``exp rules``, ``sum rules`` (linearity, constant summands,
+   renaming bound indices, all valid for non-reversed ranges), ``rewrite exp``
+   (trigonometric and hyperbolic functions as exponentials), ``expand trig`` (angle addition,
+   inside sums too), ``order`` (min/max resolved
+   by the sign calculus), ``simplify`` (with every irrational number abstracted to a
+   symbol, so no numeric zero test can decide anything).
 
-If no strategy succeeds the step is **not** proved.  Numbers are then used only to
-*refute*: free symbols are replaced by fixed small rationals (and symbolic sum lengths by
-3), and the residual is evaluated with SymPy's error-tracked ``evalf(strict=True)``.  A
-certified non-zero value raises :class:`ProofError` (refuted); otherwise
-:class:`UndecidedError` (undecided -- also a failure, never a pass).
+If no strategy succeeds the step is **not** proved.  Numbers then only *refute*: a point
+satisfying every declaration and stated condition, with sums evaluated by the empty-sum
+convention, where the residual is certified non-zero.  Otherwise: "not shown to vanish".
 
 >>> import sympy
 >>> x, y = sympy.symbols("x y")
 >>> prove_equal(x * (y + 1), x * y + x).strategy
 'expand'
->>> prove_equal((x**2 - 1) / (x - 1), x + 1).strategy
+>>> prove_equal((x**2 - 1) / (x - 1), x + 1)
+Traceback (most recent call last):
+...
+symbolic_attn.errors.SideConditionError: needs x - 1 != 0 (denominator): not proved from the declarations and stated assumptions
+>>> prove_equal((x**2 - 1) / (x - 1), x + 1, [Assumption("A1", "x is not 1", condition=sympy.Ne(x, 1))]).strategy
 'cancel'
 >>> prove_equal(x + 1, x + 2)
 Traceback (most recent call last):
@@ -36,14 +45,19 @@ Traceback (most recent call last):
 symbolic_attn.errors.ProofError: refuted: residual -1 is not zero
 """
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 import sympy
-from sympy.core.evalf import PrecisionExhausted
-from sympy.simplify.simplify import factor_sum, sum_simplify
 
-from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.errors import ProofError, SideConditionError, UndecidedError
+from symbolic_attn.exact.certified import proved_zero
+from symbolic_attn.proofs.conditions import (
+    Condition, Facts, prove_condition, reject_inexact, side_conditions)
+from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free
+from symbolic_attn.proofs.strategies import (
+    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _expand_sums, _rewrite_exp, _sum_rules)
 
 __all__ = [
     "Assumption",
@@ -52,6 +66,7 @@ __all__ = [
     "Disproof",
     "prove_equal",
     "prove_positive",
+    "prove_nonnegative",
     "prove_unequal",
     "STRATEGIES",
 ]
@@ -60,33 +75,31 @@ STRATEGIES = (
     "structural",
     "assumptions",
     "entrywise",
+    "exact arithmetic",
     "expand",
     "cancel",
     "exp rules",
     "sum rules",
+    "rewrite exp",
+    "expand trig",
+    "order",
     "simplify",
+    "sign calculus",
 )
 
 # simplify() is the last resort and can take seconds on big trees: refuse to try it
 # beyond this operation count (the step is then undecided, which is a failure).
-_SIMPLIFY_MAX_OPS = 400
-_REWRITE_ROUNDS = 8
-# Fixed (not random) refutation points keep every error message byte-stable.
-_POINTS = (
-    sympy.Rational(1, 2), sympy.Rational(2, 3), sympy.Rational(3, 4), sympy.Rational(5, 7),
-    sympy.Rational(7, 5), sympy.Rational(4, 9), sympy.Rational(9, 11), sympy.Rational(6, 13),
-)
-_DIGITS = 30
-
 
 @dataclass(frozen=True)
 class Assumption:
     r"""A named hypothesis or definition, printed with every result that uses it.
 
-    ``text`` is plain text (escaped when printed), ``latex`` an optional formula.  When
+    ``text`` is prose (``$...$`` math allowed), ``latex`` an optional formula.  When
     ``rewrite`` is given, :func:`prove_equal` may use it: it maps an expression to an
-    equal one *under this assumption* (``P^T P -> I``).  Dropping the assumption drops
-    the rule, so a step that needs it can no longer be proved.
+    equal one *under this assumption* (``P^T P -> I``).  ``condition`` states a fact the
+    side conditions may use: a relation (``x > 0``, ``n >= 2``, ``Ne(x, 1)``), an ``And``
+    of them, or ``Q.invertible(X)``.  Dropping the assumption drops both, so a step that
+    needs it can no longer be proved.
 
     >>> import sympy
     >>> c = sympy.Symbol("c")
@@ -99,6 +112,7 @@ class Assumption:
     text: str
     latex: str = ""
     rewrite: Optional[Callable] = field(default=None, compare=False, repr=False)
+    condition: object = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"({self.label}) {self.text}" + (f": {self.latex}" if self.latex else "")
@@ -107,12 +121,21 @@ class Assumption:
         """``expr`` rewritten by this assumption's rule (unchanged without a rule)."""
         return expr if self.rewrite is None else self.rewrite(expr)
 
+    def conditions(self) -> tuple:
+        """The stated facts, as :class:`~.conditions.Condition` objects."""
+        if self.condition is None:
+            return ()
+        from symbolic_attn.proofs.conditions import normalise
+
+        items = self.condition if isinstance(self.condition, (list, tuple)) else [self.condition]
+        return tuple(c for item in items for c in normalise(item))
+
 
 class Frac(sympy.Expr):
     r"""``num / den`` kept exactly as written, for display (``\frac{num}{den}``).
 
     SymPy would reorder or cancel ``(a/Z) / (b/Z)`` as soon as it is built; a printed step
-    should show it as written.  Proofs see plain ``num / den``.
+    should show it as written.  Proofs see plain ``num / den`` (and require ``den != 0``).
 
     >>> import sympy
     >>> a, Z = sympy.symbols("a Z", positive=True)
@@ -140,19 +163,30 @@ class Frac(sympy.Expr):
 
 
 def _unfold(expr):
-    """Replace display-only :class:`Frac` by the quotient it stands for."""
+    """Replace display-only :class:`Frac` and named operators by what they stand for."""
     if isinstance(expr, sympy.MatrixBase):
         return expr.applyfunc(_unfold)
-    if isinstance(expr, sympy.Basic) and expr.has(Frac):
-        return expr.replace(lambda e: isinstance(e, Frac), lambda e: e.args[0] / e.args[1])
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    if expr.has(Frac):
+        expr = expr.replace(lambda e: isinstance(e, Frac), lambda e: e.args[0] / e.args[1])
+    unfold = lambda e: getattr(e, "unfold", None) is not None and getattr(e, "is_named_operator", False)  # noqa: E731
+    for _ in range(_REWRITE_ROUNDS):
+        if not any(unfold(node) for node in sympy.preorder_traversal(expr)):
+            break
+        expr = expr.replace(unfold, lambda e: e.unfold())
+    if expr.has(sympy.Derivative):
+        # A derivative written in a step is its value: differentiation rules are exact.
+        expr = expr.replace(lambda e: isinstance(e, sympy.Derivative), lambda e: e.doit())
     return expr
 
 
 @dataclass(frozen=True)
 class Proof:
-    """Evidence that ``lhs = rhs``: the strategy that decided it."""
+    """Evidence that ``lhs = rhs``: the strategy that decided it, and the rules applied."""
 
     strategy: str
+    rules: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -164,47 +198,119 @@ class Disproof:
     approx: str
 
 
-def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = ()) -> Proof:
+def facts_of(assumptions) -> Facts:
+    """The stated conditions of ``assumptions`` as :class:`Facts`."""
+    return Facts.from_conditions([c for a in assumptions for c in a.conditions()])
+
+
+def check_conditions(expressions, facts: Facts) -> None:
+    """Prove every side condition of ``expressions``; raise SideConditionError at the first unmet."""
+    seen = set()
+    for expr in expressions:
+        for condition in side_conditions(expr):
+            if (condition.expr, condition.kind) in seen:
+                continue
+            seen.add((condition.expr, condition.kind))
+            if not prove_condition(condition, facts) and not (
+                    condition.kind != "invertible" and _has_operator(condition.expr)
+                    and prove_condition(dataclasses.replace(condition, expr=_unfold(condition.expr)), facts)):
+                why = f" ({condition.why})" if condition.why else ""
+                raise SideConditionError(
+                    f"needs {_short(str(condition), 200)}{why}: not proved from the declarations and stated assumptions")
+
+
+def _has_operator(expr) -> bool:
+    return isinstance(expr, sympy.Basic) and any(
+        getattr(node, "is_named_operator", False) or isinstance(node, Frac) for node in sympy.preorder_traversal(expr))
+
+
+def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterable = ()) -> Proof:
     """Prove ``lhs = rhs`` by the documented strategies; raise if not proved.
 
+    ``rules`` are rule objects of :mod:`.rules` (or their names) applied first.
+
     Raises:
-        ProofError: the two sides are shown different (``refuted``), message names the
-            residual (and the point where numbers refuted it).
+        InexactStepError: a float or non-finite value in either side.
+        SideConditionError: a condition the sides need is not proved.
+        ProofError: the two sides are shown different (``refuted``).
         UndecidedError: no strategy proved it and nothing refuted it.
     """
     assumptions = tuple(assumptions)
-    lhs, rhs = _unfold(_sympify(lhs)), _unfold(_sympify(rhs))
+    lhs, rhs = _sympify(lhs), _sympify(rhs)
+    reject_inexact(lhs)
+    reject_inexact(rhs)
+    facts = facts_of(assumptions)
+    # Conditions of the sides as written, and of what their named operators stand for.
+    check_conditions((lhs, rhs, _unfold(lhs), _unfold(rhs)), facts)
+    if not rules:
+        return _decide(lhs, rhs, assumptions, facts)
+    from symbolic_attn.proofs.rules import apply_rules
+
+    candidates, applied, unmet = apply_rules(_unfold(lhs), _unfold(rhs), rules, facts)
+    first_error = None
+    for left, right in candidates:
+        try:
+            return Proof(_decide(left, right, assumptions, facts).strategy, applied)
+        except (ProofError, UndecidedError) as error:
+            first_error = first_error or error
+    note = f" (a rule was not applied where {unmet[0]})" if unmet else ""
+    if isinstance(first_error, UndecidedError):
+        if unmet:
+            raise type(unmet[0])(f"{unmet[0]}; after the rules {', '.join(applied)}: {first_error}") from None
+        raise UndecidedError(f"after the rules {', '.join(applied)}: {first_error}") from None
+    raise type(first_error)(f"after the rules {', '.join(applied)}: {first_error}{note}") from None
+
+
+def _decide(lhs, rhs, assumptions, facts) -> Proof:
+    lhs, rhs = _unfold(lhs), _unfold(rhs)
     if lhs == rhs:
         return Proof("structural")
     if assumptions:
-        lhs, rhs = _rewrite(lhs, assumptions), _rewrite(rhs, assumptions)
+        lhs, rhs = _unfold(_rewrite(lhs, assumptions)), _unfold(_rewrite(rhs, assumptions))
         if lhs == rhs:
             return Proof("assumptions")
+    reject_inexact(lhs)
+    reject_inexact(rhs)
     if _is_matrix(lhs) or _is_matrix(rhs):
-        return _prove_matrix(lhs, rhs, assumptions)
+        return _prove_matrix(lhs, rhs, assumptions, facts)
     residual = lhs - rhs
+    if _symbol_free(residual):
+        return _decide_number(residual)
     tried = [residual]
     for name, transform in _SCALAR_STRATEGIES:
-        transformed = transform(residual)
-        if _is_zero(transformed):
+        try:
+            transformed = transform(residual, facts)
+        except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
+            continue
+        if transformed == 0:
             return Proof(name)
+        if _symbol_free(transformed) and transformed.is_number:
+            try:
+                return _decide_number(transformed, name)
+            except UndecidedError:
+                pass
         tried.append(transformed)
     # Report the shortest form of the residual that did not vanish.
-    _refute_or_undecided(min(tried, key=lambda e: (len(sympy.sstr(e)), sympy.sstr(e))))
+    shortest = min(tried, key=lambda e: (len(sympy.sstr(e)), sympy.sstr(e)))
+    if _symbol_free(shortest):
+        _decide_number(shortest)
+    _refute_or_undecided(shortest, facts)
 
 
 def prove_unequal(lhs, rhs) -> Disproof:
     """Certify that two concrete values (or matrices) differ: the counterexample check.
 
-    The residual must be decided non-zero exactly (a non-zero rational, or SymPy's
-    assumption system), or by error-tracked evaluation of a closed form without free
-    symbols.  Anything else raises :class:`UndecidedError`; equal sides raise ProofError.
+    The residual must be a non-zero rational or a symbol-free value whose certified (arb)
+    enclosure excludes 0.  Anything else raises :class:`UndecidedError`; sides proved equal
+    raise ProofError.
 
     >>> import sympy
     >>> prove_unequal(sympy.exp(1), 3).approx
     '-0.281718'
     """
     lhs, rhs = _unfold(_sympify(lhs)), _unfold(_sympify(rhs))
+    reject_inexact(lhs)
+    reject_inexact(rhs)
     if _is_matrix(lhs) or _is_matrix(rhs):
         if lhs.shape != rhs.shape:
             return Disproof(f"shape {lhs.shape} vs {rhs.shape}", sympy.nan, "shape")
@@ -215,42 +321,78 @@ def prove_unequal(lhs, rhs) -> Disproof:
                 except (ProofError, UndecidedError):
                     continue
                 return Disproof(f"entry ({i + 1}, {j + 1})", found.residual, found.approx)
-        raise ProofError(f"not a counterexample: every entry of {lhs} and {rhs} agrees or is undecided")
-    residual = sympy.simplify(lhs - rhs)
+        raise ProofError(f"not a counterexample: every entry of {_short(str(lhs))} and {_short(str(rhs))} agrees "
+                         "or is undecided")
+    residual = _expand_sums(lhs - rhs)
     if residual.free_symbols:
-        raise UndecidedError(f"residual {residual} has free symbols: not a concrete counterexample")
-    if residual == 0:
-        raise ProofError(f"not a counterexample: {lhs} = {rhs}")
+        residual = sympy.cancel(sympy.together(residual))
+    if residual.free_symbols:
+        raise UndecidedError(f"residual {_short(str(residual))} has free symbols: not a concrete counterexample")
+    if residual == 0 or proved_zero(residual):
+        raise ProofError(f"not a counterexample: {_short(str(lhs))} = {_short(str(rhs))}")
     value = _certified_value(residual)
     if value is None:
-        raise UndecidedError(f"cannot certify that residual {residual} is non-zero")
+        raise UndecidedError(f"cannot certify that residual {_short(str(residual))} is non-zero")
     return Disproof("value", residual, value)
 
 
 def prove_positive(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
-    """Prove ``expr > 0`` from SymPy's assumption system (symbol signs, exp > 0), no numbers.
+    """Prove ``expr > 0`` by the sign calculus from declarations and stated facts, no floats.
 
     >>> import sympy
     >>> s = sympy.Symbol("s", real=True)
     >>> prove_positive(1 - sympy.exp(s) / (1 + sympy.exp(s))).strategy
-    'positivity'
+    'sign calculus'
     """
-    expr = _rewrite(_unfold(_sympify(expr)), tuple(assumptions))
-    for candidate in (expr, sympy.cancel(sympy.together(expr)), sympy.factor(sympy.together(expr))):
-        if candidate.is_positive is True:
-            return Proof("positivity")
-    raise UndecidedError(f"cannot show {expr} > 0")
+    return _prove_sign(expr, assumptions, ">0")
+
+
+def prove_nonnegative(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
+    """Prove ``expr >= 0`` (as :func:`prove_positive`)."""
+    return _prove_sign(expr, assumptions, ">=0")
+
+
+def _prove_sign(expr, assumptions, kind) -> Proof:
+    assumptions = tuple(assumptions)
+    expr = _sympify(expr)
+    reject_inexact(expr)
+    facts = facts_of(assumptions)
+    check_conditions((expr, _unfold(expr)), facts)
+    expr = _rewrite(_unfold(expr), assumptions)
+    reject_inexact(expr)
+    shown = "> 0" if kind == ">0" else ">= 0"
+    if _symbol_free(expr):
+        expanded = _expand_sums(expr)
+        if prove_condition(Condition(expanded, kind), facts):
+            return Proof("exact arithmetic")
+        sign = _safe_sign(expanded)
+        if sign is not None and (sign < 0 or (sign == 0 and kind == ">0")):
+            raise ProofError(f"refuted: {_short(str(expr))} is not {shown}")
+        raise UndecidedError(f"cannot show {_short(str(expr))} {shown}")
+    for transform in (lambda e: e, lambda e: sympy.cancel(sympy.together(e)),
+                      lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
+        try:
+            candidate = transform(expr)
+        except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
+            continue
+        if prove_condition(Condition(candidate, kind), facts):
+            return Proof("sign calculus")
+    raise UndecidedError(f"cannot show {_short(str(expr))} {shown}")
 
 
 # ---------------------------------------------------------------------------- internals
 
 
 def _sympify(value):
+    from symbolic_attn.errors import InexactStepError
+
     if isinstance(value, (sympy.Basic, sympy.MatrixBase)):
         return value
     if isinstance(value, float):
-        raise TypeError(f"float {value!r} in a proof: use exact numbers")
-    return sympy.sympify(value, strict=True)
+        raise InexactStepError(f"Python float {value!r} in a step: use exact numbers (Rational)")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ProofError(f"not a SymPy expression: {_short(repr(value), 80)}")
+    return sympy.Integer(value)
 
 
 def _is_matrix(value) -> bool:
@@ -268,135 +410,64 @@ def _rewrite(expr, assumptions):
     return expr
 
 
-def _prove_matrix(lhs, rhs, assumptions) -> Proof:
-    if lhs.shape != rhs.shape:
-        raise ProofError(f"refuted: shapes {lhs.shape} and {rhs.shape} differ")
+def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
+    """A symbol-free residual: zero only by exact proof; non-zero only by a certified enclosure."""
+    expanded = _expand_sums(residual)
+    exact_forms = (lambda e: e, sympy.expand, lambda e: sympy.cancel(sympy.together(e)), _rewrite_exp)
+    for transform in exact_forms:
+        try:
+            candidate = transform(expanded)
+        except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
+            continue
+        if candidate == 0 or proved_zero(candidate):
+            return Proof(strategy)
+    shown = _short(str(residual))
+    sign = _safe_sign(expanded)
+    if sign:
+        raise ProofError(f"refuted: residual {shown} is not zero")
+    raise UndecidedError(f"residual {shown} not shown to vanish (a number neither proved 0 nor certified non-zero)")
+
+
+def _prove_matrix(lhs, rhs, assumptions, facts) -> Proof:
+    if getattr(lhs, "shape", None) != getattr(rhs, "shape", None):
+        if _one_by_one(lhs) or _one_by_one(rhs):
+            raise ProofError(f"refuted: a 1x1 matrix is not a scalar here (shapes {_shape(lhs)} and {_shape(rhs)}); "
+                             "use the rule 'matrix.scalar'")
+        raise ProofError(f"refuted: shapes {_shape(lhs)} and {_shape(rhs)} differ")
     if isinstance(lhs, sympy.MatrixBase) and isinstance(rhs, sympy.MatrixBase):
         for i in range(lhs.rows):
             for j in range(lhs.cols):
                 try:
-                    prove_equal(lhs[i, j], rhs[i, j], assumptions)
+                    _decide(lhs[i, j], rhs[i, j], assumptions, facts)
                 except (ProofError, UndecidedError) as error:
                     raise type(error)(f"entry ({i + 1}, {j + 1}): {error}") from None
         return Proof("entrywise")
-    # Matrix expressions: unfold (doit), distribute (expand), re-apply assumptions.
-    for transform in (lambda m: m.doit(), lambda m: sympy.expand(m.doit())):
-        left = _rewrite(transform(lhs), assumptions)
-        right = _rewrite(transform(rhs), assumptions)
+    from symbolic_attn.proofs.rules import distribute
+
+    for transform in (lambda m: m.doit(), lambda m: distribute(m.doit()), _explicit):
+        try:
+            left = _rewrite(transform(lhs), assumptions)
+            right = _rewrite(transform(rhs), assumptions)
+        except (TypeError, ValueError, AttributeError, IndexError):
+            continue
         if left == right:
             return Proof("entrywise")
         if isinstance(left, sympy.MatrixBase) and isinstance(right, sympy.MatrixBase):
-            return _prove_matrix(left, right, assumptions)
-    raise UndecidedError(f"residual {sympy.MatAdd(lhs, -rhs)} not shown to vanish")
+            return _prove_matrix(left, right, assumptions, facts)
+    raise UndecidedError(f"residual {_short(str(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
 
 
-def _is_zero(expr) -> bool:
-    return expr == 0
+def _explicit(matrix):
+    if all(isinstance(size, (int, sympy.Integer)) for size in matrix.shape):
+        return sympy.ImmutableMatrix(matrix.as_explicit())
+    return matrix
 
 
-def _exp_rules(expr):
-    expanded = sympy.expand(expr, power_exp=True, mul=True, multinomial=False)
-    return sympy.cancel(sympy.together(sympy.powsimp(expanded, combine="exp")))
+def _one_by_one(value) -> bool:
+    return _is_matrix(value) and tuple(value.shape) == (1, 1)
 
 
-def _sum_rules(expr):
-    def normal_sum(term):
-        return factor_sum(sympy.expand(term)) if isinstance(term, sympy.Sum) else term
-
-    if not expr.has(sympy.Sum):
-        return expr
-    # Sums with a closed form (a constant summand: sum_{i=1}^{n} 1 = n) are evaluated.
-    expr = expr.replace(lambda e: isinstance(e, sympy.Sum) and not e.function.has(*e.variables), lambda e: e.doit())
-    expr = sympy.expand(expr)
-    expr = expr.replace(lambda e: isinstance(e, sympy.Sum), lambda e: sympy.expand(e))
-    expr = expr.replace(lambda e: isinstance(e, sympy.Sum), normal_sum)
-    return sympy.cancel(sympy.together(sum_simplify(sympy.expand(expr))))
+def _shape(value):
+    return tuple(value.shape) if _is_matrix(value) else "scalar"
 
 
-def _simplify(expr):
-    if sympy.count_ops(expr) > _SIMPLIFY_MAX_OPS:
-        return expr
-    return sympy.simplify(expr)
-
-
-_SCALAR_STRATEGIES = (
-    ("expand", sympy.expand),
-    ("cancel", lambda e: sympy.cancel(sympy.together(e))),
-    ("exp rules", _exp_rules),
-    ("sum rules", _sum_rules),
-    ("simplify", _simplify),
-)
-
-
-def _refute_or_undecided(residual):
-    """Raise ProofError if numbers show ``residual != 0``, else UndecidedError."""
-    shown = _short(residual)
-    if residual.is_number:
-        value = _certified_value(residual)
-        if value is not None:
-            raise ProofError(f"refuted: residual {shown} is not zero")
-        raise UndecidedError(f"residual {shown} not shown to vanish")
-    point = _refutation_point(residual)
-    if point is not None:
-        substituted = residual.subs(point).doit()
-        substituted = substituted.subs(_indexed_values(substituted))
-        if not substituted.free_symbols:
-            value = _certified_value(substituted)
-            if value is not None:
-                where = ", ".join(f"{name}={val}" for name, val in sorted((str(k), v) for k, v in point.items()))
-                raise ProofError(f"refuted: residual {shown} is {value} at {where}")
-    raise UndecidedError(f"residual {shown} not shown to vanish")
-
-
-def _refutation_point(residual):
-    if residual.atoms(sympy.MatrixSymbol) or residual.atoms(sympy.core.function.AppliedUndef):
-        return None
-    # Sum.free_symbols already leaves out summation variables; leave out the
-    # IndexedBase labels too (their entries get values after the sums are expanded).
-    bound = set()
-    bound.update(indexed.base.label for indexed in residual.atoms(sympy.Indexed))
-    free = sorted(residual.free_symbols - bound, key=str)
-    # Free indices get distinct positions 1, 2, ... (so that s[i] and s[k] differ);
-    # other integers (a symbolic length n) get a value large enough to contain them.
-    in_index = set()
-    for indexed in residual.atoms(sympy.Indexed):
-        for index in indexed.indices:
-            in_index.update(index.free_symbols)
-    indices = [symbol for symbol in free if isinstance(symbol, sympy.Idx) or symbol in in_index]
-    point = {symbol: sympy.Integer(position) for position, symbol in enumerate(indices, 1)}
-    values = iter(_POINTS * 4)
-    for symbol in free:
-        if symbol in point or not isinstance(symbol, sympy.Symbol):
-            continue
-        if symbol.is_integer:
-            point[symbol] = sympy.Integer(max(3, len(indices) + 1))
-        else:
-            value = next(values)
-            point[symbol] = value if symbol.is_nonnegative else value * (-1) ** len(point)
-    return point
-
-
-def _indexed_values(expr):
-    values = iter(_POINTS * 8)
-    return {atom: next(values) for atom in sorted(expr.atoms(sympy.Indexed), key=str)}
-
-
-def _certified_value(expr) -> Optional[str]:
-    """Six digits of ``expr`` if it is certified non-zero, else None."""
-    expr = sympy.nsimplify(expr) if expr.has(sympy.Float) else expr
-    if expr.is_Rational:
-        return None if expr == 0 else sympy.sstr(expr)
-    if expr.is_zero is False and expr.is_real:
-        return sympy.sstr(expr.evalf(6), full_prec=False)
-    try:
-        value = expr.evalf(_DIGITS, strict=True)
-    except (PrecisionExhausted, TypeError, ValueError):
-        return None
-    if not value.is_Number or value == 0:
-        return None
-    return sympy.sstr(value.evalf(6), full_prec=False)
-
-
-def _short(expr, limit: int = 300) -> str:
-    text = sympy.sstr(expr)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -24,10 +24,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Sequence
 
-from symbolic_attn.proofs.chain import Computed, Derivation, Scope, latex_of, value_of
+from symbolic_attn.proofs.chain import (
+    Computed, Derivation, Scope, _check_computed, _step_error, definitions_of, latex_of, value_of)
+from symbolic_attn.proofs.declarations import declarations, symbols_of
 from symbolic_attn.errors import ProofError, UndecidedError
 from symbolic_attn.render.latex import escape_text, prose_latex
-from symbolic_attn.proofs.prove import prove_equal, prove_positive, prove_unequal
+from symbolic_attn.proofs.prove import STRATEGIES, prove_equal, prove_nonnegative, prove_positive, prove_unequal
 
 __all__ = ["Case", "Check", "Counterexample", "Result"]
 
@@ -76,18 +78,35 @@ class Check(_Part):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def verify(self) -> "Check":
+        strategies = []
         for number, case in enumerate(self.cases, 1):
             lhs, rhs = value_of(case.lhs), value_of(case.rhs)
             try:
+                _check_computed(case.lhs, ())
+                _check_computed(case.rhs, ())
                 if case.relation == "=":
-                    prove_equal(lhs, rhs)
+                    strategies.append(prove_equal(lhs, rhs).strategy)
                 elif case.relation == "<":
-                    prove_positive(rhs - lhs)
+                    strategies.append(prove_positive(rhs - lhs).strategy)
+                elif case.relation == "<=":
+                    strategies.append(prove_nonnegative(rhs - lhs).strategy)
                 else:
                     raise ProofError(f"unknown relation {case.relation!r}")
             except (ProofError, UndecidedError) as error:
-                raise ProofError(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
+                raise _step_error(error)(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
+        object.__setattr__(self, "_trusted", (tuple(dict.fromkeys(strategies)), ()))
         return self
+
+    def trusted_base(self) -> tuple:
+        if not hasattr(self, "_trusted"):
+            self.verify()
+        return self._trusted
+
+    def declarations(self) -> tuple:
+        return ()
+
+    def definitions(self) -> tuple:
+        return definitions_of([item for case in self.cases for item in (case.lhs, case.rhs)])
 
     def with_case(self, number: int, **changes) -> "Check":
         """A copy with case ``number`` (1-based) changed."""
@@ -132,8 +151,22 @@ class Counterexample(_Part):
         object.__setattr__(self, "givens", tuple(self.givens))
 
     def verify(self) -> "Counterexample":
+        try:
+            _check_computed(self.lhs, ())
+            _check_computed(self.rhs, ())
+        except (ProofError, UndecidedError) as error:
+            raise ProofError(f"counterexample {self.title!r}: {error}") from None
         self.disproof()
         return self
+
+    def trusted_base(self) -> tuple:
+        return (("certified arithmetic",), ())
+
+    def declarations(self) -> tuple:
+        return ()
+
+    def definitions(self) -> tuple:
+        return definitions_of([self.lhs, self.rhs])
 
     def disproof(self):
         """Where the two sides differ, certified (see :func:`prove_unequal`)."""
@@ -145,10 +178,10 @@ class Counterexample(_Part):
     def latex(self) -> str:
         found = self.disproof()
         rows = [f"{name} &= {latex_of(value)}" for name, value in self.givens]
-        rows.append(f"{self.lhs.latex} &= {latex_of(self.lhs.value)}")
-        rows.append(f"{self.rhs.latex} &= {latex_of(self.rhs.value)}")
+        rows.append(f"{latex_of(self.lhs)} &= {latex_of(self.lhs.value)}")
+        rows.append(f"{latex_of(self.rhs)} &= {latex_of(self.rhs.value)}")
         why = escape_text(f"they differ in {found.where} by {found.approx} (certified non-zero)")
-        rows.append(f"{self.lhs.latex} &\\neq {self.rhs.latex} && \\text{{{why}}}")
+        rows.append(f"{latex_of(self.lhs)} &\\neq {latex_of(self.rhs)} && \\text{{{why}}}")
         return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
 
     def describe(self) -> str:
@@ -171,7 +204,45 @@ class Result:
         """Verify every part (first failure raises ProofError naming part and step)."""
         for part in self.parts:
             part.verify()
+        object.__setattr__(self, "_verified", True)
         return self
+
+    def trusted_base(self) -> dict:
+        """What the verification relied on: ``{"strategies": [...], "rules": [...]}`` (verifies first)."""
+        strategies, rules = [], []
+        for part in self.parts:
+            used = part.trusted_base() if hasattr(part, "trusted_base") else ((), ())
+            strategies.extend(used[0])
+            rules.extend(used[1])
+        order = {name: index for index, name in enumerate(STRATEGIES)}
+        return {"strategies": sorted(dict.fromkeys(strategies), key=lambda n: (order.get(n, 99), n)),
+                "rules": sorted(dict.fromkeys(rules))}
+
+    def rules(self) -> list:
+        """What ``list`` prints: the library rules used, then the checker's strategies (verifies first)."""
+        base = self.trusted_base()
+        return list(base["rules"]) + [f"checker: {name}" for name in base["strategies"]]
+
+    def verified_scopes(self) -> tuple:
+        """``(part title, scope)`` pairs, after verifying the result (raises if a step fails)."""
+        if not getattr(self, "_verified", False):
+            self.verify()
+        return tuple((part.title, part.scope) for part in self.parts)
+
+    def declarations(self) -> tuple:
+        """The declared flags of every symbol of the result's chains, generated (deduplicated)."""
+        found = {}
+        for part in self.parts:
+            for symbol in part.symbols() if hasattr(part, "symbols") else ():
+                found.setdefault(str(symbol), symbol)
+        return declarations([found[name] for name in sorted(found)])
+
+    def definitions(self) -> tuple:
+        found = {}
+        for part in self.parts:
+            for latex, meaning in part.definitions() if hasattr(part, "definitions") else ():
+                found.setdefault(latex, meaning)
+        return tuple(found.items())
 
     def with_part(self, number: int, part) -> "Result":
         """A copy with part ``number`` (1-based) replaced (for broken variants in tests)."""
@@ -192,16 +263,33 @@ class Result:
         """The result as a LaTeX fragment (compiles inside any amsmath document)."""
         out = [f"\\section*{{{prose_latex(self.title)}}}", prose_latex(self.intro), ""]
         out.append("\\paragraph{Assumptions.}")
-        if self.assumptions:
+        declared, defined = self.declarations(), self.definitions()
+        if self.assumptions or declared or defined:
             out.append("\\begin{itemize}")
             out.extend(f"\\item {_assumption_latex(a)}" for a in self.assumptions)
+            if declared:
+                out.append("\\item Declared (the flags the checker uses): " + "; ".join(declared) + ".")
+            groups = {}
+            for latex, meaning in defined:
+                groups.setdefault(meaning, []).append(f"${latex}$")
+            out.extend(f"\\item where {', '.join(names)} := {prose_latex(meaning)} (notation, not a checked formula)"
+                       for meaning, names in groups.items())
             out.append("\\end{itemize}")
         else:
             out.append("None beyond the definitions.")
+        # A blank line ends the paragraph, so Markdown keeps "Scope." apart as well.
+        out.append("")
         out.append("\\paragraph{Scope.}")
         out.append("\\begin{itemize}")
-        out.extend(f"\\item {prose_latex(part.title)}: {escape_text(part.scope.sentence())}" for part in self.parts)
+        out.extend(f"\\item {prose_latex(part.title)}: {part.scope.latex()}" for part in self.parts)
         out.append("\\end{itemize}")
+        base = self.trusted_base()
+        out.append("")
+        out.append("\\paragraph{Trusted base.} Side conditions proved by the sign calculus; steps checked by "
+                   "the strategies "
+                   + escape_text(", ".join(base["strategies"]) or "none")
+                   + (" and the rules " + escape_text(", ".join(base["rules"])) if base["rules"] else
+                      " (no rule of the library)") + ".")
         cited = [(part.title, part.cited_steps) for part in self.parts
                  if isinstance(part, Derivation) and part.cited_steps]
         if cited:

@@ -1,0 +1,604 @@
+r"""Side conditions and signs: what a step needs to be defined, and proving it from facts.
+
+A step ``lhs = rhs`` is an equality of *defined* values.  :func:`side_conditions` reads,
+from the expressions as written, every condition they need: each denominator ``!= 0``,
+each ``log`` argument ``> 0``, each square-root (non-integer power) base ``>= 0``, each
+matrix inverse invertible, each sum range not reversed (``b >= a - 1``, so that SymPy's
+sum equals the ordinary sum, empty when ``b = a - 1``).  :func:`prove_condition` proves
+one of them from
+
+* the **declarations**: flags on symbols (``positive=True``, ``integer=True``, ...), and
+* the **facts**: conditions stated as assumptions (``x > 0``, ``n >= 2``, ``Ne(x, 1)``,
+  ``Q.invertible(X)``),
+
+by a small sign calculus (sums and products of signed terms, ``exp > 0``, even powers,
+sums of positive terms over a non-empty range, monotonicity of ``exp``/``log``).  Numbers
+are decided by exact rationals or certified intervals (arb), never by SymPy's
+low-precision numeric sign tests.
+
+>>> import sympy
+>>> x = sympy.Symbol("x", real=True)
+>>> [str(c) for c in side_conditions(1 / (x - 1) + sympy.log(x))]
+['x - 1 != 0', 'x > 0']
+>>> prove_condition(Condition(sympy.exp(x) + 1, ">0"), Facts())
+True
+>>> prove_condition(Condition(x - 1, "!=0"), Facts())
+False
+>>> prove_condition(Condition(x - 1, "!=0"), Facts.from_conditions([sympy.Ne(x, 1)]))
+True
+"""
+
+from dataclasses import dataclass, field
+
+import sympy
+
+from symbolic_attn.errors import InexactStepError, UndecidedError
+from symbolic_attn.exact.certified import certified_sign, proved_zero
+
+__all__ = ["Condition", "Facts", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number"]
+
+_KINDS = (">0", ">=0", "!=0", "invertible")
+_SHOWN = {">0": "> 0", ">=0": ">= 0", "!=0": "!= 0"}
+#: Recursion depth of the sign calculus (its terms are small; deeper means "not proved").
+_DEPTH = 12
+
+
+@dataclass(frozen=True)
+class Condition:
+    """``expr > 0``, ``expr >= 0``, ``expr != 0`` or ``expr`` invertible (a matrix)."""
+
+    expr: object
+    kind: str
+    why: str = ""
+
+    def __str__(self) -> str:
+        if self.kind == "invertible":
+            return f"{sympy.sstr(self.expr)} invertible"
+        return f"{sympy.sstr(self.expr)} {_SHOWN[self.kind]}"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Stated conditions (from assumptions), normalised to ``expr kind`` form."""
+
+    conditions: tuple = ()
+    invertible: frozenset = field(default_factory=frozenset)
+    bijections: frozenset = field(default_factory=frozenset)
+
+    @classmethod
+    def from_conditions(cls, stated) -> "Facts":
+        """Facts from relations (``x > 0``, ``a <= b``, ``Ne(a, b)``) and ``Q.invertible(X)``."""
+        conditions, invertible, bijections = [], set(), set()
+        for item in stated:
+            for normal in normalise(item):
+                if normal.kind == "invertible":
+                    invertible.add(normal.expr)
+                elif normal.kind == "bijection":
+                    bijections.add(normal.expr)
+                else:
+                    conditions.append(normal)
+        return cls(tuple(conditions), frozenset(invertible), frozenset(bijections))
+
+    def plus(self, extra) -> "Facts":
+        return Facts(self.conditions + tuple(extra), self.invertible, self.bijections)
+
+
+def normalise(item) -> list:
+    """A stated relation as a list of :class:`Condition` (``a < b`` is ``b - a > 0``)."""
+    if isinstance(item, Condition):
+        return [item]
+    if item is sympy.true or item is True:
+        return []
+    if item is sympy.false or item is False:
+        # SymPy already decided the stated relation is false for the declared symbols.
+        return [Condition(sympy.Integer(-1), ">0", "states a relation that SymPy already evaluates to False")]
+    if all(hasattr(item, name) for name in ("function", "low", "high")):  # a rules.Bijection
+        sigma, low, high = item.function, sympy.sympify(item.low), sympy.sympify(item.high)
+        variable = sympy.Dummy("x", integer=True)
+        # sigma maps low..high into low..high: the values of sigma are in the range.
+        return [Condition((sigma, low, high), "bijection")]
+    if isinstance(item, sympy.logic.boolalg.And):
+        return [c for arg in item.args for c in normalise(arg)]
+    if isinstance(item, sympy.assumptions.AppliedPredicate) and item.function == sympy.Q.invertible:
+        return [Condition(item.arguments[0], "invertible")]
+    kinds = {
+        sympy.StrictGreaterThan: (">0", 1), sympy.StrictLessThan: (">0", -1),
+        sympy.GreaterThan: (">=0", 1), sympy.LessThan: (">=0", -1), sympy.Unequality: ("!=0", 1),
+    }
+    for relation, (kind, sign) in kinds.items():
+        if isinstance(item, relation):
+            return [Condition(sign * (item.lhs - item.rhs), kind)]
+    if isinstance(item, sympy.Equality):
+        # a = b gives a - b >= 0 and b - a >= 0.
+        return [Condition(item.lhs - item.rhs, ">=0"), Condition(item.rhs - item.lhs, ">=0")]
+    from symbolic_attn.errors import ProofError
+
+    raise ProofError(f"not a condition: {str(item)[:80]!r} (use x > 0, a <= b, Ne(a, b), Q.invertible(X))")
+
+
+# ------------------------------------------------------------------- exactness of a step
+
+
+def reject_inexact(value, where: str = "") -> None:
+    """Raise InexactStepError if a float or non-finite value occurs anywhere in ``value``."""
+    if isinstance(value, float):
+        raise InexactStepError(f"{where}Python float {value!r}: use exact numbers (Rational)")
+    if isinstance(value, sympy.MatrixBase):
+        for entry in value:
+            reject_inexact(entry, where)
+        return
+    if not isinstance(value, sympy.Basic):
+        return
+    for node in sympy.preorder_traversal(value):
+        if isinstance(node, sympy.Float):
+            raise InexactStepError(f"{where}float {node} in the step: use exact numbers (Rational)")
+        if node in (sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or isinstance(
+                node, (sympy.core.numbers.NaN, sympy.core.numbers.ComplexInfinity, sympy.core.numbers.Infinity,
+                       sympy.core.numbers.NegativeInfinity)):
+            raise InexactStepError(f"{where}non-finite value {node} in the step (an undefined expression)")
+
+
+def is_plain_number(expr) -> bool:
+    """True when every number-valued part of ``expr`` is a Rational (no pi, sqrt(2), acos(1/2)):
+    SymPy's own sign reasoning is then exact (it has nothing to evaluate numerically)."""
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Basic) and not node.is_Rational and getattr(node, "is_number", False):
+            return False
+    return True
+
+
+# ------------------------------------------------------------------- collecting conditions
+
+
+def side_conditions(expr, inside=()) -> list:
+    """Every condition ``expr`` needs to be defined, in order of first appearance.
+
+    ``inside`` carries the ranges of enclosing sums: a condition on a term of
+    ``Sum(f, (k, a, b))`` holds for every ``k`` with ``a <= k <= b`` (it is proved for a
+    generic such ``k``, with the facts ``k - a >= 0`` and ``b - k >= 0``).
+    """
+    found = []
+    _collect(expr, tuple(inside), found)
+    unique, seen = [], set()
+    for condition in found:
+        key = (condition.expr, condition.kind)
+        if key not in seen:
+            seen.add(key)
+            unique.append(condition)
+    return unique
+
+
+@dataclass(frozen=True)
+class Bounded(Condition):
+    """A condition under the ranges of enclosing sums (``ranges``: (k, a, b) triples)."""
+
+    ranges: tuple = ()
+
+
+def _add(found, expr, kind, why, inside):
+    found.append(Bounded(expr, kind, why, inside) if inside else Condition(expr, kind, why))
+
+
+def _collect(expr, inside, found):
+    from symbolic_attn.proofs.prove import Frac  # the display fraction: its denominator counts
+
+    if isinstance(expr, sympy.MatrixBase):
+        for entry in expr:
+            _collect(entry, inside, found)
+        return
+    if not isinstance(expr, sympy.Basic):
+        return
+    if isinstance(expr, sympy.Sum):
+        ranges = inside
+        for variable, low, high in expr.limits:
+            _collect(low, ranges, found)
+            _collect(high, ranges, found)
+            _add(found, high - low + 1, ">=0", f"the range {variable} = {low}..{high} is not reversed", ranges)
+            ranges = ranges + ((variable, low, high),)
+        _collect(expr.function, ranges, found)
+        return
+    if isinstance(expr, Frac):
+        _add(found, expr.args[1], "!=0", "denominator", inside)
+    elif isinstance(expr, (sympy.Inverse,)):
+        _add(found, expr.args[0], "invertible", "inverse", inside)
+    elif isinstance(expr, sympy.MatPow) and expr.args[1].is_negative:
+        _add(found, expr.args[0], "invertible", "inverse", inside)
+    elif isinstance(expr, sympy.Pow) and not isinstance(expr, sympy.MatPow):
+        base, exponent = expr.args
+        if exponent.is_integer and exponent.is_nonnegative:
+            pass
+        elif exponent.is_integer:
+            # A negative (or possibly negative) integer power divides by the base.
+            _add(found, base, "!=0", "denominator" if exponent.is_negative else "integer power of unknown sign",
+                 inside)
+        elif exponent.is_Rational or exponent.is_nonnegative:
+            _add(found, base, ">0" if exponent.is_negative else ">=0", "root", inside)
+        else:
+            _add(found, base, ">0", "power with a non-integer exponent", inside)
+    elif isinstance(expr, sympy.log):
+        _add(found, expr.args[0], ">0", "logarithm", inside)
+    elif isinstance(expr, (sympy.asin, sympy.acos)):
+        _add(found, 1 - expr.args[0] ** 2, ">=0", "arcsine/arccosine argument in [-1, 1]", inside)
+    elif isinstance(expr, sympy.tan):
+        _add(found, sympy.cos(expr.args[0]), "!=0", "tangent", inside)
+    elif isinstance(expr, sympy.tanh):
+        _add(found, sympy.cosh(expr.args[0]), "!=0", "hyperbolic tangent", inside)
+    elif isinstance(expr, (sympy.Indexed,)):
+        return
+    for arg in expr.args:
+        _collect(arg, inside, found)
+
+
+# ------------------------------------------------------------------- proving conditions
+
+
+def prove_condition(condition: Condition, facts: Facts) -> bool:
+    """True when the condition follows from declarations and ``facts`` (False: not proved)."""
+    key = (condition.expr, condition.kind, getattr(condition, "ranges", ()), facts)
+    try:
+        return _PROVED[key]
+    except (KeyError, TypeError):
+        pass
+    answer = _prove_condition(condition, facts)
+    if len(_PROVED) > _CACHE_SIZE:
+        _PROVED.clear()
+    try:
+        _PROVED[key] = answer
+    except TypeError:
+        pass
+    return answer
+
+
+_PROVED: dict = {}
+
+
+def _prove_condition(condition: Condition, facts: Facts) -> bool:
+    if condition.kind == "invertible":
+        return condition.expr in facts.invertible or _identity(condition.expr)
+    extra = []
+    expr = condition.expr
+    for variable, low, high in getattr(condition, "ranges", ()):
+        extra += [Condition(variable - low, ">=0"), Condition(high - variable, ">=0")]
+    facts = facts.plus(extra) if extra else facts
+    facts = _bijection_facts(expr, facts)
+    expr, facts = _flagged(expr, facts)
+    return _holds(expr, condition.kind, facts, _DEPTH)
+
+
+def _bijection_facts(expr, facts):
+    """A stated bijection sigma of lo..hi puts sigma(x) in lo..hi for every x proved in lo..hi."""
+    if not facts.bijections or not isinstance(expr, sympy.Basic):
+        return facts
+    extra = []
+    for sigma, low, high in facts.bijections:
+        for application in expr.atoms(sympy.core.function.AppliedUndef):
+            if application.func != sigma or len(application.args) != 1:
+                continue
+            argument = application.args[0]
+            if _holds(argument - low, ">=0", facts, _DEPTH) and _holds(high - argument, ">=0", facts, _DEPTH):
+                extra += [Condition(application - low, ">=0"), Condition(high - application, ">=0")]
+    return facts.plus(extra) if extra else facts
+
+
+def contradicts(condition: Condition, facts: Facts = Facts()) -> bool:
+    """True when the declarations prove the stated condition false."""
+    if condition.kind == "invertible":
+        return False
+    expr = condition.expr
+    if condition.kind == ">0":
+        return _holds(-expr, ">=0", facts, _DEPTH)
+    if condition.kind == ">=0":
+        return _holds(-expr, ">0", facts, _DEPTH)
+    return expr == 0 or (expr.is_number and proved_zero(expr))
+
+
+def _identity(matrix) -> bool:
+    return isinstance(matrix, sympy.Identity) or (isinstance(matrix, sympy.MatrixBase) and matrix.is_square
+                                                   and matrix.det() != 0 and matrix.is_Matrix and
+                                                   all(e.is_Rational for e in matrix))
+
+
+def _flagged(expr, facts):
+    """Stated signs of plain symbols become flags on stand-ins, so the sign calculus sees them."""
+    replace = {}
+    for fact in facts.conditions:
+        symbol = fact.expr
+        sign = 1
+        if isinstance(symbol, sympy.Mul) and symbol.args[0] == -1 and len(symbol.args) == 2:
+            sign, symbol = -1, symbol.args[1]
+        if not isinstance(symbol, sympy.Symbol) or symbol in replace:
+            continue
+        flags = {key: value for key, value in symbol.assumptions0.items() if value is True and key in _FLAG_KEYS}
+        if fact.kind == "!=0":
+            flags["nonzero"] = True
+        elif sign == 1:
+            flags["positive" if fact.kind == ">0" else "nonnegative"] = True
+        else:
+            flags["negative" if fact.kind == ">0" else "nonpositive"] = True
+        key = (symbol, tuple(sorted(flags.items())))
+        if key not in _STAND_INS:
+            try:
+                _STAND_INS[key] = sympy.Dummy(symbol.name, **flags)
+            except Exception:  # inconsistent flags: leave the symbol (the conflict check reports it)
+                continue
+        # The same stand-in every time, so that the caches of the sign calculus can hit.
+        replace[symbol] = _STAND_INS[key]
+    if not replace:
+        return expr, facts
+    swap = lambda e: e.xreplace(replace)  # noqa: E731
+    return swap(expr), Facts(tuple(Condition(swap(c.expr), c.kind) for c in facts.conditions), facts.invertible, facts.bijections)
+
+
+_STAND_INS: dict = {}
+_FLAG_KEYS = ("real", "integer", "positive", "negative", "nonnegative", "nonpositive", "nonzero", "even", "odd")
+
+
+_CACHE: dict = {}
+_CACHE_SIZE = 20000
+
+
+def _holds(expr, kind, facts, depth) -> bool:
+    key = (expr, kind, facts, depth)
+    try:
+        return _CACHE[key]
+    except (KeyError, TypeError):
+        pass
+    answer = _holds_uncached(expr, kind, facts, depth)
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.clear()
+    try:
+        _CACHE[key] = answer
+    except TypeError:
+        pass
+    return answer
+
+
+def _holds_uncached(expr, kind, facts, depth) -> bool:
+    if depth <= 0:
+        return False
+    expr = sympy.sympify(expr)
+    if expr.is_number:
+        return _number_holds(expr, kind)
+    for fact in facts.conditions:
+        if _follows(expr, kind, fact, facts, depth):
+            return True
+    sign = _sign(expr, facts, depth - 1)
+    if sign is not None and _sign_gives(sign, kind):
+        return True
+    if kind == "!=0":
+        factored = sympy.factor(expr) if len(expr.free_symbols) < 6 else expr
+        if isinstance(factored, sympy.Mul) and factored != expr:
+            return all(_holds(f, "!=0", facts, depth - 1) for f in factored.args)
+        if isinstance(factored, sympy.Pow) and factored.exp.is_positive:
+            return _holds(factored.base, "!=0", facts, depth - 1)
+    return False
+
+
+def _sign_gives(sign, kind) -> bool:
+    return {">0": sign in ("+",), ">=0": sign in ("+", "0+"), "!=0": sign in ("+", "-", "!0")}[kind]
+
+
+def _number_holds(expr, kind) -> bool:
+    if expr.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+        return False
+    if expr.is_Rational:
+        return {">0": expr > 0, ">=0": expr >= 0, "!=0": expr != 0}[kind]
+    try:
+        sign = certified_sign(expr)
+    except UndecidedError:
+        return False
+    if sign is None:
+        return kind == ">=0" and proved_zero(expr)
+    return {">0": sign > 0, ">=0": sign >= 0, "!=0": sign != 0}[kind]
+
+
+def _follows(expr, kind, fact, facts, depth) -> bool:
+    """``expr kind`` from one stated fact: the same expression, or ``expr - fact`` signed."""
+    if fact.kind == ">0" and expr.has(sympy.Sum) and fact.expr.has(sympy.Sum) and depth > 2:
+        # expr = r * fact with r > 0 (sums in normal form, e.g. the spread of a x + b is a^2 times
+        # the spread of x): then expr > 0 as well.
+        from symbolic_attn.proofs.strategies import _sum_rules
+
+        try:
+            ratio = sympy.cancel(_sum_rules(expr) / _sum_rules(fact.expr))
+        except Exception:  # a SymPy failure proves nothing
+            ratio = None
+        if ratio is not None and not ratio.has(sympy.Sum) and _sign(ratio, Facts(), depth - 2) == "+":
+            return True
+    difference = sympy.expand(expr - fact.expr)
+    if fact.kind == "!=0":
+        return kind == "!=0" and (difference == 0 or sympy.expand(expr + fact.expr) == 0)
+    if difference == 0:
+        return _sign_gives("+" if fact.kind == ">0" else "0+", kind)
+    if kind == "!=0":
+        kind = ">0"
+    if not difference.free_symbols or depth > 2:
+        sign = _sign(difference, Facts(invertible=facts.invertible), depth - 2)
+        if sign is None:
+            return False
+        if fact.kind == ">0":
+            return sign in ("+", "0+")
+        return sign == "+" or (kind == ">=0" and sign == "0+")
+    return False
+
+
+def _sign(expr, facts, depth):
+    """'+' (> 0), '0+' (>= 0), '-' (< 0), '0-' (<= 0), '!0' (nonzero), or None (unknown)."""
+    if depth <= 0:
+        return None
+    sign = _sign_by_rules(expr, facts, depth)
+    if sign in (None, "0+", "0-", "!0") and not expr.is_number and is_plain_number(expr):
+        # SymPy's reasoning is exact when no irrational number can reach its numeric tests.
+        better = _flag_sign(expr)
+        if better is not None and (sign is None or better in ("+", "-")):
+            return better
+    return sign
+
+
+def _sign_by_rules(expr, facts, depth):
+    if expr.is_number:
+        for kind, sign in ((">0", "+"), (">=0", "0+")):
+            if _number_holds(expr, kind):
+                return sign
+        if _number_holds(-expr, ">0"):
+            return "-"
+        if _number_holds(-expr, ">=0"):
+            return "0-"
+        return None
+    known = _fact_sign(expr, facts)
+    if known is not None:
+        return known
+    if isinstance(expr, (sympy.Symbol, sympy.Indexed)):
+        return _flag_sign(expr)
+    if isinstance(expr, sympy.exp):
+        return "+" if expr.args[0].is_extended_real and _real(expr.args[0]) else None
+    if isinstance(expr, (sympy.cosh,)):
+        return "+" if _real(expr.args[0]) else None
+    if isinstance(expr, sympy.Abs):
+        return "+" if _holds(expr.args[0], "!=0", facts, depth - 1) else "0+"
+    if isinstance(expr, sympy.Add):
+        return _add_sign(expr, facts, depth)
+    if isinstance(expr, sympy.Mul):
+        return _mul_sign([_sign(f, facts, depth - 1) for f in expr.args])
+    if isinstance(expr, sympy.Pow):
+        return _pow_sign(expr, facts, depth)
+    if isinstance(expr, sympy.log):
+        argument = expr.args[0]
+        if _holds(argument - 1, ">0", facts, depth - 1):
+            return "+"
+        if _holds(argument - 1, ">=0", facts, depth - 1):
+            return "0+"
+        return None
+    if isinstance(expr, sympy.Sum):
+        return _sum_sign(expr, facts, depth)
+    if isinstance(expr, (sympy.Max, sympy.Min)):
+        signs = [_sign(a, facts, depth - 1) for a in expr.args]
+        if isinstance(expr, sympy.Max) and any(s == "+" for s in signs):
+            return "+"
+        if isinstance(expr, sympy.Min) and all(s == "+" for s in signs):
+            return "+"
+        if all(s in ("+", "0+") for s in signs):
+            return "0+"
+        return None
+    return None
+
+
+def _fact_sign(expr, facts):
+    """The sign a stated fact gives ``expr`` directly (the same expression or its negative)."""
+    for fact in facts.conditions:
+        signs = {">0": ("+", "-"), ">=0": ("0+", "0-"), "!=0": ("!0", "!0")}[fact.kind]
+        if expr == fact.expr or sympy.expand(expr - fact.expr) == 0:
+            return signs[0]
+        if sympy.expand(expr + fact.expr) == 0:
+            return signs[1]
+    return None
+
+
+def _real(expr) -> bool:
+    return expr.is_extended_real is True and expr.is_finite is not False
+
+
+def _flag_sign(expr):
+    try:
+        return _flag_sign_of(expr)
+    except Exception:  # SymPy's assumption system can fail (inconsistent cached facts): unknown
+        return None
+
+
+def _flag_sign_of(expr):
+    if expr.is_positive:
+        return "+"
+    if expr.is_negative:
+        return "-"
+    if expr.is_nonnegative:
+        return "0+"
+    if expr.is_nonpositive:
+        return "0-"
+    if expr.is_nonzero:
+        return "!0"
+    return None
+
+
+def _negate(sign):
+    return {"+": "-", "-": "+", "0+": "0-", "0-": "0+", "!0": "!0"}.get(sign)
+
+
+def _mul_sign(signs):
+    if any(s is None for s in signs):
+        if all(s in ("!0", "+", "-") for s in signs if s is not None) and False:
+            return None
+        return None
+    negative = sum(1 for s in signs if s in ("-", "0-")) % 2
+    if any(s == "!0" for s in signs):
+        return "!0" if all(s in ("+", "-", "!0") for s in signs) else None
+    strict = all(s in ("+", "-") for s in signs)
+    if negative:
+        return "-" if strict else "0-"
+    return "+" if strict else "0+"
+
+
+def _add_sign(expr, facts, depth):
+    signs = [_sign(t, facts, depth - 1) for t in expr.args]
+    if all(s in ("+", "0+") for s in signs):
+        return "+" if "+" in signs else "0+"
+    if all(s in ("-", "0-") for s in signs):
+        return "-" if "-" in signs else "0-"
+    if len(expr.args) == 2:
+        # One positive and one negative term: compare their logarithms (log is increasing).
+        first, second = expr.args
+        if signs[0] in ("-", "0-"):
+            first, second = second, first
+            signs = signs[::-1]
+        if signs == ["+", "-"]:
+            gap = sympy.expand(sympy.expand_log(sympy.log(first), force=False)
+                               - sympy.expand_log(sympy.log(-second), force=False))
+            if not gap.has(sympy.log) or gap.is_number:
+                sign = _sign(gap, facts, depth - 1)
+                return sign if sign in ("+", "0+", "-", "0-") else None
+    return None
+
+
+def _pow_sign(expr, facts, depth):
+    base, exponent = expr.args
+    base_sign = _sign(base, facts, depth - 1)
+    if base_sign == "+":
+        return "+" if _real(exponent) else None
+    if exponent.is_integer:
+        if exponent.is_even and _real(base):
+            return "+" if base_sign in ("+", "-", "!0") else "0+"
+        if exponent.is_odd:
+            return base_sign
+        if base_sign == "0+" and exponent.is_nonnegative:
+            return "0+"
+    elif base_sign == "0+" and exponent.is_positive:
+        return "0+"
+    return None
+
+
+def _sum_sign(expr, facts, depth):
+    if len(expr.limits) != 1:
+        inner = sympy.Sum(expr.function, *expr.limits[:-1])
+        return _sum_sign(sympy.Sum(inner, expr.limits[-1]), facts, depth)
+    variable, low, high = expr.limits[0]
+    constant = [f for f in sympy.Mul.make_args(expr.function) if variable not in f.free_symbols]
+    if constant and _holds(high - low + 1, ">=0", facts, depth - 1):
+        # A factor free of the index leaves the sum (valid for a non-reversed range).
+        rest = sympy.Mul(*[f for f in sympy.Mul.make_args(expr.function) if variable in f.free_symbols])
+        inner = sympy.Sum(rest, (variable, low, high))
+        return _mul_sign([_sign(sympy.Mul(*constant), facts, depth - 1), _sign(inner, facts, depth - 1)])
+    bounds = facts.plus([Condition(variable - low, ">=0"), Condition(high - variable, ">=0")])
+    if not _holds(high - low + 1, ">=0", facts, depth - 1):
+        return None
+    term = _sign(expr.function, bounds, depth - 1)
+    if term is None:
+        term = "+" if _holds(expr.function, ">0", bounds, depth - 1) else (
+            "0+" if _holds(expr.function, ">=0", bounds, depth - 1) else None)
+    if term == "+":
+        return "+" if _holds(high - low, ">=0", facts, depth - 1) else "0+"
+    if term == "0+":
+        return "0+"
+    if term == "-":
+        return "-" if _holds(high - low, ">=0", facts, depth - 1) else "0-"
+    if term == "0-":
+        return "0-"
+    return None

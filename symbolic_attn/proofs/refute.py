@@ -1,0 +1,174 @@
+r"""Honest refutation: numbers may refute a step, never prove one.
+
+A counterexample point gives every free symbol a value that satisfies its declared flags
+(sign, integer, parity, ...) and every stated condition; sums are written out with the
+empty-sum convention; the residual must be defined there (every side condition holds) and
+certified non-zero by an arb enclosure.  Otherwise the answer is "not shown to vanish".
+The number of attempts is bounded; any number of symbols gets values (no pool to exhaust).
+
+>>> import sympy
+>>> x = sympy.Symbol("x", negative=True)
+>>> _sample(x, 0, 0)
+-1/2
+"""
+
+from typing import Optional
+
+import sympy
+
+from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.exact.certified import certified_sign
+from symbolic_attn.proofs.conditions import reject_inexact, side_conditions
+from symbolic_attn.proofs.strategies import _expand_sums
+
+__all__ = ["refute_or_undecided", "certified_value", "safe_sign"]
+
+_ATTEMPTS = 4
+
+
+def _symbol_free(expr) -> bool:
+    return isinstance(expr, sympy.Basic) and not expr.free_symbols and not expr.atoms(sympy.Indexed)
+
+
+def _safe_sign(expr):
+    if expr.is_Rational:
+        return (1 if expr.p > 0 else -1) if expr.p else 0
+    try:
+        return certified_sign(expr)
+    except (UndecidedError, TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+
+
+def _refute_or_undecided(residual, facts):
+    """Raise ProofError if a valid point certifies ``residual != 0``, else UndecidedError."""
+    shown = _short(str(residual))
+    # Entries of matrix symbols (A[0, 1]) are independent unknowns: give them values as well.
+    elements = sorted(residual.atoms(sympy.matrices.expressions.matexpr.MatrixElement), key=str)
+    if elements and all(e.args[1].is_Integer and e.args[2].is_Integer for e in elements):
+        residual = residual.xreplace({e: sympy.Dummy(f"{e.args[0]}[{e.args[1]},{e.args[2]}]") for e in elements})
+    for attempt in range(_ATTEMPTS):
+        point = _refutation_point(residual, facts, attempt)
+        if point is None:
+            break
+        value = _value_at(residual, point, facts, attempt)
+        if value is None:
+            continue
+        sign = _safe_sign(value)
+        if sign:
+            where = ", ".join(f"{name}={val}" for name, val in sorted((getattr(k, "name", str(k)), v)
+                                                                     for k, v in point.items()))
+            raise ProofError(f"refuted: residual {shown} is {_certified_value(value)} at {where}")
+    raise UndecidedError(f"residual {shown} not shown to vanish")
+
+
+def _sample(symbol, position: int, attempt: int):
+    """A value that satisfies every flag of ``symbol`` (position and attempt vary it)."""
+    j = position + 3 * attempt
+    if symbol.is_integer:
+        if symbol.is_zero:
+            return sympy.Integer(0)
+        magnitude = 3 + j
+        if symbol.is_even:
+            magnitude += magnitude % 2
+        elif symbol.is_odd:
+            magnitude += 1 - magnitude % 2
+        negative = symbol.is_negative or (symbol.is_nonpositive and not symbol.is_nonnegative)
+        if not negative and not symbol.is_nonnegative and j % 2:
+            negative = True
+        return -sympy.Integer(magnitude) if negative else sympy.Integer(magnitude)
+    if symbol.is_zero:
+        return sympy.Integer(0)
+    value = sympy.Rational(j + 1, j + 2) if j % 3 == 0 else sympy.Rational(2 * j + 3, j + 2)
+    if symbol.is_negative or (symbol.is_nonpositive and not symbol.is_nonnegative):
+        return -value
+    if symbol.is_nonnegative:
+        return value
+    return value if j % 2 == 0 else -value
+
+
+def _refutation_point(residual, facts, attempt):
+    if residual.atoms(sympy.MatrixSymbol) or residual.atoms(sympy.core.function.AppliedUndef):
+        return None
+    bound = {indexed.base.label for indexed in residual.atoms(sympy.Indexed)}
+    free = sorted(residual.free_symbols - bound, key=str)
+    for fact in facts.conditions:
+        free += sorted((fact.expr.free_symbols - set(free)) - bound, key=str)
+    in_index = set()
+    for indexed in residual.atoms(sympy.Indexed):
+        for index in indexed.indices:
+            in_index.update(index.free_symbols)
+    indices = [symbol for symbol in free if isinstance(symbol, sympy.Idx) or symbol in in_index]
+    point = {}
+    for position, symbol in enumerate(indices, 1):
+        point[symbol] = sympy.Integer(position + attempt)
+    length = max(3, len(indices) + 1 + attempt)
+    for position, symbol in enumerate(free):
+        if symbol in point or not isinstance(symbol, sympy.Symbol):
+            continue
+        if symbol.is_integer and symbol.is_positive and not symbol.is_even and not symbol.is_odd:
+            point[symbol] = sympy.Integer(length + position)
+        else:
+            point[symbol] = _sample(symbol, position, attempt)
+    for fact in facts.conditions:
+        value = _expand_sums(fact.expr.subs(point, simultaneous=True))
+        if value.free_symbols or not _holds_exactly(value, fact.kind):
+            return _refutation_point_retry(residual, facts, attempt)
+    return point
+
+
+def _refutation_point_retry(residual, facts, attempt):
+    # Stated facts rule this point out; the next attempt moves every value (bounded).
+    return None if attempt + 1 >= _ATTEMPTS else _refutation_point(residual, facts, attempt + 1)
+
+
+def _holds_exactly(value, kind) -> bool:
+    sign = _safe_sign(value) if value.is_number else None
+    if sign is None:
+        return False
+    return {">0": sign > 0, ">=0": sign >= 0, "!=0": sign != 0}[kind]
+
+
+def _value_at(residual, point, facts, attempt):
+    """The residual at ``point`` (sums written out, entries of sequences given values)."""
+    value = _expand_sums(residual.subs(point, simultaneous=True))
+    values = {}
+    for position, atom in enumerate(sorted(value.atoms(sympy.Indexed), key=str)):
+        values[atom] = _sample(atom, position, attempt)
+    value = value.xreplace(values)
+    try:
+        reject_inexact(value)
+    except ProofError:
+        return None
+    if not _symbol_free(value):
+        return None
+    # Every side condition must hold at the point, or the residual is not a value there.
+    for condition in side_conditions(value):
+        if condition.kind != "invertible" and not _holds_exactly(condition.expr, condition.kind):
+            return None
+    return value
+
+
+def _certified_value(expr) -> Optional[str]:
+    """Six digits of ``expr`` if it is certified non-zero, else None."""
+    if expr.is_Rational:
+        return None if expr == 0 else sympy.sstr(expr)
+    from symbolic_attn.exact.certified import decimal_string
+
+    if not _safe_sign(expr):
+        return None
+    try:
+        return decimal_string(expr, 6, significant=True)
+    except (UndecidedError, TypeError, ValueError):
+        return "non-zero"
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())  # one line, whatever the printer did with matrices
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+refute_or_undecided = _refute_or_undecided
+certified_value = _certified_value
+safe_sign = _safe_sign

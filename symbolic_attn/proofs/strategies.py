@@ -1,0 +1,199 @@
+r"""The strategies of :func:`~.prove.prove_equal` after the exact ones: each maps a residual to
+an equal expression, valid under the side conditions the checker has already proved.
+
+* ``expand``, ``cancel``, ``exp rules`` (``e^{a+b} = e^a e^b``);
+* ``sum rules`` -- linearity, factors free of the index out, constant summands evaluated,
+  bound indices renamed to canonical names; valid for non-reversed ranges only (which the
+  side conditions guarantee), where SymPy's sum convention is the ordinary one;
+* ``rewrite exp`` (trigonometric and hyperbolic functions as exponentials), ``expand trig``
+  (angle addition, inside sums too), ``order`` (min/max resolved by the sign calculus);
+* ``simplify`` -- only with every irrational number abstracted to a symbol, so that no
+  numeric zero test can decide anything.
+
+>>> import sympy
+>>> k, n = sympy.symbols("k n", integer=True, positive=True)
+>>> s = sympy.IndexedBase("s")
+>>> _sum_rules(sympy.Sum(2 * s[k] + 1, (k, 1, n)) - 2 * sympy.Sum(s[k], (k, 1, n)))
+n
+"""
+
+import sympy
+
+from symbolic_attn.proofs.conditions import Condition, prove_condition
+
+__all__ = ["SCALAR_STRATEGIES", "expand_sums", "sum_rules"]
+
+# simplify() is the last resort and can take seconds on big trees: refuse to try it
+# beyond this operation count (the step is then undecided, which is a failure).
+_SIMPLIFY_MAX_OPS = 400
+_EXPAND_MAX_OPS = 4000
+_REWRITE_ROUNDS = 8
+#: Longest explicit sum evaluated at a refutation point.
+_MAX_TERMS = 64
+
+
+def _bounded(transform):
+    def guarded(expr, facts):
+        if sympy.count_ops(expr) > _EXPAND_MAX_OPS:
+            return expr
+        return transform(expr, facts)
+
+    return guarded
+
+
+def _exp_rules(expr, facts=None):
+    expanded = sympy.expand(expr, power_exp=True, mul=True, multinomial=False)
+    return sympy.cancel(sympy.together(sympy.powsimp(expanded, combine="exp")))
+
+
+# -------------------------------------------------------------------------------- sums
+
+_CANONICAL = tuple(sympy.Dummy(f"j{depth}", integer=True) for depth in range(8))
+
+
+def _normal_sum(expr, depth=0):
+    """Linearity, constant factors out, constant summands evaluated, bound index renamed.
+
+    Valid for ordinary (non-reversed) ranges, which the side conditions guarantee for every
+    sum written in the step; SymPy's sum convention agrees with the ordinary sum there.
+    """
+    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
+        return expr
+    if isinstance(expr, sympy.Sum):
+        # A multiple sum: the inner limits first (written as one Sum, SymPy would merge it back).
+        function = expr.function
+        for limit in expr.limits:
+            function = _normal_single(function, limit, depth)
+        return function
+    return expr.func(*[_normal_sum(arg, depth) for arg in expr.args])
+
+
+def _normal_single(function, limit, depth):
+    variable, low, high = limit
+    function = sympy.expand(_normal_sum(sympy.expand(function), depth + 1))
+    # Rename the bound index to the first canonical name not otherwise free here.
+    taken = (function.free_symbols - {variable}) | low.free_symbols | high.free_symbols
+    index = next((c for c in _CANONICAL if c not in taken), variable)
+    function = function.xreplace({variable: index})
+    total = sympy.Integer(0)
+    for term in sympy.Add.make_args(function):
+        constant, dependent = [], []
+        for factor in sympy.Mul.make_args(term):
+            (dependent if index in factor.free_symbols else constant).append(factor)
+        if not dependent:
+            total += sympy.Mul(*constant) * (high - low + 1)
+        else:
+            total += sympy.Mul(*constant) * sympy.Sum(sympy.Mul(*dependent), (index, low, high))
+    return total
+
+
+def _sum_rules(expr, facts=None):
+    if not expr.has(sympy.Sum):
+        return expr
+    normal = _normal_sum(sympy.expand(expr))
+    return sympy.cancel(sympy.together(sympy.expand(normal)))
+
+
+def _expand_sums(expr):
+    """Sums with integer limits written out (empty when the upper limit is below the lower)."""
+    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
+        return expr
+
+    def explicit(total):
+        function = total.function
+        for variable, low, high in reversed(total.limits):
+            if not (low.is_Integer and high.is_Integer) or high - low + 1 > _MAX_TERMS:
+                return total
+        result = function
+        for variable, low, high in total.limits:
+            result = sympy.Add(*[result.xreplace({variable: sympy.Integer(value)})
+                                 for value in range(int(low), int(high) + 1)])
+        return result
+
+    for _ in range(_REWRITE_ROUNDS):
+        new = expr.replace(lambda e: isinstance(e, sympy.Sum), explicit)
+        if new == expr:
+            break
+        expr = new
+    return expr
+
+
+# ----------------------------------------------------------------- further strategies
+
+
+def _rewrite_exp(expr, facts=None):
+    trig = (sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh)
+    if not expr.has(*trig):
+        return expr
+    return _exp_rules(expr.rewrite(sympy.exp))
+
+
+def _expand_trig(expr, facts=None):
+    """sin, cos of sums expanded (angle addition), then sums normalised: exact identities."""
+    trig = (sympy.sin, sympy.cos)
+    if not expr.has(*trig):
+        return expr
+    expanded = expr.replace(lambda e: isinstance(e, trig), lambda e: sympy.expand_trig(e.func(sympy.expand(e.args[0]))))
+    return _sum_rules(sympy.expand(expanded)) if expanded.has(sympy.Sum) else sympy.expand(expanded)
+
+
+def _order(expr, facts):
+    """Min/Max resolved where the sign calculus orders the arguments."""
+    if not expr.has(sympy.Min, sympy.Max):
+        return expr
+
+    def resolve(e):
+        first, *rest = e.args
+        for candidate in e.args:
+            others = [o for o in e.args if o is not candidate]
+            wanted = (lambda o: o - candidate) if isinstance(e, sympy.Min) else (lambda o: candidate - o)
+            if all(prove_condition(Condition(wanted(o), ">=0"), facts) for o in others):
+                return candidate
+        return e
+
+    resolved = expr.replace(lambda e: isinstance(e, (sympy.Min, sympy.Max)), resolve)
+    return sympy.cancel(sympy.together(sympy.expand(resolved)))
+
+
+def _simplify(expr, facts=None):
+    """simplify() with every irrational number replaced by a symbol: it cannot decide numbers."""
+    if sympy.count_ops(expr) > _SIMPLIFY_MAX_OPS:
+        return expr
+    stand_ins = {}
+
+    def abstract(node):
+        if isinstance(node, sympy.Basic) and not node.is_Rational and node.is_number and not node.free_symbols:
+            stand_ins.setdefault(node, sympy.Dummy(f"c{len(stand_ins)}"))
+            return stand_ins[node]
+        return None
+
+    abstracted = _replace_numbers(expr, abstract)
+    result = sympy.simplify(abstracted)
+    return result.xreplace({dummy: number for number, dummy in stand_ins.items()}) if result != 0 else result
+
+
+def _replace_numbers(expr, abstract):
+    replaced = abstract(expr)
+    if replaced is not None:
+        return replaced
+    if not expr.args:
+        return expr
+    return expr.func(*[_replace_numbers(arg, abstract) for arg in expr.args])
+
+
+SCALAR_STRATEGIES = (
+    ("expand", _bounded(lambda e, f: sympy.expand(e))),
+    ("cancel", _bounded(lambda e, f: sympy.cancel(sympy.together(e)))),
+    ("exp rules", _bounded(_exp_rules)),
+    ("sum rules", _bounded(_sum_rules)),
+    ("rewrite exp", _bounded(_rewrite_exp)),
+    ("expand trig", _bounded(_expand_trig)),
+    ("order", _bounded(_order)),
+    ("simplify", _simplify),
+)
+
+
+
+#: Public names of the sum helpers (used by the refutation and the sign calculus).
+sum_rules = _sum_rules
+expand_sums = _expand_sums
