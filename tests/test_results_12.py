@@ -1,0 +1,108 @@
+"""The seven results of issue 12: each verifies, has no cited step, states its scope, and
+rejects a broken variant with the step (or case) named.
+
+If the golden-file test fails because a derivation changed on purpose, refresh with
+``symbolic-attn derive`` and ``symbolic-attn derive --format md`` (from the repository
+root) and commit ``out/``.
+"""
+
+from pathlib import Path
+
+import pytest
+import sympy
+
+from symbolic_attn.errors import ProofError
+from symbolic_attn.notes import build
+from symbolic_attn.proofs import scripts as derivation_scripts
+from symbolic_attn.proofs.chain import Computed
+
+OUT = Path(__file__).resolve().parent.parent / "out"
+NEW = ["rope_relative", "sinusoidal_shift", "layernorm_invariance", "softmax_jacobian", "multihead_sum",
+       "alibi_causal", "attention_mixes_values"]
+
+
+@pytest.fixture(scope="module")
+def scripts():
+    return {script.name: script for script in derivation_scripts.load_scripts()}
+
+
+@pytest.fixture(scope="module")
+def results(scripts):
+    return {name: script.result() for name, script in scripts.items()}
+
+
+def _present(scripts):
+    return [name for name in NEW if name in scripts]
+
+
+def _part(result, title_start):
+    return next(part for part in result.parts if part.title.startswith(title_start))
+
+
+def _broken(result, title_start, change):
+    number = next(i for i, part in enumerate(result.parts, 1) if part.title.startswith(title_start))
+    return result.with_part(number, change(result.parts[number - 1]))
+
+
+def _rejects(result, title_start, change, step):
+    """The result with one part changed fails, naming that part's step."""
+    with pytest.raises(ProofError, match=rf"^{step} of '{_escape(title_start)}"):
+        _broken(result, title_start, change).verify()
+
+
+def _escape(text):
+    import re
+
+    return re.escape(text)
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_new_result_verifies_with_no_cited_step(results, name):
+    result = results[name].verify()
+    cited = [(part.title, part.cited_steps) for part in result.parts if getattr(part, "cited_steps", ())]
+    assert cited == []
+    text = result.latex()
+    assert "cited" not in text
+    for heading in (r"\paragraph{Scope.}", r"\paragraph{Assumptions.}", r"\paragraph{Trusted base.}"):
+        assert heading in text
+    base = result.trusted_base()
+    assert base["strategies"] and all(rule in text.replace("\\_", "_") for rule in base["rules"])
+    # Every chain is proved in general; finitely many cases are labelled as checked.
+    kinds = {part.scope.kind for part in result.parts}
+    assert "proved" in kinds
+
+
+def test_committed_outputs_are_current(results):
+    documents = build.render_documents([results[name] for name in sorted(results)])
+    for file_name, text in documents.items():
+        committed = OUT / file_name
+        assert committed.exists(), f"{committed} missing: run `symbolic-attn derive`"
+        assert committed.read_text(encoding="utf-8") == text, f"{committed} is stale: run `symbolic-attn derive`"
+    notes = (OUT / "notes.tex").read_text(encoding="utf-8")
+    for name in NEW:
+        assert results[name].title in notes
+
+
+# ------------------------------------------------------------------------- e. RoPE
+
+
+def test_rope_scope_and_broken_variants(scripts, results):
+    module, result = scripts["rope_relative"].module, results["rope_relative"]
+    scopes = {part.title: str(part.scope) for part in result.parts}
+    assert scopes["Every even width: sum over the pairs"].startswith("proved for every even d = 2h")
+    assert scopes["Explicit matrices, small $d$ (extra evidence)"].startswith("checked for d = 2, 4, 6")
+    m, n, i = module.m, module.n, module.i
+    # wrong sign: the offset m - n instead of n - m
+    _rejects(result, "One pair", lambda d: d.with_step(2, rhs=module.pair_relative(m - n, i)), "step 2")
+    # dropped assumption: without the per-pair lemma the sum step is not proved
+    _rejects(result, "Every even width", lambda d: d.without_assumption("P1").with_step(2, using=()), "step 2")
+    # wrong index: a shift of one position only
+    _rejects(result, "Only the offset", lambda d: d.__class__(d.title, module.Score(m + module.t, n), d.steps,
+                                                              d.assumptions, d.scope), "step 1")
+    explicit = _part(result, "Explicit matrices")
+    wrong = Computed("wrong", explicit.cases[3].lhs.value.xreplace({m: n, n: m}))
+    with pytest.raises(ProofError, match=r"^case 4 \(\$d = 4\$: relative form\) of 'Explicit matrices"):
+        explicit.with_case(4, rhs=wrong).verify()
+    counter = _part(result, "The score does depend")
+    with pytest.raises(ProofError, match="not a counterexample"):
+        type(counter)(counter.title, counter.givens, counter.lhs, counter.lhs, counter.scope).verify()
