@@ -106,3 +106,26 @@ def test_rope_scope_and_broken_variants(scripts, results):
     counter = _part(result, "The score does depend")
     with pytest.raises(ProofError, match="not a counterexample"):
         type(counter)(counter.title, counter.givens, counter.lhs, counter.lhs, counter.scope).verify()
+
+
+# ------------------------------------------------------------- f. sinusoidal positions
+
+
+def test_sinusoidal_scope_and_broken_variants(scripts, results):
+    module, result = scripts["sinusoidal_shift"].module, results["sinusoidal_shift"]
+    p, k, i, w = module.p, module.k, module.i, module.omega[module.i]
+    scopes = {part.title: part.scope.kind for part in result.parts}
+    assert scopes["The paper's frequencies, small widths (extra evidence)"] == "checked"
+    assert scopes["An unpaired sine coordinate breaks it"] == "counterexample"
+    # wrong sign: M_k with the sines swapped (a rotation the other way)
+    _rejects(result, "One pair moves", lambda d: d.with_step(2, rhs=sympy.MatMul(
+        module.shift_block(-k, w), module.pe_pair(p, w), evaluate=False)), "step 2")
+    # missing factor: cos(k) instead of cos(k omega_i)
+    _rejects(result, "One pair: the dot", lambda d: d.with_step(2, rhs=sympy.cos(k)), "step 2")
+    # dropped assumption: the pair lemma
+    _rejects(result, "Every even width", lambda d: d.without_assumption("P1").with_step(2, using=()), "step 2")
+    explicit = _part(result, "The paper's frequencies")
+    with pytest.raises(ProofError, match=r"^case 3 \(\$d_\{\\text\{model\}\} = 4\$: linear shift\)"):
+        explicit.with_case(3, rhs=Computed("wrong", module.pe_vector(p - k, 4))).verify()
+    # The paper's frequencies are exact: 10000^(-2/4) = 1/100.
+    assert module.frequencies(4) == [1, sympy.Rational(1, 100)]
