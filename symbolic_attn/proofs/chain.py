@@ -199,8 +199,9 @@ class Derivation:
                 if condition.kind in ("invertible", "bijection"):
                     continue
                 if contradicts(condition):
+                    stated = condition.why or f"states {condition}"
                     raise AssumptionConflictError(
-                        f"{self.title!r}: assumption ({assumption.label}) states {condition}, which contradicts "
+                        f"{self.title!r}: assumption ({assumption.label}) {stated}, which contradicts "
                         "the declarations of its symbols")
 
     def _check_step(self, number, previous, step, by_label):
@@ -372,6 +373,7 @@ def _check_computed(expr, used):
 
 
 def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())  # one line, whatever the printer did with matrices
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

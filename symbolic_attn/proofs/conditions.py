@@ -87,6 +87,11 @@ def normalise(item) -> list:
     """A stated relation as a list of :class:`Condition` (``a < b`` is ``b - a > 0``)."""
     if isinstance(item, Condition):
         return [item]
+    if item is sympy.true or item is True:
+        return []
+    if item is sympy.false or item is False:
+        # SymPy already decided the stated relation is false for the declared symbols.
+        return [Condition(sympy.Integer(-1), ">0", "states a relation that SymPy already evaluates to False")]
     if all(hasattr(item, name) for name in ("function", "low", "high")):  # a rules.Bijection
         sigma, low, high = item.function, sympy.sympify(item.low), sympy.sympify(item.high)
         variable = sympy.Dummy("x", integer=True)
@@ -106,7 +111,9 @@ def normalise(item) -> list:
     if isinstance(item, sympy.Equality):
         # a = b gives a - b >= 0 and b - a >= 0.
         return [Condition(item.lhs - item.rhs, ">=0"), Condition(item.rhs - item.lhs, ">=0")]
-    raise TypeError(f"not a condition: {item!r} (use x > 0, a <= b, Ne(a, b), Q.invertible(X))")
+    from symbolic_attn.errors import ProofError
+
+    raise ProofError(f"not a condition: {str(item)[:80]!r} (use x > 0, a <= b, Ne(a, b), Q.invertible(X))")
 
 
 # ------------------------------------------------------------------- exactness of a step
@@ -200,8 +207,10 @@ def _collect(expr, inside, found):
         base, exponent = expr.args
         if exponent.is_integer and exponent.is_nonnegative:
             pass
-        elif exponent.is_integer and exponent.is_negative:
-            _add(found, base, "!=0", "denominator", inside)
+        elif exponent.is_integer:
+            # A negative (or possibly negative) integer power divides by the base.
+            _add(found, base, "!=0", "denominator" if exponent.is_negative else "integer power of unknown sign",
+                 inside)
         elif exponent.is_Rational or exponent.is_nonnegative:
             _add(found, base, ">0" if exponent.is_negative else ">=0", "root", inside)
         else:

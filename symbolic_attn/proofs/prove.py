@@ -245,16 +245,19 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterabl
         return _decide(lhs, rhs, assumptions, facts)
     from symbolic_attn.proofs.rules import apply_rules
 
-    candidates, applied = apply_rules(_unfold(lhs), _unfold(rhs), rules, facts)
+    candidates, applied, unmet = apply_rules(_unfold(lhs), _unfold(rhs), rules, facts)
     first_error = None
     for left, right in candidates:
         try:
             return Proof(_decide(left, right, assumptions, facts).strategy, applied)
         except (ProofError, UndecidedError) as error:
             first_error = first_error or error
+    note = f" (a rule was not applied where {unmet[0]})" if unmet else ""
     if isinstance(first_error, UndecidedError):
+        if unmet:
+            raise type(unmet[0])(f"{unmet[0]}; after the rules {', '.join(applied)}: {first_error}") from None
         raise UndecidedError(f"after the rules {', '.join(applied)}: {first_error}") from None
-    raise ProofError(f"after the rules {', '.join(applied)}: {first_error}") from None
+    raise type(first_error)(f"after the rules {', '.join(applied)}: {first_error}{note}") from None
 
 
 def _decide(lhs, rhs, assumptions, facts) -> Proof:
@@ -410,7 +413,12 @@ def _rewrite(expr, assumptions):
 def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
     """A symbol-free residual: zero only by exact proof; non-zero only by a certified enclosure."""
     expanded = _expand_sums(residual)
-    for candidate in (expanded, sympy.expand(expanded), sympy.cancel(sympy.together(expanded))):
+    exact_forms = (lambda e: e, sympy.expand, lambda e: sympy.cancel(sympy.together(e)), _rewrite_exp)
+    for transform in exact_forms:
+        try:
+            candidate = transform(expanded)
+        except (TypeError, ValueError, NotImplementedError, RecursionError, AttributeError):
+            continue
         if candidate == 0 or proved_zero(candidate):
             return Proof(strategy)
     shown = _short(str(residual))
@@ -627,6 +635,11 @@ def _refute_or_undecided(residual, facts):
     shown = _short(str(residual))
     if _symbol_free(residual):
         _decide_number(residual)
+    # Entries of matrix symbols (A[0, 1]) are independent unknowns: give them values as well.
+    elements = sorted(residual.atoms(sympy.matrices.expressions.matexpr.MatrixElement), key=str)
+    if elements and all(e.args[1].is_Integer and e.args[2].is_Integer for e in elements):
+        residual = residual.xreplace({e: sympy.Dummy(f"{e.args[0]}_{e.args[1]}{e.args[2]}", real=None)
+                                      for e in elements})
     for attempt in range(_ATTEMPTS):
         point = _refutation_point(residual, facts, attempt)
         if point is None:
@@ -743,4 +756,5 @@ def _certified_value(expr) -> Optional[str]:
 
 
 def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())  # one line, whatever the printer did with matrices
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -78,17 +78,20 @@ def _sums(expr):
 
 
 def _rewrite_sums(transform):
-    """A rewrite applying ``transform(sum) -> (new, conditions)`` to every single-limit Sum."""
+    """A rewrite applying ``transform(sum) -> (new, conditions)`` to every Sum (innermost index).
 
-    def rewrite(expr):
+    ``accept(conditions)`` decides, site by site, whether the conditions of an application are
+    proved; a site whose conditions are not proved is left unchanged.
+    """
+
+    def rewrite(expr, accept=lambda needed: True):
         conditions = []
 
         def apply(total):
             # A multiple sum: the rule acts on its innermost index.
             inner = sympy.Sum(total.function, total.limits[0])
             new, needed = transform(inner)
-            conditions.extend(needed)
-            if new == inner:
+            if new == inner or not accept(needed):
                 return total
             return sympy.Sum(new, *total.limits[1:]) if len(total.limits) > 1 else new
 
@@ -212,10 +215,21 @@ def _expand_matrix(expr):
     return distribute(expr), []
 
 
+def _integer_shape(expr) -> bool:
+    return all(isinstance(size, (int, sympy.Integer)) for size in expr.shape)
+
+
 def _entries(expr):
-    if isinstance(expr, sympy.MatrixExpr) and all(isinstance(s, (int, sympy.Integer)) for s in expr.shape):
+    if isinstance(expr, sympy.MatrixExpr) and _integer_shape(expr):
         return sympy.ImmutableMatrix(expr.as_explicit()), []
-    return expr, []
+    if not isinstance(expr, sympy.Basic):
+        return expr, []
+
+    def diagonal_sum(trace):
+        matrix = sympy.ImmutableMatrix(trace.args[0].as_explicit())
+        return sympy.Add(*[matrix[i, i] for i in range(min(matrix.shape))])
+
+    return expr.replace(lambda e: isinstance(e, sympy.Trace) and _integer_shape(e.args[0]), diagonal_sum), []
 
 
 def _scalar(expr):
@@ -227,7 +241,7 @@ def _scalar(expr):
 
 
 def _whole(transform):
-    return lambda expr: transform(expr)
+    return lambda expr, accept=None: transform(expr)
 
 
 RULES = {
@@ -282,8 +296,16 @@ def facts_bijections(facts) -> set:
     return set(facts.bijections)
 
 
-def _apply(expr, chosen, facts):
-    new, conditions = chosen.rewrite(expr)
+def _apply(expr, chosen, facts, unmet):
+    def accept(conditions):
+        try:
+            _check(conditions, facts, chosen.name)
+        except SideConditionError as error:
+            unmet.append(error)
+            return False
+        return True
+
+    new, conditions = chosen.rewrite(expr, accept)
     _check(conditions, facts, chosen.name)
     return new
 
@@ -291,11 +313,12 @@ def _apply(expr, chosen, facts):
 def apply_rules(lhs, rhs, rules, facts):
     """The candidate rewritten steps: each rule applied to both sides, the left or the right.
 
-    Returns ``(candidates, names)``; the checker accepts the step when it proves one
+    Returns ``(candidates, names, unmet)`` (``unmet``: the SideConditionErrors of sites left
+    unchanged, reported if no candidate is proved); the checker accepts the step when it proves one
     candidate.  A rule that changes neither side is an error (a step must not name a rule
     it does not use); every application's side conditions are proved here.
     """
-    candidates, names = [(lhs, rhs)], []
+    candidates, names, unmet = [(lhs, rhs)], [], []
     for name in rules:
         chosen = rule(name)
         names.append(chosen.name)
@@ -303,15 +326,17 @@ def apply_rules(lhs, rhs, rules, facts):
             continue
         following, changed = [], False
         for left, right in candidates:
-            new_left, new_right = _apply(left, chosen, facts), _apply(right, chosen, facts)
+            new_left, new_right = _apply(left, chosen, facts, unmet), _apply(right, chosen, facts, unmet)
             changed = changed or new_left != left or new_right != right
             for pair in ((new_left, new_right), (new_left, right), (left, new_right)):
                 if pair not in following:
                     following.append(pair)
         if not changed:
+            if unmet:
+                raise unmet[0]
             raise ProofError(f"rule {chosen.name} does not apply to this step")
         candidates = following[:27]
-    return candidates, tuple(names)
+    return candidates, tuple(names), tuple(unmet)
 
 
 def prove_ge_term(total, term, facts) -> None:
