@@ -217,3 +217,31 @@ def test_broken_step_rejected_with_a_typed_error(scripts, name, chain, change, s
     module = scripts[name].module
     with pytest.raises(ProofError, match=rf"^step {step} of "):
         change(module, getattr(module, chain)()).verify()
+
+
+# ------------------------------------------------------------------ i. multi-head
+
+
+def test_multihead_scope_and_broken_variants(scripts, results):
+    module, result = scripts["multihead_sum"].module, results["multihead_sum"]
+    H, B, W, g, u, r, c, d_v, h = module.H, module.B, module.W, module.g, module.u, module.r, module.c, module.d_v, module.h
+    chain = _part(result, "Entry by entry")
+    # The regrouping is a stated assumption (no rule of the library), and the scope says so.
+    assert "given the regrouping B1 (stated, not in the rule library" in chain.scope.detail
+    column = (g - 1) * d_v + u
+    title = "Entry by entry"
+    # wrong index: the head's entry transposed
+    _rejects(result, title, lambda d: d.with_step(3, rhs=sympy.Sum(H[g, u, r] * W[column, c], (u, 1, d_v), (g, 1, h))),
+             "step 3")
+    # wrong block: rows g d_v + u (off by one block)
+    _rejects(result, title, lambda d: d.with_step(3, rhs=sympy.Sum(H[g, r, u] * W[g * d_v + u, c], (u, 1, d_v),
+                                                                   (g, 1, h))), "step 3")
+    # dropped assumption: without the regrouping the double sum is not proved
+    _rejects(result, title, lambda d: d.without_assumption("B1").with_step(2, using=()), "step 2")
+    regroup = _part(result, "The regrouping B1")
+    f = sympy.IndexedBase("f", real=True)
+    with pytest.raises(ProofError, match=r"^case 6 \(\$h = 2\$, \$d_v = 2\$\) of 'The regrouping B1"):
+        regroup.with_case(6, rhs=f[1] + f[2] + f[3] + f[3]).verify()
+    explicit = _part(result, "Explicit matrices")
+    with pytest.raises(ProofError, match=r"^case 4 \(\$h = 2\$, \$d_v = 2\$\) of 'Explicit matrices"):
+        explicit.with_case(4, rhs=Computed("wrong", explicit.cases[0].rhs.value)).verify()
