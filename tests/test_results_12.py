@@ -245,3 +245,33 @@ def test_multihead_scope_and_broken_variants(scripts, results):
     explicit = _part(result, "Explicit matrices")
     with pytest.raises(ProofError, match=r"^case 4 \(\$h = 2\$, \$d_v = 2\$\) of 'Explicit matrices"):
         explicit.with_case(4, rhs=Computed("wrong", explicit.cases[0].rhs.value)).verify()
+
+
+# ------------------------------------------------------------------------ j. ALiBi
+
+
+def test_alibi_scope_and_broken_variants(scripts, results):
+    module, result = scripts["alibi_causal"].module, results["alibi_causal"]
+    a, s, i, j, k, m, Frac, exp = module.a, module.s, module.i, module.j, module.k, module.m, module.Frac, sympy.exp
+    sum_ = module._sum
+    title = "The constant $-m\\,i$ of each row drops out"
+    # wrong sign: the key bias -m k instead of +m k
+    _rejects(result, title, lambda d: d.with_step(4, rhs=Frac(a[j] * exp(s[j] - m * j), sum_(a[k] * exp(s[k] - m * k)))),
+             "step 4")
+    # wrong index: the query's bias m i kept in the numerator only
+    _rejects(result, title, lambda d: d.with_step(4, rhs=Frac(a[j] * exp(s[j] + m * j - m * i),
+                                                              sum_(a[k] * exp(s[k] + m * k)))), "step 4")
+    # dropped assumption: without an allowed key the denominator may vanish
+    _rejects(result, title, lambda d: d.without_assumption("P1").__class__(
+        d.title, d.start, [st.__class__(st.rhs, st.why, (), st.relation, rules=st.rules) for st in d.steps], (),
+        d.scope), "step 1")
+    # the query must see itself: without A1 the term k = i is not known to be 1
+    _rejects(result, "A causal row", lambda d: d.without_assumption("A1").with_step(1, using=()).with_step(2, using=()),
+             "step 1")
+    check = _part(result, "The masked softmax of the library")
+    with pytest.raises(ProofError, match=r"^case 3 \(\$n = 3\$\) of 'The masked softmax of the library"):
+        check.with_case(3, rhs=Computed("no bias", module.softmax(module._symbolic_scores(3), module.Mask.causal(3))))\
+            .verify()
+    counter = _part(result, "Without the causal mask")
+    with pytest.raises(ProofError, match="not a counterexample"):
+        type(counter)(counter.title, counter.givens, counter.rhs, counter.rhs, counter.scope).verify()
