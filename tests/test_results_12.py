@@ -275,3 +275,38 @@ def test_alibi_scope_and_broken_variants(scripts, results):
     counter = _part(result, "Without the causal mask")
     with pytest.raises(ProofError, match="not a counterexample"):
         type(counter)(counter.title, counter.givens, counter.rhs, counter.rhs, counter.scope).verify()
+
+
+# -------------------------------------------------------- k. attention mixes values
+
+
+def test_mixing_scope_and_broken_variants(scripts, results):
+    module, result = scripts["attention_mixes_values"].module, results["attention_mixes_values"]
+    w, v, a, j, k, n, r, M, L, Delta = (module.w, module.v, module.a, module.j, module.k, module.n, module.r,
+                                        module.M, module.L, module.Delta)
+    Sum, Frac = sympy.Sum, module.Frac
+    # wrong bound: without "M bounds the allowed values" the last step fails
+    _rejects(result, "No output coordinate exceeds", lambda d: d.with_step(3, rhs=sympy.Sum(
+        Frac(sympy.exp(module.s[j]) * a[j] * (M - v[j]), module._z()), (j, 1, n))).with_step(4, using=("A1",)),
+        "step 4")
+    # wrong sign: v_j + L
+    _rejects(result, "No output coordinate is below", lambda d: d.with_step(1, rhs=Sum(w(j) * (v[j] + L), (j, 1, n))),
+             "step 1")
+    # missing factor: the mean over all n keys instead of the allowed ones
+    _rejects(result, "A zero query", lambda d: d.with_step(2, rhs=Frac(Sum(a[j] * v[j], (j, 1, n)), n)), "step 2")
+    # wrong index: the change lands on the weight of key j instead of r
+    _rejects(result, "Changing value row", lambda d: d.with_step(2, rhs=w(j) * Delta), "step 2")
+    # dropped assumption: r may lie outside 1..n
+    _rejects(result, "Changing value row", lambda d: d.without_assumption("A3").with_step(2, using=("A1",)), "step 2")
+    guide = _part(result, "The numbers of the guide")
+    values = {case.label: case for case in guide.cases}
+    R = sympy.Rational
+    assert values["zero query: the mean of the values"].rhs == sympy.Matrix([[R(2, 3), R(4, 3)]])
+    with pytest.raises(ProofError, match=r"^case 2 \(zero query: the mean of the values\) of 'The numbers of the guide"):
+        guide.with_case(2, rhs=sympy.ImmutableMatrix([[R(2, 3), R(2, 3)]])).verify()
+    # the certified bounds around 1.152 are tight enough to fail when moved past the value
+    with pytest.raises(ProofError, match=r"^case 6 \(\$2 a_3 < 1.1525\$\)"):
+        guide.with_case(6, rhs=R(1151, 1000)).verify()
+    counter = _part(result, "Changing a key row")
+    with pytest.raises(ProofError, match="not a counterexample"):
+        type(counter)(counter.title, counter.givens, counter.rhs, counter.rhs, counter.scope).verify()
