@@ -14,7 +14,7 @@ from sympy import KroneckerDelta, Rational, Sum, exp
 
 from symbolic_attn.model.attention import attention
 from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step
-from symbolic_attn.proofs.operators import MaskedSoftmaxAt
+from symbolic_attn.proofs.operators import MaskedSoftmaxAt, NamedOperator
 from symbolic_attn.proofs.prove import Frac
 from symbolic_attn.proofs.result import Case, Check, Counterexample, Result
 
@@ -32,20 +32,65 @@ ell = sympy.IndexedBase("ell", nonnegative=True)
 M, L, Delta = sympy.symbols("M L Delta", real=True)
 
 
+class Weight(NamedOperator, sympy.Function):
+    r"""``w_j``: the masked softmax weight of key ``j`` (prints short, unfolds to its definition)."""
+
+    nargs = 1
+
+    def unfold(self):
+        return MaskedSoftmaxAt(s[k], a[k], k, self.args[0], n)
+
+    def _latex(self, printer, exp=None):
+        text = "w_{%s}" % printer._print(self.args[0])
+        return text if exp is None else "w_{%s}^{%s}" % (printer._print(self.args[0]), exp)
+
+
+class QueryWeight(NamedOperator, sympy.Function):
+    r"""``w_j(q)``: the weight of key ``j`` for the scores ``s_k = \sum_c q_c K_{kc}`` of the query ``q``."""
+
+    nargs = 1
+
+    def unfold(self):
+        return MaskedSoftmaxAt(Sum(q[c] * K[k, c], (c, 1, d)), a[k], k, self.args[0], n)
+
+    def _latex(self, printer, exp=None):
+        text = "w_{%s}(q)" % printer._print(self.args[0])
+        return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
+
+
+class Z(NamedOperator, sympy.Expr):
+    r"""``Z = \sum_k a_k e^{s_k}``, the masked denominator."""
+
+    def __new__(cls):
+        return sympy.Expr.__new__(cls)
+
+    def unfold(self):
+        return Sum(a[k] * exp(s[k]), (k, 1, n))
+
+    def _latex(self, printer, exp=None):
+        return "Z" if exp is None else "Z^{%s}" % exp
+
+    def _sympystr(self, printer):
+        return "Z"
+
+
 def w(entry, term=None):
-    """The masked softmax weight of key ``entry`` for the scores ``term`` (default ``s_k``)."""
-    return MaskedSoftmaxAt(s[k] if term is None else term, a[k], k, entry, n)
+    """The masked softmax weight of key ``entry`` for the scores ``term`` (default ``s_k``, printed ``w_j``)."""
+    return Weight(entry) if term is None else QueryWeight(entry)
 
 
 def _z():
-    return Sum(a[k] * exp(s[k]), (k, 1, n))
+    return Z()
 
 
 SCORE = Sum(q[c] * K[k, c], (c, 1, d))
+NAMES = Assumption("D1", "the names $w_j$, $Z$ and $w_j(q)$ (printed short; the checker unfolds them)",
+                   r"w_j = \operatorname{softmax}_a(s)_j = \frac{a_j e^{s_j}}{Z},\ Z = \sum_{k=1}^{n} a_k e^{s_k},\ "
+                   r"w_j(q) = \operatorname{softmax}_a\left(\textstyle\sum_c q_c K_{kc}\right)_j")
 ALLOWED = Assumption("A1", "$a_k = 1$ for an allowed key and $0$ for a blocked one; at least one key is allowed, so "
                      "$\\sum_k a_k e^{t_k} > 0$ for all real $t_k$: for the scores $s_k$, for $q K_k^{T}$ and for $0$",
                      r"\sum_{k=1}^{n} a_k e^{s_k} > 0,\ \sum_{k=1}^{n} a_k e^{q K_k^{T}} > 0,\ \sum_{k=1}^{n} a_k > 0",
-                     condition=[_z() > 0, Sum(a[k] * exp(SCORE), (k, 1, n)) > 0, Sum(a[k], (k, 1, n)) > 0])
+                     condition=[Sum(a[k] * exp(s[k]), (k, 1, n)) > 0, Sum(a[k] * exp(SCORE), (k, 1, n)) > 0, Sum(a[k], (k, 1, n)) > 0])
 UPPER = Assumption("B1", "$M$ is at least every allowed value of the coordinate: $u_j := a_j (M - v_j) \\ge 0$",
                    r"u_j = a_j (M - v_j) \ge 0",
                    rewrite=lambda e: e.replace(lambda x: isinstance(x, sympy.Indexed) and x.base == u,
@@ -75,7 +120,7 @@ def upper_chain() -> Derivation:
             Step(Sum(Frac(exp(s[j]) * u[j], _z()), (j, 1, n)), "the name $u_j$", using=("A1", "B1")),
             Step(sympy.Integer(0), "a sum of terms $e^{s_j} u_j / Z \\ge 0$", relation=">=", using=("A1",)),
         ],
-        assumptions=[ALLOWED, UPPER],
+        assumptions=[NAMES, ALLOWED, UPPER],
         scope=Scope.proved("every $n \\ge 1$, every mask with an allowed key, all real scores and values, and "
                            "every coordinate (write $v_j = V_{jc}$)"),
         note="$o_c = \\sum_j w_j v_j$ with $v_j = V_{jc}$; so $o_c \\le \\max_{j \\text{ allowed}} V_{jc}$.",
@@ -93,7 +138,7 @@ def lower_chain() -> Derivation:
             Step(Sum(Frac(exp(s[j]) * ell[j], _z()), (j, 1, n)), "the name $\\ell_j$", using=("A1", "B2")),
             Step(sympy.Integer(0), "a sum of terms $e^{s_j} \\ell_j / Z \\ge 0$", relation=">=", using=("A1",)),
         ],
-        assumptions=[ALLOWED, LOWER],
+        assumptions=[NAMES, ALLOWED, LOWER],
         scope=Scope.proved("every $n \\ge 1$, every mask with an allowed key, all real scores and values, and "
                            "every coordinate"),
     )
@@ -111,7 +156,7 @@ def zero_query_chain() -> Derivation:
             Step(Frac(Sum(a[j] * v[j], (j, 1, n)), Sum(a[k], (k, 1, n))),
                  "the mean of the allowed values", using=("A1",), rules=("sum.factor_out",)),
         ],
-        assumptions=[ALLOWED, ZERO_QUERY],
+        assumptions=[NAMES, ALLOWED, ZERO_QUERY],
         scope=Scope.proved("every $n \\ge 1$, every width $d$, every mask with an allowed key and all real keys and "
                            "values"),
     )
@@ -126,7 +171,7 @@ def value_change_chain() -> Derivation:
                  using=("A1",)),
             Step(w(r) * Delta, "only $j = r$ contributes", using=("A1", "A3"), rules=("sum.delta",)),
         ],
-        assumptions=[ALLOWED, ROW],
+        assumptions=[NAMES, ALLOWED, ROW],
         scope=Scope.proved("every $n \\ge 1$, every mask with an allowed key, every row $r$, all real scores, values "
                            "and every real $\\Delta$ (one coordinate; apply it to each)"),
         note="The weights $w_j$ are computed from the scores, which involve queries and keys only, so they are "
@@ -196,8 +241,8 @@ def key_change_counterexample() -> Counterexample:
     return Counterexample(
         "Changing a key row instead does move the weights",
         [(r"K_{32}", sympy.Integer(4))],
-        Computed(r"w'", changed.weights.row(2)),
-        Computed(r"w", lab().weights.row(2)),
+        Computed(r"w'_3", changed.weights[2, 2]),
+        Computed(r"w_3", lab().weights[2, 2]),
         scope=Scope.counterexample("the guide's lab with the key of rises changed from $(1, 2)$ to $(1, 4)$"),
         note="Values enter only after the weights; keys enter the scores.",
     )

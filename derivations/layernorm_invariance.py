@@ -1,6 +1,6 @@
 """LayerNorm invariances: it forgets the offset and the positive scale of its input.
 
-LayerNorm of $x \\in \\mathbb{R}^d$ (gain $1$, bias $0$) is
+LayerNorm of a real vector $x = (x_1, \\dots, x_d)$ (gain $1$, bias $0$) is
 $\\operatorname{LN}_\\varepsilon(x)_j = (x_j - \\mu(x)) / \\sqrt{\\operatorname{Var}(x) + \\varepsilon}$, with the
 mean $\\mu$ and the population variance $\\operatorname{Var}$ over the $d$ coordinates.  With
 $\\varepsilon = 0$, $\\operatorname{LN}(a x + b\\mathbf{1}) = \\operatorname{LN}(x)$ for every $a > 0$ and real $b$;

@@ -95,10 +95,10 @@ def entry_chain() -> Derivation:
         [
             Step(Sum(C[r, t] * W[t, c], (t, 1, h * d_v)), "definition of the matrix product", using=("D1",)),
             Step(Sum(C[r, column] * W[column, c], (u, 1, d_v), (g, 1, h)),
-                 "group the $h d_v$ columns into the $h$ heads", using=("B1",)),
-            Step(Sum(H[g, r, u] * W[column, c], (u, 1, d_v), (g, 1, h)), "definition of the concatenation",
+                 "columns grouped by head", using=("B1",)),
+            Step(Sum(H[g, r, u] * W[column, c], (u, 1, d_v), (g, 1, h)), "the concatenation",
                  using=("D2",)),
-            Step(Sum(H[g, r, u] * B[g, u, c], (u, 1, d_v), (g, 1, h)), "definition of the blocks $W_O^{(g)}$",
+            Step(Sum(H[g, r, u] * B[g, u, c], (u, 1, d_v), (g, 1, h)), "the blocks $W_O^{(g)}$",
                  using=("D3",)),
             Step(Sum(HeadProduct(g, r, c), (g, 1, h)), "definition of the matrix product", using=("D1",)),
         ],

@@ -10,6 +10,7 @@ acts on its own pair only) and then sums over the pairs, so it holds for every e
 import sympy
 from sympy import Sum, cos, pi, sin
 
+from symbolic_attn.proofs.operators import NamedOperator
 from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step
 from symbolic_attn.proofs.result import Case, Check, Counterexample, Result
 
@@ -113,26 +114,58 @@ BLOCKS = Assumption(
     r"\left(R_m q\right)^{T}\left(R_n k\right) = \sum_{i=1}^{h} \left(R(m\theta_i) q^{(i)}\right)^{T}"
     r"\left(R(n\theta_i) k^{(i)}\right)",
     rewrite=_block_diagonal)
-PAIR = Assumption("P1", "proved in the first part, for every pair $i$ and all integers $m$, $n$",
+PAIR = Assumption("P1", "the first part with $\\alpha = m\\theta_i$, $\\beta = n\\theta_i$, $x = q^{(i)}$, "
+                  "$y = k^{(i)}$, for every pair $i$ and all integers $m$, $n$",
                   r"\left(R(m\theta_i) q^{(i)}\right)^{T}\left(R(n\theta_i) k^{(i)}\right) = "
                   r"q^{(i)T} R\left((n-m)\theta_i\right) k^{(i)}", rewrite=_pair_lemma)
 SCORE = Assumption("P2", "proved in the second part, for all integers $m$, $n$",
                    r"\left(R_m q\right)^{T}\left(R_n k\right) = q^{T} R_{n-m} k", rewrite=_score_lemma)
 
 
+def _pair(base, pair):
+    return sympy.ImmutableMatrix([base[2 * pair - 1], base[2 * pair]])
+
+
+def _product(*factors):
+    """A matrix product kept as written (so each factor prints)."""
+    return sympy.MatMul(*factors, evaluate=False)
+
+
+alpha, beta = sympy.symbols("alpha beta", real=True)
+x1, x2, y1, y2 = sympy.symbols("x_1 x_2 y_1 y_2", real=True)
+
+
+class RotatedProduct(NamedOperator, sympy.Expr):
+    r"""``(R(\alpha) x)^T (R(\beta) y)`` for the pairs ``x``, ``y``: prints so, unfolds to its value."""
+
+    def __new__(cls, first, second):
+        return sympy.Expr.__new__(cls, sympy.sympify(first), sympy.sympify(second))
+
+    def unfold(self):
+        first, second = self.args
+        x_, y_ = sympy.ImmutableMatrix([x1, x2]), sympy.ImmutableMatrix([y1, y2])
+        return ((_rotation(first) * x_).T * (_rotation(second) * y_))[0, 0]
+
+    def _latex(self, printer, exp=None):
+        return r"\left(R(%s)\, x\right)^{T} \left(R(%s)\, y\right)" % tuple(printer._print(a) for a in self.args)
+
+
 def pair_chain() -> Derivation:
+    x_, y_ = sympy.ImmutableMatrix([x1, x2]), sympy.ImmutableMatrix([y1, y2])
     return Derivation(
         "One pair: two rotations compose",
-        PairScore(m, n, i),
+        RotatedProduct(alpha, beta),
         [
-            Step(pair_product(m, n, i), "definition of the rotation", using=("D1",)),
-            Step(pair_relative(n - m, i), "$\\cos$ and $\\sin$ of a difference of angles"),
-            Step(PairRelative(n - m, i), "definition of the rotation", using=("D1",)),
+            Step(_product(sympy.Transpose(x_), sympy.Transpose(_rotation(alpha)), _rotation(beta), y_),
+                 "$(R x)^{T} = x^{T} R^{T}$, and the $1 \\times 1$ product is read as its entry",
+                 rules=("matrix.scalar",)),
+            Step(_product(sympy.Transpose(x_), _rotation(beta - alpha), y_), "$\\cos$, $\\sin$ of a difference"),
         ],
-        assumptions=[ROTATION],
-        scope=Scope.proved("every pair $i$, all integer positions $m$, $n$, every real angle $\\theta_i$ and "
-                           "all real $q$, $k$"),
-        note="$R(m\\theta)^{T} R(n\\theta) = R((n-m)\\theta)$, written out on one pair.",
+        scope=Scope.proved("all real angles $\\alpha$, $\\beta$ and all real pairs $x$, $y$; with "
+                           "$\\alpha = m\\theta_i$, $\\beta = n\\theta_i$, $x = q^{(i)}$, $y = k^{(i)}$ this is "
+                           "$(R(m\\theta_i) q^{(i)})^{T} (R(n\\theta_i) k^{(i)}) = q^{(i)T} R((n-m)\\theta_i) k^{(i)}$"),
+        note="The $2 \\times 2$ products are multiplied out and compared entry by entry; a $1 \\times 1$ matrix "
+             "is read as its entry (rule matrix.scalar).",
     )
 
 
@@ -145,7 +178,7 @@ def score_chain() -> Derivation:
             Step(Sum(PairRelative(n - m, i), (i, 1, h)), "the first part, pair by pair", using=("P1",)),
             Step(RelativeScore(n - m), "$R_{n-m}$ is block diagonal", using=("D2",)),
         ],
-        assumptions=[BLOCKS, PAIR],
+        assumptions=[ROTATION, BLOCKS, PAIR],
         scope=Scope.proved("every even $d = 2h$ ($h \\ge 1$), all integer positions $m$, $n$, all real angles "
                            "$\\theta_1, \\dots, \\theta_h$ and all real $q$, $k$"),
     )

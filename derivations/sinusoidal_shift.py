@@ -107,8 +107,8 @@ def pair_chain() -> Derivation:
         "One pair: the dot product is a cosine of the offset",
         PairDot(p, p + k, i),
         [
-            Step(pair_dot(p, p + k, i), "definition of the pair", using=("D1",)),
-            Step(cos(k * omega[i]), "$\\cos(b - a) = \\cos a \\cos b + \\sin a \\sin b$"),
+            Step(pair_dot(p, p + k, i), "definition", using=("D1",)),
+            Step(cos(k * omega[i]), "$\\cos$ of a difference"),
         ],
         assumptions=[PAIR_DEFINITION],
         scope=Scope.proved("every pair $i$, all real $p$, $k$ and every real $\\omega_i$"),
@@ -185,8 +185,8 @@ def odd_width_counterexample() -> Counterexample:
         "An unpaired sine coordinate breaks it",
         [(r"d_{\text{model}}", sympy.Integer(width)), ("k", sympy.Integer(0)),
          (r"(\omega_1, \omega_2)", sympy.ImmutableMatrix([[1, lone]]))],
-        Computed(r"PE(0) \cdot PE(0)", pe(0).T * pe(0)),
-        Computed(r"PE(1) \cdot PE(1)", pe(1).T * pe(1)),
+        Computed(r"|PE(0)|^2", (pe(0).T * pe(0))[0, 0]),
+        Computed(r"|PE(1)|^2", (pe(1).T * pe(1))[0, 0]),
         scope=Scope.counterexample("$d_{\\text{model}} = 3$ (odd), offset $k = 0$, positions $0$ and $1$"),
         note="With an odd width the last sine has no cosine partner, so $|PE(p)|^2$ is not constant: here $PE(p) = (\\sin p, \\cos p, \\sin \\omega_2 p)$.",
     )

@@ -1,6 +1,6 @@
 """The softmax Jacobian: $J = \\operatorname{diag}(p) - p p^{T}$.
 
-For $p = \\operatorname{softmax}(s)$ with $s \\in \\mathbb{R}^n$, $\\partial p_i / \\partial s_j = p_i(\\delta_{ij} - p_j)$.
+For $p = \\operatorname{softmax}(s)$ with real scores $s = (s_1, \\dots, s_n)$, $\\partial p_i / \\partial s_j = p_i(\\delta_{ij} - p_j)$.
 So $J$ is symmetric, $J \\mathbf{1} = 0$ (adding the same amount to every score changes
 nothing: result b), and $v^{T} J v = \\operatorname{Var}_p(v) \\ge 0$, the variance of $v$ under
 the weights $p$ -- for every $n$.
@@ -23,17 +23,49 @@ s = sympy.IndexedBase("s", real=True)
 v = sympy.IndexedBase("v", real=True)
 
 
+t = sympy.Symbol("t", integer=True, positive=True)
+
+
+class P(NamedOperator, sympy.Function):
+    r"""``p_i = \operatorname{softmax}(s)_i``: prints as ``p_i``, unfolds to the softmax entry."""
+
+    nargs = 1
+
+    def unfold(self):
+        return SoftmaxAt(s[k], k, self.args[0], n)
+
+    def _latex(self, printer, exp=None):
+        text = "p_{%s}" % printer._print(self.args[0])
+        return text if exp is None else "p_{%s}^{%s}" % (printer._print(self.args[0]), exp)
+
+
+class Z(NamedOperator, sympy.Expr):
+    r"""``Z = \sum_k e^{s_k}``: prints as ``Z``, unfolds to the sum."""
+
+    def __new__(cls):
+        return sympy.Expr.__new__(cls)
+
+    def unfold(self):
+        return Sum(exp(s[k]), (k, 1, n))
+
+    def _latex(self, printer, exp=None):
+        return "Z" if exp is None else "Z^{%s}" % exp
+
+    def _sympystr(self, printer):
+        return "Z"
+
+
 def p(entry):
-    """``p_entry = softmax(s)_entry``, a named operator that unfolds to its definition."""
-    return SoftmaxAt(s[k], k, entry, n)
+    """``p_entry = softmax(s)_entry`` (the named operator :class:`P`)."""
+    return P(entry)
 
 
 def _z():
-    return Sum(exp(s[k]), (k, 1, n))
+    return Z()
 
 
 def weighted_mean():
-    return Sum(p(k) * v[k], (k, 1, n))
+    return Sum(p(t) * v[t], (t, 1, n))
 
 
 class VarP(NamedOperator, sympy.Expr):
@@ -56,6 +88,8 @@ def _differentiate(expr):
     return expr.replace(lambda e: isinstance(e, Derivative), lambda e: e.doit())
 
 
+NAMES = Assumption("D1", "the names $p_i$ and $Z$ (printed short; the checker unfolds them)",
+                   r"p_i = \operatorname{softmax}(s)_i = \frac{e^{s_i}}{Z},\ Z = \sum_{k=1}^{n} e^{s_k}")
 RANGE = Assumption("A1", "the indices $i$, $j$ lie in $1, \\dots, n$", r"1 \le i, j \le n",
                    condition=[i <= n, j <= n])
 CALCULUS = Assumption(
@@ -82,7 +116,7 @@ def entry_chain() -> Derivation:
                  "only $k = j$ contributes", using=("A1",), rules=("sum.delta",)),
             Step(p(i) * (KroneckerDelta(i, j) - p(j)), "definition of $p_i$ and $p_j$", using=("A1",)),
         ],
-        assumptions=[RANGE, CALCULUS],
+        assumptions=[NAMES, RANGE, CALCULUS],
         scope=Scope.proved("every $n \\ge 1$, all real scores and $1 \\le i, j \\le n$, given the rules of "
                            "differentiation C1 (step 1); the algebra after step 1 is checked"),
     )
@@ -96,10 +130,9 @@ def row_sum_chain() -> Derivation:
             Step(p(i) * Sum(KroneckerDelta(i, j), (j, 1, n)) - p(i) * Sum(p(j), (j, 1, n)),
                  "linearity; $p_i$ does not depend on $j$", using=("A1",)),
             Step(p(i) - p(i) * Sum(p(j), (j, 1, n)), "only $j = i$ contributes", using=("A1",), rules=("sum.delta",)),
-            Step(p(i) - p(i), "the weights sum to $1$", using=("A1",)),
-            Step(sympy.Integer(0), "arithmetic"),
+            Step(sympy.Integer(0), "the weights sum to $1$", using=("A1",)),
         ],
-        assumptions=[RANGE],
+        assumptions=[NAMES, RANGE],
         scope=Scope.proved("every $n \\ge 1$, all real scores and every row $1 \\le i \\le n$"),
     )
 
@@ -143,13 +176,13 @@ def jv_chain() -> Derivation:
         [
             Step(p(i) * Sum(KroneckerDelta(i, j) * v[j], (j, 1, n)) - p(i) * Sum(p(j) * v[j], (j, 1, n)),
                  "linearity; $p_i$ does not depend on $j$", using=("A1",)),
-            Step(p(i) * v[i] - p(i) * bar, "only $j = i$ contributes; rename $j$ to $k$", using=("A1",),
+            Step(p(i) * v[i] - p(i) * bar, "only $j = i$ contributes", using=("A1",),
                  rules=("sum.delta",)),
             Step(p(i) * (v[i] - bar), "factor $p_i$", using=("A1",)),
         ],
         assumptions=[RANGE],
         scope=Scope.proved("every $n \\ge 1$, all real scores, every real $v$ and every row $1 \\le i \\le n$"),
-        note="$\\bar v = \\sum_k p_k v_k$ is the $p$-weighted mean of $v$.",
+        note="$\\bar v = \\sum_t p_t v_t$ is the $p$-weighted mean of $v$.",
     )
 
 
