@@ -41,12 +41,12 @@ def shift_chain(shift, shifted_latex: str, label: str, title: str) -> Derivation
             Step(Frac(Mul(exp(shift), exp(s[i]), evaluate=False), _sum(Mul(exp(shift), exp(s[k]), evaluate=False))),
                  "$e^{a+b} = e^a e^b$"),
             Step(Frac(Mul(exp(shift), exp(s[i]), evaluate=False), Mul(exp(shift), _sum(exp(s[k])), evaluate=False)),
-                 "a factor free of $k$ leaves the sum", using=(label,), rules=("sum.factor_out",)),
+                 "factor free of $k$ out of the sum", using=(label,), rules=("sum.factor_out",)),
             Step(Frac(exp(s[i]), _sum(exp(s[k]))), "cancel the common factor ($e^x \\neq 0$)"),
             Step(SoftmaxAt(s[k], k, i, n), "definition of softmax"),
         ],
         assumptions=[constant],
-        scope=Scope.proved("every length $n \\ge 1$, all real scores and every real constant"),
+        scope=Scope.proved("every length $n$, all real scores and every real constant"),
     )
 
 

@@ -111,3 +111,88 @@ def test_result_prints_assumptions_scope_and_cited_steps():
     assert r"\item Square: Proved for every real x." in text
     assert "not machine-checked: Square, step 3." in text
     assert text.endswith("\n") and "\r" not in text
+
+
+# ------------------------------------------------------------------ the README's example
+
+
+def _readme_section():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    return text.split("### Writing your own derivation", 1)[1].split("\n### ", 1)[0]
+
+
+def test_readme_script_verifies_and_its_error_is_the_real_one(tmp_path):
+    import re
+
+    from symbolic_attn.errors import DerivationFailure
+    from symbolic_attn.proofs import scripts as derivation_scripts
+
+    section = _readme_section()
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    folder = tmp_path / "my_derivations"
+    folder.mkdir()
+    script = folder / "weights_sum_to_one.py"
+    script.write_text(code)
+    [result] = derivation_scripts.verify_all(derivation_scripts.load_scripts([folder]))
+    assert result.title.rstrip(".") == "Softmax weights sum to one"  # the heading drops the period
+    assert result.trusted_base()["rules"] == ["sum.factor_out"]
+    text = result.latex()
+    assert "$i, k, n$: positive integers" in text and "$Z$: positive" in text
+    # The README's wrong step: the lower limit of the sum in step 2 changed from 1 to 2.
+    script.write_text(code.replace('Frac(Sum(exp(s[i]), (i, 1, n)), Z)', 'Frac(Sum(exp(s[i]), (i, 2, n)), Z)'))
+    with pytest.raises(DerivationFailure) as caught:
+        derivation_scripts.verify_all(derivation_scripts.load_scripts([folder]))
+    shown = re.search(r"verification failed: my_derivations/weights_sum_to_one.py: (.*)\n", section).group(1)
+    assert str(caught.value).split(".py: ", 1)[1] == shown
+
+
+def test_build_that_raises_is_one_line(tmp_path):
+    from symbolic_attn.errors import ScriptError
+    from symbolic_attn.proofs import scripts as derivation_scripts
+
+    (tmp_path / "boom.py").write_text('NAME = "boom"\n\ndef build():\n    raise KeyError("no\\nsuch")\n')
+    [script] = derivation_scripts.load_scripts([tmp_path])
+    with pytest.raises(ScriptError, match=r"^.*boom.py: build\(\) failed: KeyError: 'no\\nsuch'$") as caught:
+        script.result()
+    assert "\n" not in str(caught.value)
+
+
+def test_declared_flags_are_printed_and_conflicts_are_errors():
+    from symbolic_attn.errors import AssumptionConflictError
+
+    z = sympy.Symbol("Z", positive=True)
+    n = sympy.Symbol("n", integer=True, even=True)
+    d = Derivation("flags", z * n, [Step(n * z, "commute")], scope=Scope.proved("every $n$"))
+    result = Result("flags", "Flags", "", [d]).verify()
+    assert "Declared (the flags the checker uses): $Z$: positive; $n$: even integer." in result.latex()
+    stated = Assumption("A1", "$Z \\ge 0$", condition=z < 0)
+    with pytest.raises(AssumptionConflictError, match=r"^'flags': assumption \(A1\) .* contradicts the declarations"):
+        Derivation("flags", z, [Step(z, "same")], assumptions=[stated]).verify()
+
+
+def test_scope_and_assumptions_print_math_and_markdown_keeps_scope_apart():
+    d = Derivation("Square", x, [Step(x, "same")], scope=Scope.checked("every $n \\le 6$, $d_k$, $n \\times n$"))
+    text = Result("sq", "Sq", "", [d]).verify().latex()
+    assert "Checked (not proved in general) for every $n \\le 6$, $d_k$, $n \\times n$." in text
+    assert "\n\n\\paragraph{Scope.}" in text
+    plain = Result("none", "None", "", [Check("C", "1 = 1", [Case("one", 1, 1)], Scope.checked("1"))]).latex()
+    assert "None beyond the definitions.\n\n\\paragraph{Scope.}" in plain
+    assert str(Scope.checked("every $n \\le 6$, $n \\times n$")) == "checked for every n <= 6, n x n"
+
+
+def test_a_printed_label_must_be_its_value():
+    from symbolic_attn.model.attention import softmax
+    from symbolic_attn.proofs.operators import ColumnSoftmax, RowSoftmax
+
+    m = sympy.ImmutableMatrix([[0, sympy.log(2)], [sympy.log(3), 0]])
+    good = Derivation("rows", Computed(RowSoftmax(m), softmax(m)), [Step(softmax(m), "value")])
+    assert r"\operatorname{softmax}\left(" in good.verify().latex()
+    lying = Derivation("rows", Computed(RowSoftmax(m), softmax(m, axis="queries")), [Step(softmax(m, axis="queries"), "v")])
+    with pytest.raises(ProofError, match=r"^step 1 of 'rows': .*the printed form RowSoftmax"):
+        lying.verify()
+    with pytest.raises(ProofError, match=r"printed form ColumnSoftmax"):
+        Derivation("c", Computed(ColumnSoftmax(m), softmax(m)), [Step(softmax(m), "v")]).verify()
+    free = Derivation("free", Computed(r"\mathrm{W}", softmax(m), "the weights of the example"), [Step(softmax(m), "v")])
+    assert r"where $\mathrm{W}$ := the weights of the example" in Result("f", "F", "", [free]).verify().latex()

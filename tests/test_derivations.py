@@ -17,7 +17,8 @@ from symbolic_attn.errors import ProofError
 
 OUT = Path(__file__).resolve().parent.parent / "out"
 REFRESH = "stale: run `symbolic-attn derive` from the repository root and commit out/"
-NAMES = ["masked_renormalization", "permutation_equivariance", "shift_invariance", "sqrt_dk_scaling"]
+NAMES = sorted(["alibi_causal", "masked_renormalization", "permutation_equivariance", "rope", "shift_invariance",
+         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum", "softmax_jacobian"])
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,7 @@ def results(scripts):
     return {name: script.result() for name, script in scripts.items()}
 
 
-def test_exactly_the_four_results(scripts):
+def test_exactly_these_results(scripts):
     assert sorted(scripts) == NAMES
 
 
@@ -239,3 +240,102 @@ def test_closed_form_moments_agree_with_sympy_stats(scripts, label, width):
     assert sympy.simplify(E(dot) - mean) == 0 and sympy.simplify(variance(dot) - var) == 0
     for power in range(1, 5):
         assert sympy.simplify(E(qs[0] ** power) - moment(power)) == 0
+
+
+# ------------------------------------------------------------------------ e. RoPE, j. ALiBi
+
+
+def test_rope_broken_variants(scripts, results):
+    module, result = scripts["rope"].module, results["rope"]
+    q, k, i, h, m, n, theta = module.q, module.k, module.i, module.h, module.m, module.n, module.theta
+    cos, sin = sympy.cos, sympy.sin
+    q1, q2, k1, k2 = module.a[i], module.b[i], module.u[i], module.v[i]
+    variants = {
+        "wrong sign": (lambda d: d.with_step(3, rhs=sympy.Sum((q1 * k1 + q2 * k2) * module.C(n - m)
+                                                              + (q2 * k1 - q1 * k2) * module.S(n + m), (i, 1, h))),
+                       "step 3"),
+        "wrong difference": (lambda d: d.with_step(4, rhs=module.RelativeScore(m - n)), "step 4"),
+        "missing term": (lambda d: d.with_step(1, rhs=sympy.Sum(q1 * k1 + q2 * k2, (i, 1, h))), "step 1"),
+    }
+    for label, (change, step) in variants.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'The score, every even width'"):
+            _broken(result, "The score", change).verify()
+
+
+def test_alibi_broken_variants(scripts, results):
+    module, result = scripts["alibi_causal"].module, results["alibi_causal"]
+    s, j, k, i, m = module.s, module.j, module.k, module.i, module.m
+    variants = {
+        "wrong sign": (lambda d: d.with_step(5, rhs=module.SoftmaxAt(s[k] - m * k, k, j, i)), "step 5"),
+        "bidirectional row": (lambda d: d.with_step(5, rhs=module.SoftmaxAt(s[k] + m * k, k, j, i + 1)), "step 5"),
+        "factor dropped": (lambda d: d.with_step(3, rhs=module.Frac(sympy.exp(-m * i) * sympy.exp(s[j] + m * j),
+                                                                      module._row_sum(sympy.exp(s[k] + m * k)))),
+                           "step 3"),
+    }
+    for label, (change, step) in variants.items():
+        with pytest.raises(ProofError, match=rf"^{step} of 'Row \$i\$ of causal ALiBi"):
+            _broken(result, "Row $i$", change).verify()
+    check = _part(result, "Whole matrices")
+    wrong = check.cases[2].rhs.value.T
+    with pytest.raises(ProofError, match=r"^case 3 \(\$n = 3\$\)"):
+        check.with_case(3, rhs=wrong).verify()
+
+
+# ------------------------------------------------------------------- f. sinusoidal positions
+
+
+def test_sinusoidal_broken_variants(scripts, results):
+    module, result = scripts["sinusoidal_positions"].module, results["sinusoidal_positions"]
+    p, k, i, h, omega = module.p, module.k, module.i, module.h, module.omega
+    wrong_rotation = sympy.ImmutableMatrix([[sympy.cos(k * omega[i]), -sympy.sin(k * omega[i])],
+                                            [sympy.sin(k * omega[i]), sympy.cos(k * omega[i])]])
+    with pytest.raises(ProofError, match=r"^step 2 of 'One pair moves by a rotation': .*refuted"):
+        _broken(result, "One pair", lambda d: d.with_step(2, rhs=wrong_rotation * module.pair(p))).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of 'The dot product depends on the offset only'"):
+        _broken(result, "The dot product",
+                lambda d: d.with_step(3, rhs=sympy.Sum(sympy.cos((p + k) * omega[i]), (i, 1, h)))).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'The dot product depends on the offset only'"):
+        _broken(result, "The dot product", lambda d: d.with_step(2, rhs=sympy.Sum(
+            sympy.sin(k * omega[i]) * (sympy.sin(p * omega[i]) ** 2 + sympy.cos(p * omega[i]) ** 2), (i, 1, h)))).verify()
+
+
+# ------------------------------------------------------------------------- i. multi-head sum
+
+
+def test_multihead_broken_variants(scripts, results):
+    module, result = scripts["multihead_sum"].module, results["multihead_sum"]
+    C, W, H, B, t, j, g, r, h, d_v = (module.C, module.W, module.H, module.B, module.t, module.j, module.g,
+                                      module.r, module.h, module.d_v)
+    wrong = g * d_v + r  # off by one block
+    title = r"^step {} of 'Entry \$\(t, j\)\$, every \$h\$ and all widths'"
+    with pytest.raises(ProofError, match=title.format(1)):
+        _broken(result, "Entry", lambda d: d.with_step(1, rhs=sympy.Sum(C[t, wrong] * W[wrong, j], (r, 1, d_v),
+                                                                          (g, 1, h)))).verify()
+    with pytest.raises(ProofError, match=title.format(2)):
+        _broken(result, "Entry", lambda d: d.with_step(2, using=("D1",))).verify()
+    with pytest.raises(ProofError, match=title.format(3)):
+        _broken(result, "Entry", lambda d: d.with_step(3, rhs=sympy.Sum(module.HeadTerm(g, j, t), (g, 1, h)))).verify()
+    check = _part(result, "Explicit")
+    with pytest.raises(ProofError, match=r"^case 3 "):
+        check.with_case(3, rhs=check.cases[3].rhs).verify()
+
+
+# ---------------------------------------------------------------------- h. softmax Jacobian
+
+
+def test_jacobian_broken_variants(scripts, results):
+    module, result = scripts["softmax_jacobian"].module, results["softmax_jacobian"]
+    p, i, j, n, s, k = module.p, module.i, module.j, module.n, module.s, module.k
+    delta = sympy.KroneckerDelta
+    with pytest.raises(ProofError, match=r"^step 3 of 'The entries, every \$n\$'.*refuted"):
+        _broken(result, "The entries", lambda d: d.with_step(3, rhs=p(i) * (delta(i, j) + p(j)))).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'The entries, every \$n\$'.*needs -j \+ n >= 0"):
+        _broken(result, "The entries", lambda d: d.without_assumption("A1").with_step(2, using=()).with_step(
+            3, using=())).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of '\$J\$ is symmetric'"):
+        _broken(result, "$J$ is symmetric", lambda d: d.with_step(2, rules=())).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of 'The rows sum to zero"):
+        _broken(result, "The rows", lambda d: d.with_step(3, rhs=sympy.Integer(1))).verify()
+    check = _part(result, "The whole matrix")
+    with pytest.raises(ProofError, match=r"^case 2 "):
+        check.with_case(2, rhs=check.cases[1].rhs.T * 2).verify()

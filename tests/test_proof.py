@@ -73,9 +73,9 @@ def test_unknown_functions_are_undecided_not_passed():
         prove_equal(f(x + 1), f(x) + 1)
 
 
-def test_matrix_expression_without_rule_is_undecided():
+def test_matrix_expression_without_rule_is_refuted_by_entries():
     P = sympy.MatrixSymbol("P", 2, 2)
-    with pytest.raises(UndecidedError):
+    with pytest.raises(ProofError, match=r"^entry \(1, 1\): refuted: .* at A\[0,0\]=1/2, "):
         prove_equal(P.T * P * A, A)
 
 
@@ -121,3 +121,48 @@ def test_shift_invariance_of_the_core_is_proved(scores, shift):
 @given(st.lists(small, min_size=1, max_size=4))
 def test_rows_sum_to_exactly_one(scores):
     assert prove_equal(sum(softmax(sympy.Matrix([scores]))), 1)
+
+
+def test_forty_symbols_do_not_exhaust_the_refutation_points():
+    many = sympy.symbols("x0:40")
+    with pytest.raises(ProofError, match=r"^refuted: residual x0\*x1\*"):
+        prove_equal(sympy.Mul(*many), sympy.Mul(*many[:-1]))
+    integers = sympy.symbols("n0:40", integer=True, positive=True, even=True)
+    with pytest.raises(ProofError, match=r"^refuted"):
+        prove_equal(sympy.Add(*integers), sympy.Add(*integers[:-1]))
+
+
+FLAGGED = [
+    ("negative", sympy.Symbol("x", negative=True), lambda v: v < 0),
+    ("nonpositive", sympy.Symbol("x", nonpositive=True), lambda v: v <= 0),
+    ("positive", sympy.Symbol("x", positive=True), lambda v: v > 0),
+    ("even", sympy.Symbol("m", integer=True, even=True), lambda v: v.is_Integer and v % 2 == 0),
+    ("odd", sympy.Symbol("m", integer=True, odd=True), lambda v: v.is_Integer and v % 2 == 1),
+    ("negative-integer", sympy.Symbol("m", integer=True, negative=True), lambda v: v.is_Integer and v < 0),
+]
+
+
+@pytest.mark.parametrize("symbol, valid", [f[1:] for f in FLAGGED], ids=[f[0] for f in FLAGGED])
+def test_refutation_points_satisfy_every_declared_flag(symbol, valid):
+    import re
+
+    with pytest.raises(ProofError, match=r"^refuted: .* at ") as caught:
+        prove_equal(symbol * (symbol - 100), 1)
+    value = sympy.Rational(re.search(r" at \w+=(-?[0-9/]+)$", str(caught.value)).group(1))
+    assert valid(value)
+
+
+def test_a_point_outside_a_stated_condition_is_not_used():
+    # x - 3 > 0 is stated: the default points (1/2, -5/3, ...) are not valid; honest answer.
+    stated = Assumption("A1", "x > 3", condition=x > 3)
+    with pytest.raises((ProofError, UndecidedError)) as caught:
+        prove_equal(sympy.Abs(x - 3), x - 3, [stated])
+    assert "at x=1/2" not in str(caught.value) and "at x=-5/3" not in str(caught.value)
+
+
+def test_numbers_are_decided_exactly_or_by_certified_intervals():
+    near_one = sympy.acos(1 - sympy.Rational(1, 10**40))
+    with pytest.raises(ProofError, match=r"^refuted: residual acos"):
+        prove_equal(near_one, 0)
+    assert prove_equal(sympy.sqrt(3 + 2 * sympy.sqrt(2)), 1 + sympy.sqrt(2)).strategy == "exact arithmetic"
+    assert prove_equal(sympy.cos(1) ** 2 + sympy.sin(1) ** 2, 1).strategy == "exact arithmetic"

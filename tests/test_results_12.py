@@ -17,8 +17,10 @@ from symbolic_attn.proofs import scripts as derivation_scripts
 from symbolic_attn.proofs.chain import Computed
 
 OUT = Path(__file__).resolve().parent.parent / "out"
-NEW = ["rope_relative", "sinusoidal_shift", "layernorm_invariance", "softmax_jacobian", "multihead_sum",
-       "alibi_causal", "attention_mixes_values"]
+# Results e, f, i, j and the entries of h are scripts written on the checker's branch (rope,
+# sinusoidal_positions, multihead_sum, alibi_causal, softmax_jacobian), tested in
+# test_derivations.py; here: g, k, and the variance part of h.
+NEW = ["layernorm_invariance", "softmax_jacobian_variance", "attention_mixes_values"]
 
 
 @pytest.fixture(scope="module")
@@ -84,56 +86,6 @@ def test_committed_outputs_are_current(results):
         assert results[name].title in notes
 
 
-# ------------------------------------------------------------------------- e. RoPE
-
-
-def test_rope_scope_and_broken_variants(scripts, results):
-    module, result = scripts["rope_relative"].module, results["rope_relative"]
-    scopes = {part.title: str(part.scope) for part in result.parts}
-    assert scopes["Every even width: sum over the pairs"].startswith("proved for every even d = 2h")
-    assert scopes["Explicit matrices, small $d$ (extra evidence)"].startswith("checked for d = 2, 4, 6")
-    m, n, i = module.m, module.n, module.i
-    # wrong sign: the offset m - n instead of n - m
-    x_, y_ = sympy.ImmutableMatrix([module.x1, module.x2]), sympy.ImmutableMatrix([module.y1, module.y2])
-    _rejects(result, "One pair", lambda d: d.with_step(2, rhs=module._product(
-        sympy.Transpose(x_), module._rotation(module.alpha - module.beta), y_)), "step 2")
-    # dropped assumption: without the per-pair lemma the sum step is not proved
-    _rejects(result, "Every even width", lambda d: d.without_assumption("P1").with_step(2, using=()), "step 2")
-    # wrong index: a shift of one position only
-    _rejects(result, "Only the offset", lambda d: d.__class__(d.title, module.Score(m + module.t, n), d.steps,
-                                                              d.assumptions, d.scope), "step 1")
-    explicit = _part(result, "Explicit matrices")
-    wrong = Computed("wrong", explicit.cases[3].lhs.value.xreplace({m: n, n: m}))
-    with pytest.raises(ProofError, match=r"^case 4 \(\$d = 4\$: relative form\) of 'Explicit matrices"):
-        explicit.with_case(4, rhs=wrong).verify()
-    counter = _part(result, "The score does depend")
-    with pytest.raises(ProofError, match="not a counterexample"):
-        type(counter)(counter.title, counter.givens, counter.lhs, counter.lhs, counter.scope).verify()
-
-
-# ------------------------------------------------------------- f. sinusoidal positions
-
-
-def test_sinusoidal_scope_and_broken_variants(scripts, results):
-    module, result = scripts["sinusoidal_shift"].module, results["sinusoidal_shift"]
-    p, k, i, w = module.p, module.k, module.i, module.omega[module.i]
-    scopes = {part.title: part.scope.kind for part in result.parts}
-    assert scopes["The paper's frequencies, small widths (extra evidence)"] == "checked"
-    assert scopes["An unpaired sine coordinate breaks it"] == "counterexample"
-    # wrong sign: M_k with the sines swapped (a rotation the other way)
-    _rejects(result, "One pair moves", lambda d: d.with_step(2, rhs=sympy.MatMul(
-        module.shift_block(-k, w), module.pe_pair(p, w), evaluate=False)), "step 2")
-    # missing factor: cos(k) instead of cos(k omega_i)
-    _rejects(result, "One pair: the dot", lambda d: d.with_step(2, rhs=sympy.cos(k)), "step 2")
-    # dropped assumption: the pair lemma
-    _rejects(result, "Every even width", lambda d: d.without_assumption("P1").with_step(2, using=()), "step 2")
-    explicit = _part(result, "The paper's frequencies")
-    with pytest.raises(ProofError, match=r"^case 3 \(\$d_\{\\text\{model\}\} = 4\$: linear shift\)"):
-        explicit.with_case(3, rhs=Computed("wrong", module.pe_vector(p - k, 4))).verify()
-    # The paper's frequencies are exact: 10000^(-2/4) = 1/100.
-    assert module.frequencies(4) == [1, sympy.Rational(1, 100)]
-
-
 # ------------------------------------------------------------------- g. LayerNorm
 
 
@@ -167,116 +119,54 @@ def test_layernorm_scope_and_broken_variants(scripts, results):
             type(counter)(counter.title, counter.givens, counter.rhs, counter.rhs, counter.scope).verify()
 
 
-# ------------------------------------------------------------ h. softmax Jacobian
+# ------------------------------------------- h. softmax Jacobian: the variance parts
 
 
-def test_jacobian_scope_and_broken_variants(scripts, results):
-    module, result = scripts["softmax_jacobian"].module, results["softmax_jacobian"]
-    p, i, j, n, v, delta = module.p, module.i, module.j, module.n, module.v, sympy.KroneckerDelta
-    entry = _part(result, "The entries")
-    # The differentiation is an explicit, printed assumption, and the scope says so.
-    assert "C1" in entry.steps[0].using and "given the rules of differentiation C1" in entry.scope.detail
-    title = "The entries: $\\partial p_i / \\partial s_j"
-    # wrong sign
-    _rejects(result, title, lambda d: d.with_step(3, rhs=p(i) * (delta(i, j) + p(j))), "step 3")
-    # missing condition: j may lie outside 1..n, so the delta cannot pick a term
-    no_range = module.Assumption("A1", "no range")
-    _rejects(result, title, lambda d: d.__class__(d.title, d.start, d.steps, tuple(
-        no_range if x.label == "A1" else x for x in d.assumptions), d.scope), "step 2")
-    _rejects(result, "Each row sums", lambda d: d.with_step(3, rhs=p(i)), "step 3")
-    _rejects(result, "$J$ is symmetric", lambda d: d.without_assumption("A2").with_step(1, using=()), "step 1")
+def test_jacobian_variance_parts_and_broken_variants(scripts, results):
+    module, result = scripts["softmax_jacobian_variance"].module, results["softmax_jacobian_variance"]
+    P, i, j, v, n = module.P, module.i, module.j, module.v, module.n
+    assert str(_part(result, "The quadratic form").scope) == "proved for every n >= 1, all real scores and every real v"
     # wrong index: the deviation from 0 instead of from the weighted mean
-    _rejects(result, "$J v$ is $p$", lambda d: d.with_step(3, rhs=p(i) * v[i]), "step 3")
-    _rejects(result, "The quadratic form", lambda d: d.with_step(4, relation=">", rhs=sympy.Integer(0)), "step 4")
-    explicit = _part(result, "Differentiating the library")
-    with pytest.raises(ProofError, match=r"^case 4 \(\$n = 3\$: \$J = \\operatorname\{diag\}\(p\) - p p\^T\$\)"):
-        explicit.with_case(4, rhs=Computed("wrong", -explicit.cases[3].rhs.value)).verify()
+    _rejects(result, "$J v$ is $p$", lambda d: d.with_step(3, rhs=P(i) * v[i]), "step 3")
+    # missing condition: without the range of i the delta cannot pick the term j = i
+    _rejects(result, "$J v$ is $p$", lambda d: d.without_assumption("A1").__class__(
+        d.title, d.start, [st.__class__(st.rhs, st.why, (), st.relation, rules=st.rules) for st in d.steps],
+        tuple(x for x in d.assumptions if x.label != "A1"), d.scope), "step 2")
+    # wrong sign: the variance is not > 0 for every v (v constant gives 0)
+    _rejects(result, "The quadratic form", lambda d: d.with_step(4, relation=">"), "step 4")
+    # dropped assumption: without the lemma (J v)_i is not known
+    _rejects(result, "The quadratic form", lambda d: d.without_assumption("P1").with_step(1, using=()), "step 1")
+    # missing factor: the square's weights p_i dropped
+    _rejects(result, "The quadratic form", lambda d: d.with_step(2, rhs=sympy.Sum(
+        (v[i] - module.weighted_mean()) ** 2, (i, 1, n))), "step 2")
+    explicit = _part(result, "Differentiating the softmax")
+    with pytest.raises(ProofError, match=r"^case 2 \(\$n = 3\$\) of 'Differentiating the softmax of the library"):
+        explicit.with_case(2, rhs=Computed("wrong", explicit.cases[1].rhs.value * 2)).verify()
     counter = _part(result, "The Jacobian is not")
-    assert counter.lhs.value == sympy.Matrix([[sympy.Rational(1, 4), -sympy.Rational(1, 4)],
-                                              [-sympy.Rational(1, 4), sympy.Rational(1, 4)]])
+    R = sympy.Rational
+    assert counter.lhs.value == sympy.Matrix([[R(1, 4), -R(1, 4)], [-R(1, 4), R(1, 4)]])
     with pytest.raises(ProofError, match="not a counterexample"):
         type(counter)(counter.title, counter.givens, counter.lhs, counter.lhs, counter.scope).verify()
 
 
-# ------------------------------------------- broken steps on which the checker crashes
+# ------------------------------------------- broken steps that once crashed the checker
 
-# sympy.simplify raises StopIteration on some residuals with Sums (and on Derivative);
-# prove.py's simplify strategy does not catch it, so these wrong steps end in a traceback
-# instead of a typed rejection.  Reported to the checker's owner; they pass once it is fixed.
-CRASHING = [
-    ("layernorm_invariance", "variance_chain", lambda m, d: d.with_step(5, rhs=m.a * m.Var(m.x[m.k])), 5),
-    ("layernorm_invariance", "epsilon_chain", lambda m, d: d.with_step(5, rhs=m.LN(m.x[m.k], m.j, m.eps)), 5),
-    ("layernorm_invariance", "norm_chain", lambda m, d: d.with_step(3, rhs=m.d), 3),
-    ("softmax_jacobian", "entry_chain", lambda m, d: d.without_assumption("C1").with_step(1, using=("A1",)), 1),
+# sympy.simplify raised StopIteration on these residuals (Sums inside square roots and
+# quotients); the checker now contains SymPy's internal failures, so each is a typed rejection.
+ONCE_CRASHING = [
+    ("variance_chain", lambda m, d: d.with_step(5, rhs=m.a * m.Var(m.x[m.k])), 5),
+    ("epsilon_chain", lambda m, d: d.with_step(5, rhs=m.LN(m.x[m.k], m.j, m.eps)), 5),
+    ("norm_chain", lambda m, d: d.with_step(3, rhs=m.d), 3),
+    ("norm_chain", lambda m, d: d.with_step(3, rhs=m.Frac(m.Var(m.x[m.k]), m.Var(m.x[m.k]) + m.eps)), 3),
 ]
 
 
-@pytest.mark.xfail(raises=StopIteration, reason="checker: simplify's StopIteration is not caught (prove.py)")
-@pytest.mark.parametrize("name, chain, change, step", CRASHING,
-                         ids=["variance scales by a", "epsilon forgets the scale", "norm is d",
-                              "derivative without the calculus rules"])
-def test_broken_step_rejected_with_a_typed_error(scripts, name, chain, change, step):
-    module = scripts[name].module
+@pytest.mark.parametrize("chain, change, step", ONCE_CRASHING,
+                         ids=["variance scales by a", "epsilon forgets the scale", "norm is d", "norm without d"])
+def test_broken_layernorm_step_rejected_with_a_typed_error(scripts, chain, change, step):
+    module = scripts["layernorm_invariance"].module
     with pytest.raises(ProofError, match=rf"^step {step} of "):
         change(module, getattr(module, chain)()).verify()
-
-
-# ------------------------------------------------------------------ i. multi-head
-
-
-def test_multihead_scope_and_broken_variants(scripts, results):
-    module, result = scripts["multihead_sum"].module, results["multihead_sum"]
-    H, B, W, g, u, r, c, d_v, h = module.H, module.B, module.W, module.g, module.u, module.r, module.c, module.d_v, module.h
-    chain = _part(result, "Entry by entry")
-    # The regrouping is a stated assumption (no rule of the library), and the scope says so.
-    assert "given the regrouping B1 (stated, not in the rule library" in chain.scope.detail
-    column = (g - 1) * d_v + u
-    title = "Entry by entry"
-    # wrong index: the head's entry transposed
-    _rejects(result, title, lambda d: d.with_step(3, rhs=sympy.Sum(H[g, u, r] * W[column, c], (u, 1, d_v), (g, 1, h))),
-             "step 3")
-    # wrong block: rows g d_v + u (off by one block)
-    _rejects(result, title, lambda d: d.with_step(3, rhs=sympy.Sum(H[g, r, u] * W[g * d_v + u, c], (u, 1, d_v),
-                                                                   (g, 1, h))), "step 3")
-    # dropped assumption: without the regrouping the double sum is not proved
-    _rejects(result, title, lambda d: d.without_assumption("B1").with_step(2, using=()), "step 2")
-    regroup = _part(result, "The regrouping B1")
-    f = sympy.IndexedBase("f", real=True)
-    with pytest.raises(ProofError, match=r"^case 6 \(\$h = 2\$, \$d_v = 2\$\) of 'The regrouping B1"):
-        regroup.with_case(6, rhs=f[1] + f[2] + f[3] + f[3]).verify()
-    explicit = _part(result, "Explicit matrices")
-    with pytest.raises(ProofError, match=r"^case 4 \(\$h = 2\$, \$d_v = 2\$\) of 'Explicit matrices"):
-        explicit.with_case(4, rhs=Computed("wrong", explicit.cases[0].rhs.value)).verify()
-
-
-# ------------------------------------------------------------------------ j. ALiBi
-
-
-def test_alibi_scope_and_broken_variants(scripts, results):
-    module, result = scripts["alibi_causal"].module, results["alibi_causal"]
-    a, s, i, j, k, m, Frac, exp = module.a, module.s, module.i, module.j, module.k, module.m, module.Frac, sympy.exp
-    sum_ = module._sum
-    title = "The constant $-m\\,i$ of each row drops out"
-    # wrong sign: the key bias -m k instead of +m k
-    _rejects(result, title, lambda d: d.with_step(4, rhs=Frac(a[j] * exp(s[j] - m * j), sum_(a[k] * exp(s[k] - m * k)))),
-             "step 4")
-    # wrong index: the query's bias m i kept in the numerator only
-    _rejects(result, title, lambda d: d.with_step(4, rhs=Frac(a[j] * exp(s[j] + m * j - m * i),
-                                                              sum_(a[k] * exp(s[k] + m * k)))), "step 4")
-    # dropped assumption: without an allowed key the denominator may vanish
-    _rejects(result, title, lambda d: d.without_assumption("P1").__class__(
-        d.title, d.start, [st.__class__(st.rhs, st.why, (), st.relation, rules=st.rules) for st in d.steps], (),
-        d.scope), "step 1")
-    # the query must see itself: without A1 the term k = i is not known to be 1
-    _rejects(result, "A causal row", lambda d: d.without_assumption("A1").with_step(1, using=()).with_step(2, using=()),
-             "step 1")
-    check = _part(result, "The masked softmax of the library")
-    with pytest.raises(ProofError, match=r"^case 3 \(\$n = 3\$\) of 'The masked softmax of the library"):
-        check.with_case(3, rhs=Computed("no bias", module.softmax(module._symbolic_scores(3), module.Mask.causal(3))))\
-            .verify()
-    counter = _part(result, "Without the causal mask")
-    with pytest.raises(ProofError, match="not a counterexample"):
-        type(counter)(counter.title, counter.givens, counter.rhs, counter.rhs, counter.scope).verify()
 
 
 # -------------------------------------------------------- k. attention mixes values

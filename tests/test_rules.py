@@ -8,7 +8,7 @@ from symbolic_attn.errors import ProofError, SideConditionError, UndecidedError
 from symbolic_attn.proofs.chain import Derivation, Scope, Step
 from symbolic_attn.proofs.operators import Sigmoid, SoftmaxAt
 from symbolic_attn.proofs.prove import Assumption, prove_equal
-from symbolic_attn.proofs.rules import RULES, Bijection, rename_index, reindex_by, shift_index
+from symbolic_attn.proofs.rules import RULES, Bijection, rename_index, reindex_by, shift_index, split_blocks
 
 n = sympy.Symbol("n", integer=True, positive=True)
 m = sympy.Symbol("m", integer=True)
@@ -46,6 +46,9 @@ TRUE = [
     ("expand", (A + B) * C, A * C + B * C, ["matrix.expand"], []),
     ("entries", sympy.Trace(A2 * B2), sympy.Trace(B2 * A2), ["matrix.entries"], []),
     ("scalar", R * sympy.ImmutableMatrix([[1], [1]]), R[0, 0] + R[0, 1], ["matrix.scalar"], []),
+    ("blocks", Sum(f[k], (k, 1, 2 * n)), Sum(f[2 * (j - 1) + i], (i, 1, 2), (j, 1, n)), [split_blocks(2, j, i)], []),
+    ("delta-substitute", sympy.KroneckerDelta(i, j) * f[j], sympy.KroneckerDelta(i, j) * f[i], ["delta.substitute"], []),
+    ("pythagoras", _sum(sympy.sin(s[k]) ** 2 + sympy.cos(s[k]) ** 2), n, ["trig.pythagoras"], []),
 ]
 
 
@@ -79,6 +82,14 @@ BROKEN = [
     ("entries-wrong", sympy.Trace(A2 * B2), sympy.Trace(A2) * sympy.Trace(B2), ["matrix.entries"], [], ProofError,
      r"refuted|not shown"),
     ("scalar-not-1x1", R, R[0, 0], ["matrix.scalar"], [], SideConditionError, r"only a 1x1 matrix"),
+    ("blocks-wrong-offset", Sum(f[k], (k, 1, 2 * n)), Sum(f[2 * j + i], (i, 1, 2), (j, 1, n)),
+     [split_blocks(2, j, i)], [], ProofError, r"refuted|not shown"),
+    ("blocks-not-a-multiple", Sum(f[k], (k, 1, 2 * n + 1)), Sum(f[2 * (j - 1) + i], (i, 1, 2), (j, 1, n)),
+     [split_blocks(2, j, i)], [], ProofError, r"does not apply|refuted"),
+    ("delta-substitute-without-delta", sympy.KroneckerDelta(i, j) * f[j] + f[j], sympy.KroneckerDelta(i, j) * f[i] + f[i],
+     ["delta.substitute"], [], ProofError, r"refuted"),
+    ("pythagoras-wrong-sign", sympy.sin(c) ** 2 - sympy.cos(c) ** 2, 1, ["trig.pythagoras"], [], ProofError,
+     r"refuted"),
     ("unknown-rule", _sum(f[k]), _sum(f[k]), ["sum.magic"], [], ProofError, r"unknown rule"),
     ("rule-not-used", f[1], f[1] + 0, ["sum.linearity"], [], ProofError, r"does not apply"),
 ]
@@ -93,7 +104,7 @@ def test_rule_rejects_a_broken_instance(lhs, rhs, rules, assumptions, error, pat
 
 def test_every_rule_has_a_broken_instance():
     tested = {t[3][0] if isinstance(t[3][0], str) else t[3][0].name.split("(")[0] for t in BROKEN}
-    assert set(RULES) | {"sum.shift", "sum.rename", "sum.reindex"} <= tested | {"sum.magic"}
+    assert set(RULES) | {"sum.shift", "sum.rename", "sum.reindex", "sum.blocks"} <= tested | {"sum.magic"}
 
 
 # ------------------------------------------------------------------ inequality rules, in chains

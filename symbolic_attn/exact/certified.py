@@ -264,8 +264,16 @@ def certified_sign(expr) -> int | None:
     if expr == 0:
         return 0
 
+    if getattr(expr, "free_symbols", None):
+        to_arb(expr)  # raises UndecidedError naming the free symbols
+
     def attempt():
-        ball = to_arb(expr)
+        try:
+            ball = to_arb(expr)
+        except UndecidedError:
+            # A ball too wide at this precision (acos of a number just below 1 may touch
+            # the domain's edge): try again with more bits.
+            return None
         return 1 if ball > 0 else -1 if ball < 0 else None
 
     return with_rising_precision(attempt)

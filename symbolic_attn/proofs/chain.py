@@ -71,6 +71,10 @@ class Scope:
         }[self.kind]
         return f"{lead} {self.detail}."
 
+    def latex(self) -> str:
+        """The sentence as LaTeX prose (its ``$...$`` stays math, the rest is escaped)."""
+        return prose_latex(self.sentence())
+
     def __str__(self) -> str:
         detail = _plain_math(self.detail)
         return f"{self.kind} for {detail}" if self.kind != "counterexample" else f"counterexample: {detail}"
@@ -271,19 +275,30 @@ class Derivation:
         """
         column_limit = _COLUMN_CHARACTERS if column_limit is None else column_limit
         lines, notes = [], []
+        wide = column_limit < 10**8 and any(len(latex_of(step.rhs)) > _WIDE_FIRST_LINE for step in self.steps)
         for number, step in enumerate(self.steps, 1):
             why = prose_latex(step.why)
+            # What the column shows: the justification, the assumptions and the rules.
+            shown = len(step.why) + sum(len(label) + 2 for label in step.using) + sum(
+                len(name) + 2 for name in _rule_names(step.rules))
             if step.using:
                 why += " [" + ", ".join(escape_text(label) for label in step.using) + "]"
             if step.rules:
                 why += " [" + ", ".join(escape_text(name) for name in _rule_names(step.rules)) + "]"
             marker = r"\textbf{cited, not machine-checked:} " if step.cited else ""
-            if len(step.why) > column_limit:
+            if wide:
+                # A wide display: any text column would push it past the margin.
+                notes.append(f"Step ({number}): {marker}{why}")
+                column = f"({number})"
+            elif shown > column_limit:
                 notes.append(f"Step ({number}): {marker}{why}")
                 column = f"({number}) " + (r"\textbf{cited}, see below" if step.cited else "see below")
             else:
                 column = f"({number}) {marker}{why}"
             left = latex_of(self.start) + " " if number == 1 else ""
+            if left and len(left) + len(latex_of(step.rhs)) > _WIDE_FIRST_LINE:
+                # A long first line: the start expression gets a line of its own.
+                left = left + "\\\\\n"
             lines.append(f"{left}&{_RELATIONS[step.relation]} {latex_of(step.rhs)} && \\text{{{column}}}")
         body = " \\\\\n".join(lines)
         display = "\\begin{align*}\n" + body + "\n\\end{align*}"
@@ -309,7 +324,9 @@ class Derivation:
 
 
 #: Longest justification (in characters of its source text) kept in the display's column.
-_COLUMN_CHARACTERS = 64
+_COLUMN_CHARACTERS = 56
+#: Characters of LaTeX source above which the start and the first step share no line.
+_WIDE_FIRST_LINE = 160
 
 
 def _strategy_hint(derivation: Derivation, step: Step) -> str:

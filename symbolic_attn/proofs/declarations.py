@@ -83,6 +83,8 @@ def describe_flags(symbol) -> str:
     flags = _flags(symbol)
     words = [k for k in _ORDER if flags.get(k) is True]
     words += [f"not {k}" for k in _ORDER if flags.get(k) is False]
+    if ("even" in words or "odd" in words) and "integer" not in words:
+        words.append("integer")
     if "integer" in words:
         words = [w for w in words if w != "integer"] + ["integer"]
     return " ".join(words)

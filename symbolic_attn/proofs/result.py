@@ -218,6 +218,11 @@ class Result:
         return {"strategies": sorted(dict.fromkeys(strategies), key=lambda n: (order.get(n, 99), n)),
                 "rules": sorted(dict.fromkeys(rules))}
 
+    def rules(self) -> list:
+        """What ``list`` prints: the library rules used, then the checker's strategies (verifies first)."""
+        base = self.trusted_base()
+        return list(base["rules"]) + [f"checker: {name}" for name in base["strategies"]]
+
     def verified_scopes(self) -> tuple:
         """``(part title, scope)`` pairs, after verifying the result (raises if a step fails)."""
         if not getattr(self, "_verified", False):
@@ -276,7 +281,7 @@ class Result:
         out.append("")
         out.append("\\paragraph{Scope.}")
         out.append("\\begin{itemize}")
-        out.extend(f"\\item {prose_latex(part.title)}: {prose_latex(part.scope.sentence())}" for part in self.parts)
+        out.extend(f"\\item {prose_latex(part.title)}: {part.scope.latex()}" for part in self.parts)
         out.append("\\end{itemize}")
         base = self.trusted_base()
         out.append("")

@@ -15,6 +15,8 @@ Sums (ranges ``k = a..b`` with ``b >= a - 1``: an empty sum is 0):
 * ``rename_index(k, j)`` -- ``sum_k f(k) = sum_j f(j)`` (needs ``j`` not free in ``f``);
 * ``reindex_by(sigma)`` -- ``sum_{k=a}^{b} f(k) = sum_{k=a}^{b} f(sigma(k))`` (needs ``sigma``
   stated as a bijection of ``a..b``: :class:`Bijection`);
+* ``split_blocks(w, g, r)`` -- ``sum_{c=1}^{h w} f(c) = sum_{g=1}^{h} sum_{r=1}^{w} f((g-1) w + r)``
+  (needs ``w`` a positive and ``h`` a nonnegative integer);
 * ``sum.delta``        -- ``sum_{k=a}^{b} [k = t] f(k) = f(t)`` (needs ``a <= t <= b``);
 * ``sum.ge_term``      -- ``sum_{k=a}^{b} f(k) >= f(t)`` (needs ``f >= 0`` on the range and
   ``a <= t <= b``);
@@ -28,6 +30,9 @@ Matrices:
   product;
 * ``matrix.entries``           -- a matrix expression of integer shape written entry by entry;
 * ``matrix.scalar``            -- a ``1 x 1`` matrix read as its entry (refused for any other shape).
+
+Trigonometry: ``trig.pythagoras`` -- ``sin^2 x = 1 - cos^2 x``.  Deltas: ``delta.substitute`` --
+``[a = b] f(b) = [a = b] f(a)``.
 
 >>> import sympy
 >>> k, n = sympy.symbols("k n", integer=True, positive=True)
@@ -45,7 +50,8 @@ import sympy
 from symbolic_attn.errors import ProofError, SideConditionError, UndecidedError
 from symbolic_attn.proofs.conditions import Condition, prove_condition
 
-__all__ = ["Rule", "Bijection", "RULES", "rule", "shift_index", "rename_index", "reindex_by", "apply_rules",
+__all__ = ["Rule", "Bijection", "RULES", "rule", "shift_index", "rename_index", "reindex_by", "split_blocks",
+           "apply_rules",
            "distribute", "prove_ge_term", "rule_names"]
 
 
@@ -165,6 +171,23 @@ def reindex_by(sigma) -> Rule:
     return Rule(f"sum.reindex({sigma})", r"\sum_{k=a}^{b} f(k) = \sum_{k=a}^{b} f(\sigma(k))", _rewrite_sums(reindex))
 
 
+def split_blocks(width, block, position) -> Rule:
+    """``sum_{c=1}^{h w} f(c) = sum_{g=1}^{h} sum_{r=1}^{w} f((g-1) w + r)``: the columns in ``h``
+    blocks of ``width`` (needs ``width`` a positive integer and ``h`` a nonnegative integer)."""
+    width = sympy.sympify(width, strict=True)
+
+    def split(total):
+        (variable, low, high), function = total.limits[0], total.function
+        count = sympy.cancel(high / width)
+        if low != 1 or not (width.is_integer and width.is_positive and count.is_integer and count.is_nonnegative):
+            return total, []
+        inner = sympy.Sum(function.xreplace({variable: (block - 1) * width + position}), (position, 1, width))
+        return sympy.Sum(inner, (block, 1, count)), []
+
+    return Rule(f"sum.blocks({width})", r"\sum_{c=1}^{hw} f(c) = \sum_{g=1}^{h} \sum_{r=1}^{w} f((g-1)w + r)",
+                _rewrite_sums(split))
+
+
 def _delta(total):
     (variable, low, high), function = total.limits[0], total.function
     for factor in sympy.Mul.make_args(function):
@@ -240,6 +263,31 @@ def _scalar(expr):
     return expr, []
 
 
+def _delta_substitute(expr):
+    """``[a = b] f(b) = [a = b] f(a)``: inside a product with a Kronecker delta, the second index
+    is replaced by the first (sums are expanded first so that every delta meets its factors)."""
+    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.KroneckerDelta):
+        return expr, []
+
+    def substitute(product):
+        deltas = [f for f in product.args if isinstance(f, sympy.KroneckerDelta)]
+        if not deltas or not isinstance(deltas[0].args[1], sympy.Symbol):
+            return product
+        first, second = deltas[0].args
+        others = [f.xreplace({second: first}) if f is not deltas[0] else f for f in product.args]
+        return sympy.Mul(*others)
+
+    return sympy.expand(expr).replace(lambda e: isinstance(e, sympy.Mul), substitute), []
+
+
+def _pythagoras(expr):
+    """sin(x)**2 -> 1 - cos(x)**2 (every x): an exact identity."""
+    if not isinstance(expr, sympy.Basic):
+        return expr, []
+    return expr.replace(lambda e: isinstance(e, sympy.Pow) and isinstance(e.base, sympy.sin) and e.exp == 2,
+                        lambda e: 1 - sympy.cos(e.base.args[0]) ** 2), []
+
+
 def _whole(transform):
     return lambda expr, accept=None: transform(expr)
 
@@ -258,6 +306,8 @@ RULES = {
     "matrix.expand": Rule("matrix.expand", r"(A + B) C = AC + BC", _whole(_expand_matrix)),
     "matrix.entries": Rule("matrix.entries", r"M = (M_{ij})", _whole(_entries)),
     "matrix.scalar": Rule("matrix.scalar", r"[a] = a", _whole(_scalar)),
+    "delta.substitute": Rule("delta.substitute", r"\delta_{ab} f(b) = \delta_{ab} f(a)", _whole(_delta_substitute)),
+    "trig.pythagoras": Rule("trig.pythagoras", r"\sin^2 x = 1 - \cos^2 x", _whole(_pythagoras)),
 }
 #: Rules that prove an inequality directly (used with relations >=, >, <=, <).
 INEQUALITY_RULES = {
