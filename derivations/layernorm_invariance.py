@@ -251,6 +251,22 @@ def norm_chain() -> Derivation:
     )
 
 
+def norm_zero_chain() -> Derivation:
+    return Derivation(
+        "With $\\varepsilon = 0$ the squared norm is $d$",
+        SquaredNorm(0),
+        [
+            Step(Frac(Sum((x[j] - Mean(x[k])) ** 2, (j, 1, d)), Var(x[k])),
+                 "definition of the norm and of LayerNorm; $\\operatorname{Var}(x)$ leaves the sum",
+                 using=("D1", "A1")),
+            Step(Frac(d * Var(x[k]), Var(x[k])), "definition of the variance", using=("D1", "A1")),
+            Step(d, "cancel $\\operatorname{Var}(x) > 0$", using=("A1",)),
+        ],
+        assumptions=[DEFINITION, NOT_CONSTANT],
+        scope=Scope.proved("every width $d \\ge 1$ and every non-constant real $x$ (gain $1$, bias $0$)"),
+    )
+
+
 R = sympy.Rational
 
 
@@ -315,5 +331,5 @@ def build() -> Result:
         "LayerNorm invariances",
         __doc__.split("\n", 2)[2].strip(),
         [mean_chain(), variance_chain(), positive_chain(), nonnegative_chain(), affine_chain(), epsilon_chain(),
-         norm_chain(), example_check(), negative_scale_counterexample(), epsilon_counterexample()],
+         norm_chain(), norm_zero_chain(), example_check(), negative_scale_counterexample(), epsilon_counterexample()],
     )

@@ -107,6 +107,12 @@ def test_layernorm_scope_and_broken_variants(scripts, results):
     # missing term: epsilon dropped from the denominator
     _rejects(result, "The squared norm", lambda d: d.with_step(2, rhs=Frac(
         sympy.Sum((x[j] - Mean(x[k])) ** 2, (j, 1, module.d)), Var(x[k]))), "step 2")
+    # wrong normalisation: d - 1 (the sample variance) instead of d
+    _rejects(result, "With $\\varepsilon = 0$ the squared norm", lambda d: d.with_step(3, rhs=module.d - 1), "step 3")
+    # missing condition: without Var(x) > 0 the cancellation is not allowed
+    _rejects(result, "With $\\varepsilon = 0$ the squared norm", lambda d: d.__class__(
+        d.title, d.start, [st.__class__(st.rhs, st.why, tuple(u for u in st.using if u != "A1"), st.relation)
+                           for st in d.steps], d.assumptions[:1], d.scope), "step 1")
     # the nonnegativity of the variance needs its definition
     _rejects(result, "The variance is nonnegative", lambda d: d.with_step(2, using=()), "step 2")
     example = _part(result, "A worked vector")
