@@ -1,8 +1,9 @@
 """The softmax Jacobian.
 
 For $p = \\operatorname{softmax}(s)$ over $n$ scores, $\\partial p_i / \\partial s_j = p_i (\\delta_{ij} - p_j)$:
-the Jacobian is $J = \\operatorname{diag}(p) - p\\,p^{T}$.  It is symmetric, and its rows sum to
-zero ($J \\mathbf{1} = 0$: adding a constant to every score changes nothing), for every $n$.
+the Jacobian is $J = \\operatorname{diag}(p) - p\\,p^{T}$.  It is symmetric, its rows sum to
+zero ($J \\mathbf{1} = 0$: adding a constant to every score changes nothing), and
+$v^{T} J v = \\operatorname{Var}_p(v) \\ge 0$, for every $n$.
 """
 
 import sympy
@@ -89,6 +90,26 @@ def rows_chain() -> Derivation:
     )
 
 
+v = sympy.IndexedBase("v", real=True)
+
+
+def variance_chain() -> Derivation:
+    mean = Sum(p(j) * v[j], (j, 1, n))
+    return Derivation(
+        "$v^{T} J v$ is the variance of $v$ under $p$",
+        Sum(v[i] * p(i) * (KroneckerDelta(i, j) - p(j)) * v[j], (j, 1, n), (i, 1, n)),
+        [
+            Step(Sum(p(i) * v[i] ** 2, (i, 1, n)) - Sum(p(i) * v[i], (i, 1, n)) ** 2,
+                 "only $j = i$ is left in the first part", using=("A1",), rules=("sum.delta",)),
+            Step(Sum(p(i) * (v[i] - mean) ** 2, (i, 1, n)), "$\\operatorname{Var}_p(v)$: the weights sum to $1$"),
+            Step(sympy.Integer(0), "positive weights times squares", relation=">="),
+        ],
+        assumptions=[RANGE],
+        scope=Scope.proved("every $n \\ge 1$, all real scores and every real vector $v$"),
+        note=NOTE,
+    )
+
+
 def small_check() -> Check:
     from symbolic_attn.model.attention import softmax
 
@@ -112,5 +133,5 @@ def build() -> Result:
         NAME,
         "The softmax Jacobian",
         __doc__.split("\n", 2)[2].strip(),
-        [entry_chain(), symmetry_chain(), rows_chain(), small_check()],
+        [entry_chain(), symmetry_chain(), rows_chain(), variance_chain(), small_check()],
     )

@@ -18,7 +18,7 @@ from symbolic_attn.errors import ProofError
 OUT = Path(__file__).resolve().parent.parent / "out"
 REFRESH = "stale: run `symbolic-attn derive` from the repository root and commit out/"
 NAMES = sorted(["alibi_causal", "masked_renormalization", "permutation_equivariance", "rope", "shift_invariance",
-         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum", "softmax_jacobian"])
+         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum", "softmax_jacobian", "layernorm_invariance", "attention_mixes_values"])
 
 
 @pytest.fixture(scope="module")
@@ -336,6 +336,47 @@ def test_jacobian_broken_variants(scripts, results):
         _broken(result, "$J$ is symmetric", lambda d: d.with_step(2, rules=())).verify()
     with pytest.raises(ProofError, match=r"^step 3 of 'The rows sum to zero"):
         _broken(result, "The rows", lambda d: d.with_step(3, rhs=sympy.Integer(1))).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of '\$v\^\{T\} J v\$"):
+        _broken(result, "$v^{T} J v$", lambda d: d.with_step(3, relation=">")).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of '\$v\^\{T\} J v\$.*refuted"):
+        _broken(result, "$v^{T} J v$", lambda d: d.with_step(2, rhs=sympy.Sum(p(i) * module.v[i] ** 2, (i, 1, n)))).verify()
     check = _part(result, "The whole matrix")
     with pytest.raises(ProofError, match=r"^case 2 "):
         check.with_case(2, rhs=check.cases[1].rhs.T * 2).verify()
+
+
+# ------------------------------------------------------------------ g. LayerNorm invariances
+
+
+def test_layernorm_broken_variants(scripts, results):
+    module, result = scripts["layernorm_invariance"].module, results["layernorm_invariance"]
+    LN, x, k, i, a, b, eps = module.LN, module.x, module.k, module.i, module.a, module.b, module.eps
+    with pytest.raises(ProofError, match=r"^step 3 of '\$.*epsilon > 0\$: a scale moves into"):
+        _broken(result, "$\\epsilon > 0$", lambda d: d.with_step(3, rhs=LN(x[k], i, eps / a))).verify()
+    with pytest.raises(ProofError, match=r"^step 3 of '\$.*epsilon = 0\$: scale and shift are ignored'"):
+        _broken(result, "$\\epsilon = 0$", lambda d: d.with_step(3, rhs=LN(x[k] + b, i, 0) + 1)).verify()
+    with pytest.raises(ProofError, match=r"^step 1 of '\$.*epsilon = 0\$.*needs .* != 0 \(denominator\)"):
+        _broken(result, "$\\epsilon = 0$", lambda d: d.without_assumption("A1").with_step(1, using=()).with_step(
+            2, using=()).with_step(3, using=())).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'The squared norm'"):
+        _broken(result, "The squared norm", lambda d: d.with_step(
+            2, rhs=module.spread(x[k]) / (module.spread(x[k]) + eps))).verify()
+
+
+# ------------------------------------------------------------------ k. attention mixes values
+
+
+def test_mixing_broken_variants(scripts, results):
+    module, result = scripts["attention_mixes_values"].module, results["attention_mixes_values"]
+    w, v, k, n, j, delta = module.w, module.v, module.k, module.n, module.j, module.delta
+    with pytest.raises(ProofError, match=r"^step 3 of 'Above the smallest allowed value"):
+        _broken(result, "Above", lambda d: d.without_assumption("A1").with_step(3, using=())).verify()
+    with pytest.raises(ProofError, match=r"^step 2 of 'Changing value row .*refuted"):
+        _broken(result, "Changing", lambda d: d.with_step(2, rhs=2 * w(j) * delta)).verify()
+    with pytest.raises(ProofError, match=r"^step 1 of 'A zero query averages"):
+        _broken(result, "A zero query", lambda d: d.with_step(1, rhs=sympy.Sum(v[k] / (n + 1), (k, 1, n)))).verify()
+    lab = _part(result, "The grid/load/rises lab")
+    with pytest.raises(ProofError, match=r"^case 3 .*refuted"):
+        lab.with_case(3, rhs=lab.cases[2].rhs * sympy.Rational(3, 2)).verify()
+    with pytest.raises(ProofError, match=r"^case 4 "):
+        lab.with_case(4, rhs=sympy.Rational(1, 10**6)).verify()

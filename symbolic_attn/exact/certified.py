@@ -371,7 +371,11 @@ def proved_zero(expr) -> bool:
     expanded = sympy.expand(expr)
     if expanded == 0:
         return True
-    if expanded.is_algebraic is not True:
+    try:
+        algebraic = expanded.is_algebraic
+    except Exception:  # SymPy's assumption cache can hold inconsistent facts: not proved
+        return False
+    if algebraic is not True:
         return False
     x = sympy.Dummy("x")
     try:

@@ -370,6 +370,17 @@ def _number_holds(expr, kind) -> bool:
 
 def _follows(expr, kind, fact, facts, depth) -> bool:
     """``expr kind`` from one stated fact: the same expression, or ``expr - fact`` signed."""
+    if fact.kind == ">0" and expr.has(sympy.Sum) and fact.expr.has(sympy.Sum) and depth > 2:
+        # expr = r * fact with r > 0 (sums in normal form, e.g. the spread of a x + b is a^2 times
+        # the spread of x): then expr > 0 as well.
+        from symbolic_attn.proofs.prove import _sum_rules
+
+        try:
+            ratio = sympy.cancel(_sum_rules(expr) / _sum_rules(fact.expr))
+        except Exception:  # a SymPy failure proves nothing
+            ratio = None
+        if ratio is not None and not ratio.has(sympy.Sum) and _sign(ratio, Facts(), depth - 2) == "+":
+            return True
     difference = sympy.expand(expr - fact.expr)
     if fact.kind == "!=0":
         return kind == "!=0" and (difference == 0 or sympy.expand(expr + fact.expr) == 0)
@@ -464,6 +475,13 @@ def _real(expr) -> bool:
 
 
 def _flag_sign(expr):
+    try:
+        return _flag_sign_of(expr)
+    except Exception:  # SymPy's assumption system can fail (inconsistent cached facts): unknown
+        return None
+
+
+def _flag_sign_of(expr):
     if expr.is_positive:
         return "+"
     if expr.is_negative:

@@ -92,7 +92,7 @@ def describe_flags(symbol) -> str:
 
 def _name_latex(symbol) -> str:
     if isinstance(symbol, sympy.IndexedBase):
-        return sympy.latex(symbol.label) + "_k"
+        return "{" + sympy.latex(symbol.label) + "}_k"
     if isinstance(symbol, sympy.MatrixSymbol):
         return sympy.latex(symbol)
     return sympy.latex(symbol)

@@ -513,27 +513,31 @@ def _normal_sum(expr, depth=0):
     if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
         return expr
     if isinstance(expr, sympy.Sum):
-        if len(expr.limits) > 1:
-            inner = sympy.Sum(expr.function, *expr.limits[:-1])
-            return _normal_sum(sympy.Sum(inner, expr.limits[-1]), depth)
-        variable, low, high = expr.limits[0]
-        function = sympy.expand(_normal_sum(sympy.expand(expr.function), depth + 1))
-        # Rename the bound index to the first canonical name not otherwise free here.
-        taken = (function.free_symbols - {variable}) | low.free_symbols | high.free_symbols
-        index = next((c for c in _CANONICAL if c not in taken), variable)
-        function = function.xreplace({variable: index})
-        terms = sympy.Add.make_args(function)
-        total = sympy.Integer(0)
-        for term in terms:
-            constant, dependent = [], []
-            for factor in sympy.Mul.make_args(term):
-                (dependent if index in factor.free_symbols else constant).append(factor)
-            if not dependent:
-                total += sympy.Mul(*constant) * (high - low + 1)
-            else:
-                total += sympy.Mul(*constant) * sympy.Sum(sympy.Mul(*dependent), (index, low, high))
-        return total
+        # A multiple sum: the inner limits first (written as one Sum, SymPy would merge it back).
+        function = expr.function
+        for limit in expr.limits:
+            function = _normal_single(function, limit, depth)
+        return function
     return expr.func(*[_normal_sum(arg, depth) for arg in expr.args])
+
+
+def _normal_single(function, limit, depth):
+    variable, low, high = limit
+    function = sympy.expand(_normal_sum(sympy.expand(function), depth + 1))
+    # Rename the bound index to the first canonical name not otherwise free here.
+    taken = (function.free_symbols - {variable}) | low.free_symbols | high.free_symbols
+    index = next((c for c in _CANONICAL if c not in taken), variable)
+    function = function.xreplace({variable: index})
+    total = sympy.Integer(0)
+    for term in sympy.Add.make_args(function):
+        constant, dependent = [], []
+        for factor in sympy.Mul.make_args(term):
+            (dependent if index in factor.free_symbols else constant).append(factor)
+        if not dependent:
+            total += sympy.Mul(*constant) * (high - low + 1)
+        else:
+            total += sympy.Mul(*constant) * sympy.Sum(sympy.Mul(*dependent), (index, low, high))
+    return total
 
 
 def _sum_rules(expr, facts=None):

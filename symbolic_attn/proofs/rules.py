@@ -189,17 +189,32 @@ def split_blocks(width, block, position) -> Rule:
 
 
 def _delta(total):
+    """Each term of the summand with a delta [k = t] (t free of k) becomes its value at k = t."""
     (variable, low, high), function = total.limits[0], total.function
-    for factor in sympy.Mul.make_args(function):
+    if not function.has(sympy.KroneckerDelta):
+        return total, []
+    result, conditions, changed = sympy.Integer(0), [], False
+    for term in sympy.Add.make_args(sympy.expand(function)):
+        target = _delta_target(term, variable)
+        if target is None:
+            result += sympy.Sum(term, (variable, low, high))
+            continue
+        delta, value = target
+        rest = sympy.Mul(*[f for f in sympy.Mul.make_args(term) if f is not delta])
+        result += rest.xreplace({variable: value})
+        conditions += [Condition(value - low, ">=0", f"{value} lies in {low}..{high}"),
+                       Condition(high - value, ">=0", f"{value} lies in {low}..{high}")]
+        changed = True
+    return (result, conditions) if changed else (total, [])
+
+
+def _delta_target(term, variable):
+    for factor in sympy.Mul.make_args(term):
         if isinstance(factor, sympy.KroneckerDelta) and variable in factor.args:
             target = factor.args[1] if factor.args[0] == variable else factor.args[0]
-            if target.has(variable):
-                continue
-            rest = sympy.Mul(*[f for f in sympy.Mul.make_args(function) if f is not factor])
-            return rest.xreplace({variable: target}), [
-                Condition(target - low, ">=0", f"{target} lies in {low}..{high}"),
-                Condition(high - target, ">=0", f"{target} lies in {low}..{high}")]
-    return total, []
+            if not target.has(variable):
+                return factor, target
+    return None
 
 
 def _transpose_product(expr):
