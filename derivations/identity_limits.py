@@ -52,7 +52,7 @@ def sinusoidal_odd_width() -> Counterexample:
         [(r"d_{\text{model}}", sympy.Integer(3)), (r"(\omega_1, \omega_2)", sympy.ImmutableMatrix([[1, lone]]))],
         Computed(r"|PE(0)|^2", (pe(0).T * pe(0))[0, 0]),
         Computed(r"|PE(1)|^2", (pe(1).T * pe(1))[0, 0]),
-        scope=Scope.counterexample("$d_{\\text{model}} = 3$ (odd), offset $k = 0$, positions $0$ and $1$"),
+        scope=Scope.counterexample("model width $3$ (odd), offset $k = 0$, positions $0$ and $1$"),
         note="With $PE(p) = (\\sin p, \\cos p, \\sin \\omega_2 p)$ the dot product $PE(p) \\cdot PE(p + 0)$ depends "
              "on $p$.",
     )
@@ -66,8 +66,8 @@ def alibi_bidirectional() -> Counterexample:
     return Counterexample(
         "ALiBi: without the causal mask it is not a per-key bias",
         [("n", sympy.Integer(size)), ("m", slope), ("S", zeros)],
-        Computed(r"\operatorname{softmax}(S - m|i - j|)", softmax(zeros + symmetric)),
-        Computed(r"\operatorname{softmax}(S + m\,\mathbf{1} j^{T})", softmax(zeros + per_key)),
+        Computed(r"\operatorname{softmax}(-m|i - j|)", softmax(zeros + symmetric)),
+        Computed(r"\operatorname{softmax}(m j)", softmax(zeros + per_key)),
         scope=Scope.counterexample("$n = 2$, all keys visible, $m = 1$, $S = 0$"),
         note="For the first query the bidirectional bias penalises the later key, while $+m j$ favours it.",
     )
