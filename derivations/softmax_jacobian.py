@@ -100,7 +100,7 @@ def variance_chain() -> Derivation:
         Sum(v[i] * p(i) * (KroneckerDelta(i, j) - p(j)) * v[j], (j, 1, n), (i, 1, n)),
         [
             Step(Sum(p(i) * v[i] ** 2, (i, 1, n)) - Sum(p(i) * v[i], (i, 1, n)) ** 2,
-                 "only $j = i$ is left in the first part", using=("A1",), rules=("sum.delta",)),
+                 "only $j = i$ is left", using=("A1",), rules=("sum.delta",)),
             Step(Sum(p(i) * (v[i] - mean) ** 2, (i, 1, n)), "$\\operatorname{Var}_p(v)$: the weights sum to $1$"),
             Step(sympy.Integer(0), "positive weights times squares", relation=">="),
         ],

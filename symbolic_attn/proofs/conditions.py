@@ -234,6 +234,25 @@ def _collect(expr, inside, found):
 
 def prove_condition(condition: Condition, facts: Facts) -> bool:
     """True when the condition follows from declarations and ``facts`` (False: not proved)."""
+    key = (condition.expr, condition.kind, getattr(condition, "ranges", ()), facts)
+    try:
+        return _PROVED[key]
+    except (KeyError, TypeError):
+        pass
+    answer = _prove_condition(condition, facts)
+    if len(_PROVED) > _CACHE_SIZE:
+        _PROVED.clear()
+    try:
+        _PROVED[key] = answer
+    except TypeError:
+        pass
+    return answer
+
+
+_PROVED: dict = {}
+
+
+def _prove_condition(condition: Condition, facts: Facts) -> bool:
     if condition.kind == "invertible":
         return condition.expr in facts.invertible or _identity(condition.expr)
     extra = []
@@ -296,16 +315,21 @@ def _flagged(expr, facts):
             flags["positive" if fact.kind == ">0" else "nonnegative"] = True
         else:
             flags["negative" if fact.kind == ">0" else "nonpositive"] = True
-        try:
-            replace[symbol] = sympy.Dummy(symbol.name, **flags)
-        except Exception:  # inconsistent flags: leave the symbol (the conflict check reports it)
-            continue
+        key = (symbol, tuple(sorted(flags.items())))
+        if key not in _STAND_INS:
+            try:
+                _STAND_INS[key] = sympy.Dummy(symbol.name, **flags)
+            except Exception:  # inconsistent flags: leave the symbol (the conflict check reports it)
+                continue
+        # The same stand-in every time, so that the caches of the sign calculus can hit.
+        replace[symbol] = _STAND_INS[key]
     if not replace:
         return expr, facts
     swap = lambda e: e.xreplace(replace)  # noqa: E731
     return swap(expr), Facts(tuple(Condition(swap(c.expr), c.kind) for c in facts.conditions), facts.invertible, facts.bijections)
 
 
+_STAND_INS: dict = {}
 _FLAG_KEYS = ("real", "integer", "positive", "negative", "nonnegative", "nonpositive", "nonzero", "even", "odd")
 
 
