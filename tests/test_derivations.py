@@ -18,7 +18,7 @@ from symbolic_attn.errors import ProofError
 OUT = Path(__file__).resolve().parent.parent / "out"
 REFRESH = "stale: run `symbolic-attn derive` from the repository root and commit out/"
 NAMES = sorted(["alibi_causal", "masked_renormalization", "permutation_equivariance", "rope", "shift_invariance",
-         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum", "softmax_jacobian", "layernorm_invariance", "attention_mixes_values"])
+         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum", "softmax_jacobian", "layernorm_invariance", "attention_mixes_values", "identity_limits"])
 
 
 @pytest.fixture(scope="module")
