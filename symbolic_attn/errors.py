@@ -13,6 +13,7 @@ __all__ = [
     "doing",
     "current_activity",
     "now_doing",
+    "describe_exception",
     "SymbolicAttnError",
     "ParseError",
     "InputLimitError",
@@ -273,6 +274,24 @@ def doing(what: str):
             _ACTIVITY.pop()
 
     return activity()
+
+
+def describe_exception(error: BaseException, width: int = 200) -> str:
+    r"""``Type: message`` of any exception, on one line, escaped and cut short.
+
+    For exceptions the library did not raise on purpose (a user's script, a bug): the type
+    says what, the message what it said.
+
+    >>> describe_exception(ValueError("bad\nvalue"))
+    'ValueError: bad\\nvalue'
+    >>> describe_exception(ZeroDivisionError())
+    'ZeroDivisionError'
+    """
+    try:
+        text = one_line(error, width) if str(error) else ""
+    except Exception:  # str() itself may fail (a huge int): the type still says what
+        text = ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def now_doing(what: str) -> None:

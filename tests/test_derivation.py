@@ -154,7 +154,7 @@ def test_build_that_raises_is_one_line(tmp_path):
 
     (tmp_path / "boom.py").write_text('NAME = "boom"\n\ndef build():\n    raise KeyError("no\\nsuch")\n')
     [script] = derivation_scripts.load_scripts([tmp_path])
-    with pytest.raises(ScriptError, match=r"^.*boom.py: build\(\) failed: KeyError: 'no\\nsuch'$") as caught:
+    with pytest.raises(ScriptError, match=r"^.*boom.py: build\(\) raised KeyError: 'no\\nsuch'$") as caught:
         script.result()
     assert "\n" not in str(caught.value)
 

@@ -215,9 +215,9 @@ x = sympy.Symbol("x")
 
 
 def build():
-    # The scope is plain text, escaped for LaTeX: its dollars become \$ and must stay text.
+    # A scope may hold $math$; an escaped \$ is a literal dollar and must stay text.
     return Derivation("Square $n$", (x + 1) ** 2, [Step(x**2 + 2*x + 1, "expand $(a+b)^2$")],
-                      scope=Scope.proved("every x; it costs $5, not $3"))
+                      scope=Scope.proved("every x; it costs \\$5, not \\$3"))
 '''
 
 

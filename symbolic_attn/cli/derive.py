@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from symbolic_attn.errors import one_line
+from symbolic_attn.errors import describe_exception, one_line
 from symbolic_attn.cli.output import write_documents
 from symbolic_attn.errors import DerivationFailure, ProofError, ScriptError, SymbolicAttnError, UndecidedError
 from symbolic_attn.notes.build import heading, render_documents, tex_builders
@@ -67,7 +67,7 @@ def load(paths: Iterable) -> list:
     except SymbolicAttnError:
         raise
     except (Exception, SystemExit) as error:
-        raise ScriptError(f"importing a derivation script raised {_exception(error)}") from None
+        raise ScriptError(f"importing a derivation script raised {describe_exception(error)}") from None
 
 
 def verify_scripts(scripts: Sequence) -> list:
@@ -88,7 +88,7 @@ def _verified(script):
     except SymbolicAttnError:
         raise
     except (Exception, SystemExit) as error:  # a user's build() may raise anything
-        raise ScriptError(f"{script.path}: build() raised {_exception(error)}") from None
+        raise ScriptError(f"{script.path}: build() raised {describe_exception(error)}") from None
     try:
         result.verify()
     except DerivationFailure:
@@ -98,7 +98,7 @@ def _verified(script):
     except SymbolicAttnError as error:
         raise ScriptError(f"{script.path}: verifying failed: {error}") from None
     except (Exception, SystemExit) as error:
-        raise ScriptError(f"{script.path}: verifying raised {_exception(error)}") from None
+        raise ScriptError(f"{script.path}: verifying raised {describe_exception(error)}") from None
     return result
 
 
@@ -227,16 +227,6 @@ def _rules(result) -> str:
 def _without_path(message: str, path: str) -> str:
     prefix = f"{path}: "
     return message[len(prefix):] if message.startswith(prefix) else message
-
-
-def _exception(error: BaseException) -> str:
-    """``Type: message`` of any exception, on one line, escaped and cut short."""
-    try:
-        text = _one_line(str(error))
-    except Exception:  # str() itself may fail (e.g. a huge int): the type still says what
-        text = ""
-    text = text if len(text) <= 200 else text[:197] + "..."
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _one_line(text: str) -> str:

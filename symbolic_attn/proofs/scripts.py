@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from symbolic_attn.errors import DerivationFailure, ProofError, ScriptError, SymbolicAttnError, UndecidedError
+from symbolic_attn.errors import (DerivationFailure, ProofError, ScriptError, SymbolicAttnError, UndecidedError,
+                                  describe_exception)
 from symbolic_attn.proofs.result import Result
 
 __all__ = ["DEFAULT_FOLDER", "Script", "load_scripts", "verify_all"]
@@ -48,10 +49,8 @@ class Script:
             built = self.build()
         except SymbolicAttnError as error:
             raise DerivationFailure(self.path, error) from None
-        except RecursionError:
-            raise ScriptError(f"{self.path}: build() failed: RecursionError (expression too deep)") from None
         except Exception as error:  # a user's script may raise anything: one line, no traceback
-            raise ScriptError(f"{self.path}: build() failed: {type(error).__name__}: {_one_line(error)}") from None
+            raise ScriptError(f"{self.path}: build() raised {describe_exception(error)}") from None
         if isinstance(built, Result):
             if built.name != self.name:
                 raise ScriptError(f"{self.path}: build() returned result {built.name!r} but NAME is {self.name!r}")
@@ -102,7 +101,7 @@ def _load(file: Path) -> Script:
     except SymbolicAttnError as error:
         raise ScriptError(f"{shown}: importing failed: {error}") from None
     except Exception as error:  # a user's script may raise anything; report it as bad input
-        raise ScriptError(f"{shown}: importing failed: {type(error).__name__}: {_one_line(error)}") from None
+        raise ScriptError(f"{shown}: importing failed: {describe_exception(error)}") from None
     name, build = getattr(module, "NAME", None), getattr(module, "build", None)
     if not isinstance(name, str) or not callable(build):
         raise ScriptError(f"{shown}: a derivation script needs a module-level NAME (str) and build()")
@@ -110,12 +109,6 @@ def _load(file: Path) -> Script:
         raise ScriptError(f"{shown}: NAME {name!r} must match [a-z][a-z0-9_]* (it names the .tex file)")
     return Script(shown, name, build, module.__doc__ or "", module)
 
-
-def _one_line(error) -> str:
-    from symbolic_attn.errors import shown
-
-    text = " ".join(str(error).split())
-    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def verify_all(scripts: Sequence[Script]) -> list:
@@ -133,6 +126,6 @@ def verify_all(scripts: Sequence[Script]) -> list:
             raise DerivationFailure(script.path, ProofError("verification failed: expression too deep")) from None
         except Exception as error:  # a SymPy failure inside a user's expression: a failed check, one line
             raise DerivationFailure(
-                script.path, ProofError(f"verification failed: {type(error).__name__}: {_one_line(error)}")) from None
+                script.path, ProofError(f"verification failed: {describe_exception(error)}")) from None
         results.append(result)
     return results

@@ -12,6 +12,8 @@ files are byte-identical across runs.
 'rows of $A$ sum to 100\\%'
 """
 
+import re
+
 import sympy
 
 __all__ = ["expr_latex", "matrix_latex", "escape_text", "plain_text", "prose_latex", "latex_width", "fitted_lines", "DISPLAY_WIDTH", "bracketed_rows"]
@@ -79,11 +81,14 @@ def prose_latex(text: str) -> str:
 
     >>> prose_latex("`zero_score` sets $s_b = 0$")
     '\\texttt{zero\\_score} sets $s_b = 0$'
+    >>> prose_latex(r"costs \$5 for $n$ rows")
+    'costs \\$5 for $n$ rows'
     """
-    pieces = text.split("$")
+    pieces = re.split(r"(?<!\\)\$", text)  # an escaped \$ is a literal dollar, not math
     if len(pieces) % 2 == 0:  # odd number of "$": treat the whole text as plain
-        return _text_with_code(text)
-    return "".join(f"${piece}$" if index % 2 else _text_with_code(piece) for index, piece in enumerate(pieces))
+        return _text_with_code(text.replace("\\$", "$"))
+    return "".join(f"${piece}$" if index % 2 else _text_with_code(piece.replace("\\$", "$"))
+                   for index, piece in enumerate(pieces))
 
 
 def _text_with_code(text: str) -> str:

@@ -182,8 +182,12 @@ def latex_to_markdown(latex: str) -> str:
             flush()
             blocks.append(("## " if heading.group(1) == "section" else "### ") + text_markdown(heading.group(2)))
         elif line.startswith("\\paragraph{"):
+            # \paragraph{Title.} may carry its paragraph's first text on the same line.
             flush()
-            blocks.append("**" + text_markdown(line[len("\\paragraph{"):].rstrip("}")) + "**")
+            title, _, rest = line[len("\\paragraph{"):].partition("}")
+            blocks.append("**" + text_markdown(title) + "**")
+            if rest.strip():
+                paragraph.append(rest.strip())
         elif stripped == "\\begin{itemize}":
             flush()
             depth += 1
