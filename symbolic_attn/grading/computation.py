@@ -42,7 +42,7 @@ from symbolic_attn.grading.files import decode_text, load_toml, read_regular_fil
 from symbolic_attn.grading.reader import LIMITS, TomlFloat, show, type_name
 
 __all__ = ["Computation", "load_computation", "parse_computation", "read_definitions", "attention_definition",
-           "COMPUTATION_KEYS"]
+           "program_exercise", "COMPUTATION_KEYS"]
 
 #: Top-level keys of a computation file (``claims``, ``grading``, ``questions`` are check's).
 COMPUTATION_KEYS = {"title", "description", "symbols", "inputs", "attention", "define", "claims", "grading",
@@ -98,6 +98,26 @@ def parse_computation(data, source: str = "<file>") -> Computation:
     if not definitions:
         raise ExerciseError(f"{source}: nothing to compute: add a [define] table (or [attention])")
     return Computation(source, title, {**symbols, **inputs, **hidden}, tuple(definitions), symbols)
+
+
+def program_exercise(reader, table: dict, title: str, symbols: dict, inputs: dict):
+    """An exercise with ``[define]``: claims name any stage path of the program's trace."""
+    import dataclasses
+
+    from symbolic_attn.errors import SymbolicAttnError
+    from symbolic_attn.grading.exercise import Exercise
+
+    hidden, definitions = read_definitions(reader, table, {**symbols, **inputs})
+    claims_table = reader.claims_table(table)
+    exercise = Exercise(reader.source, title, None, (), {**inputs, **hidden}, symbols, tuple(definitions))
+    try:
+        exercise.trace()  # computed once, kept: claims are checked against its paths
+    except SymbolicAttnError as error:
+        raise reader.wrap("define", error) from None
+    claims = tuple(reader.claim(index, entry, exercise) for index, entry in enumerate(claims_table))
+    loaded = dataclasses.replace(exercise, claims=claims)
+    object.__setattr__(loaded, "_trace", exercise.trace())
+    return loaded
 
 
 def read_definitions(reader, table: dict, names: dict) -> tuple[dict, list]:
