@@ -173,3 +173,30 @@ def test_cli_check_json(tmp_path, capsys):
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr().out
     assert out.splitlines()[0].endswith(": 1 passed, 1 failed (stages)")
+
+
+CORE = """
+[inputs]
+X = [[1, 0], [0, 1], [1, 1]]
+WK = [[1, 1], [0, 1]]
+[define]
+A = "attention(X, X @ WK, X, mask = 'causal')"
+M = "multihead(X, heads = [[I2, WK, I2]], WO = I2, mask = 'causal')"
+"""
+
+
+@pytest.mark.parametrize("mistake,settings", [
+    ("unscaled", {"scale": "none"}),
+    ("zeroed_not_renormalized", {"masking": "zero_after_softmax"}),
+    ("mask_score_zero", {"masking": "zero_score"}),
+], ids=["unscaled", "zeroed_not_renormalized", "mask_score_zero"])
+@pytest.mark.parametrize("quantity", ["A.weights", "M.head[1].weights"])
+def test_attention_core_mistakes_in_definitions(mistake, settings, quantity):
+    from symbolic_attn.model.program import run_program
+
+    exercise = parse_exercise(CORE, source="c.toml")
+    wrong = run_program({**exercise.inputs}, exercise.definitions, variant={"attention": settings})
+    outcome, = check_exercise(parse_exercise(CORE + _claim("w", quantity, wrong), source="c.toml")).outcomes
+    assert outcome.verdict == "fail" and mistake in outcome.diagnosis
+    right, = check_exercise(parse_exercise(CORE + _claim("r", quantity, exercise.trace()), source="c.toml")).outcomes
+    assert (right.verdict, right.diagnosis) == ("pass", [])

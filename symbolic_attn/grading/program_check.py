@@ -9,6 +9,9 @@ decimals shown come from :meth:`symbolic_attn.model.trace.Trace.decimals` (certi
 A wrong claim is diagnosed by the known mistakes of :mod:`symbolic_attn.model.variants`:
 the same definitions are run again with the mistake made everywhere it applies, and the
 mistake is named when the claim passes, by its own rule, against the variant's stage.
+When the definitions attend (``attention``, ``multihead``, blocks), the attention core's
+own mistakes (:data:`CORE_VARIANTS`: ``unscaled``, ``zeroed_not_renormalized``,
+``mask_score_zero``, ``softmax_columns``) are tried the same way, in every call and head.
 
 >>> from symbolic_attn.grading.exercise import parse_exercise
 >>> exercise = parse_exercise('''
@@ -42,9 +45,26 @@ from symbolic_attn.grading.claims import all_pass, judge_values, verdict_of
 from symbolic_attn.grading.report import CheckReport, ClaimOutcome
 from symbolic_attn.grading.text import clean
 from symbolic_attn.model.trace import Selection, Trace, select
+from symbolic_attn.model.program import run_program
 from symbolic_attn.model.variants import DESCRIPTIONS, VARIANTS, variant_traces
 
-__all__ = ["check_program", "ProgramDiagnoser"]
+__all__ = ["check_program", "ProgramDiagnoser", "CORE_VARIANTS"]
+
+#: The attention core's own mistakes (ids as in grading.diagnose.MISTAKES), as settings of
+#: the program's ``attention`` key: every attention call and every head makes them.
+CORE_VARIANTS = {
+    "unscaled": {"attention": {"scale": "none"}},
+    "zeroed_not_renormalized": {"attention": {"masking": "zero_after_softmax"}},
+    "mask_score_zero": {"attention": {"masking": "zero_score"}},
+    "softmax_columns": {"attention": {"axis": "queries"}},
+}
+_CORE_DESCRIPTIONS = {
+    "unscaled": "1/sqrt(d_k) forgotten",
+    "zeroed_not_renormalized": "blocked weights zeroed after softmax, not renormalized",
+    "mask_score_zero": "blocked scores set to 0 instead of removed",
+    "softmax_columns": "softmax over the wrong axis (columns)",
+}
+_ATTENDING = ("attention", "multihead", "encoder_block", "decoder_block")
 
 _NODES_PER_TERM = 8  # expression nodes counted as one "term" of the report's size bounds
 _NODE_CAP = 100_000  # counting stops here: such a closed form is never printed anyway
@@ -103,7 +123,15 @@ class ProgramDiagnoser:
     def traces(self) -> dict:
         if self._traces is None:
             inputs = {**self.exercise.symbols, **self.exercise.inputs}
-            self._traces = variant_traces(inputs, self.exercise.definitions)
+            definitions = self.exercise.definitions
+            self._traces = variant_traces(inputs, definitions)
+            called = " ".join(text for _, text in definitions)
+            if any(f"{name}(" in called.replace(" (", "(") for name in _ATTENDING):
+                for name, settings in CORE_VARIANTS.items():
+                    try:
+                        self._traces[name] = run_program(inputs, definitions, variant=settings)
+                    except SymbolicAttnError as error:  # e.g. a column with no allowed query
+                        self._traces[name] = error
         return self._traces
 
     def diagnose(self, claim) -> list:
@@ -122,10 +150,11 @@ class ProgramDiagnoser:
                     continue
                 entries = select(trace, claim.quantity, claim.row, claim.col).entries
                 if all_pass(entries, claim.claimed, claim.rule):
-                    found.append((name, DESCRIPTIONS[name]))
+                    found.append((name, DESCRIPTIONS.get(name) or _CORE_DESCRIPTIONS[name]))
             except SymbolicAttnError:  # a variant's comparison that cannot be settled proves nothing
                 continue
-        return sorted(found, key=lambda item: list(VARIANTS).index(item[0]))
+        order = list(VARIANTS) + list(CORE_VARIANTS)
+        return sorted(found, key=lambda item: order.index(item[0]))
 
 
 def _size(entries) -> int:
