@@ -200,3 +200,20 @@ def test_attention_core_mistakes_in_definitions(mistake, settings, quantity):
     assert outcome.verdict == "fail" and mistake in outcome.diagnosis
     right, = check_exercise(parse_exercise(CORE + _claim("r", quantity, exercise.trace()), source="c.toml")).outcomes
     assert (right.verdict, right.diagnosis) == ("pass", [])
+
+
+def test_a_define_exercise_has_no_single_attention():
+    from symbolic_attn.errors import StageError
+
+    exercise = parse_exercise(HEADER, source="s.toml")
+    assert exercise.attention is None and exercise.quantities()[:2] == ("L", "L.mean")
+    with pytest.raises(StageError, match=r"^an exercise with \[define\] has no single attention"):
+        exercise.compute()
+
+
+def test_check_cli_bad_definition_is_one_line(tmp_path, capsys):
+    path = tmp_path / "b.toml"
+    path.write_text("[define]\nA = 'B'\nB = 'I2'\n[[claims]]\nquantity = 'A'\nvalue = '1'\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "define: definition 'A': 'B' is used before it is defined" in err

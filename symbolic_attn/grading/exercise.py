@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from symbolic_attn.errors import ExerciseError, ShapeError, SymbolicAttnError
+from symbolic_attn.errors import ExerciseError, ShapeError, StageError, SymbolicAttnError
 from symbolic_attn.grading.claims import Claim, parse_claimed, parse_rule
 from symbolic_attn.grading.files import decode_text, load_toml, read_regular_file
 from symbolic_attn.grading.reader import LIMITS, TableReader, TomlFloat, show, type_name
@@ -132,6 +132,8 @@ class Exercise:
         whose ``trace`` holds the named stages.  Called without arguments, the result is
         computed once and kept.
         """
+        if self.definitions:  # named definitions: their stages are in trace(), not one attention
+            raise StageError("an exercise with [define] has no single attention to compute: use its trace()")
         plain = mask is _KEEP and scale is _KEEP and query is key is value is scores is None and not options
         if plain and "_result" in self.__dict__:
             return self.__dict__["_result"]
