@@ -142,16 +142,48 @@ def test_not_a_regular_file(tmp_path, capsys):
     code, _, err = run(capsys, fifo)
     assert code == 2 and "not a regular file" in err
     code, _, err = run(capsys, tmp_path / "missing.toml")
-    assert code == 2 and "cannot open the file" in err
+    assert code == 2 and "cannot read the file" in err
 
 
 def test_file_too_large(tmp_path, capsys):
     path = tmp_path / "big.toml"
     path.write_bytes(b"#" * 1_000_001)
     code, _, err = run(capsys, path)
-    assert code == 2 and "exceed the limit of 1000000" in err
+    assert code == 2 and "larger than the limit of 1000000 bytes" in err
 
 
 def test_digits_bounds(capsys):
     code, _, err = run(capsys, ISSUE, "--digits", "101")
     assert code == 2 and "--digits must be between 0 and 100" in err
+
+
+MASKS = [
+    ("none", '"none"', [[1, 1, 1], [1, 1, 1], [1, 1, 1]]),
+    ("causal", '"causal"', [[1, 0, 0], [1, 1, 0], [1, 1, 1]]),
+    ("causal_offset", "{causal = true, offset = 1}", [[1, 1, 0], [1, 1, 1], [1, 1, 1]]),
+    ("padding", "{padding = 2}", [[1, 1, 0], [1, 1, 0], [1, 1, 0]]),
+    ("keep", "{keep = [[1, 0, 1], [0, 1, 0], [1, 1, 1]]}", [[1, 0, 1], [0, 1, 0], [1, 1, 1]]),
+    ("block", "{block = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]}", [[0, 1, 0], [1, 0, 1], [0, 0, 1]]),
+]
+
+
+@pytest.mark.parametrize("name,mask,allowed", MASKS, ids=[m[0] for m in MASKS])
+def test_every_mask_form_of_the_exercise_format(tmp_path, capsys, name, mask, allowed):
+    """run reads [attention] with the exercise reader: zero scores give uniform weights over
+    exactly the allowed keys (a wrong mask reading would move a weight)."""
+    text = f'[attention]\nscores = [[0, 0, 0], [0, 0, 0], [0, 0, 0]]\nvalue = [[1], [2], [3]]\nmask = {mask}\n'
+    code, out, err = run(capsys, write(tmp_path, text), "--format", "json")
+    assert code == 0, err
+    weights = json.loads(out)["stages"]["attention.weights"]["exact"]
+    expected = [[("1" if sum(row) == 1 else f"1/{sum(row)}") if a else "0" for a in row] for row in allowed]
+    assert weights == expected
+
+
+def test_run_and_check_read_the_same_file(tmp_path, capsys):
+    """One reader: a mask whose row is empty is refused by both, with the same message."""
+    path = write(tmp_path, '[attention]\nscores = [[0, 0]]\nvalue = [[1], [2]]\nmask = {keep = [[0, 0]]}\n')
+    code, _, run_err = run(capsys, path)
+    assert code == 2
+    assert main(["check", str(path)]) == 2
+    check_err = capsys.readouterr().err
+    assert run_err == check_err and "attention.mask.keep: row 1 allows no key" in run_err

@@ -14,7 +14,17 @@ EXPECTED = tomllib.loads((EXAMPLES / "expected.toml").read_text())
 
 def test_every_example_file_has_an_expectation():
     files = {path.name for path in EXAMPLES.glob("*.toml")} - {"expected.toml"}
+    files |= {f"define/{path.name}" for path in (EXAMPLES / "define").glob("*.toml")}
     assert files == set(EXPECTED)
+
+
+def test_every_known_mistake_is_seeded_in_the_define_examples():
+    """Each diagnosis of model.variants reproduces a seeded claim of examples/define/."""
+    from symbolic_attn.model.variants import VARIANTS
+
+    seeded = {mistake for name, expected in EXPECTED.items() if name.startswith("define/")
+              for diagnosis in expected.get("fail", {}).values() for mistake in diagnosis}
+    assert seeded == set(VARIANTS)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED), ids=sorted(EXPECTED))

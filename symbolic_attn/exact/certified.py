@@ -16,6 +16,8 @@ Rounding is half away from zero (0.0625 to three places is 0.063).
 '0.707106781186547524400844362105'
 >>> decimal_string(sympy.exp(1) - sympy.E, 3)
 '0.000'
+>>> decimal_string(sympy.erf(1), 20, significant=True), decimal_string(sympy.tanh(1), 5)  # GELU's functions
+('0.84270079294971486934', '0.76159')
 >>> within(sympy.Rational(1, 8), Fraction(13, 100), Fraction(1, 200))  # halfway passes
 True
 >>> within(sympy.sqrt(2), Fraction(1414, 1000), Fraction(1, 2000))
@@ -139,7 +141,7 @@ def _arb_of(expr) -> flint.arb:
         return _arb_of(expr.args[0]).exp()
     if isinstance(expr, sympy.log) and len(expr.args) == 1:
         return _arb_of(expr.args[0]).log()
-    if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh, sympy.atan)):
+    if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh, sympy.atan, sympy.erf)):
         return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
     if isinstance(expr, (sympy.asin, sympy.acos)):
         # Outside [-1, 1] arb returns a non-finite ball: the value is then undecided.

@@ -4,7 +4,7 @@ Students' files and command-line arguments are data.  SymPy's ``sympify`` and
 ``parse_expr`` call Python's ``eval`` (a restricted namespace is no sandbox), so this
 module parses with :mod:`ast` and walks the tree through an allow-list: only number
 literals, the operators ``+ - * / ^ ** @``, parentheses, list brackets, the functions
-``sqrt exp ln log sin cos`` and the constants ``e pi`` (plus names the caller binds) are known.
+``sqrt exp ln log sin cos erf tanh`` and the constants ``e pi`` (plus names the caller binds) are known.
 Anything else -- attribute access, calls of unknown names, subscripts, lambdas,
 comprehensions -- is a :class:`ParseError` naming the offending piece.
 
@@ -54,6 +54,8 @@ _FUNCTIONS = {
     "log": (1, 2, sympy.log),  # natural log; log(x, b) is the base-b logarithm
     "sin": (1, 1, sympy.sin),  # for sinusoidal positional encodings
     "cos": (1, 1, sympy.cos),
+    "erf": (1, 1, sympy.erf),  # GELU's exact form x * (1 + erf(x / sqrt(2))) / 2
+    "tanh": (1, 1, sympy.tanh),  # GELU's tanh approximation
 }
 _CONSTANTS = {"e": sympy.E, "E": sympy.E, "pi": sympy.pi}
 # ASCII digits only ([0-9], not \d): "0.১৬৭" in Bengali digits is not 0.167.
@@ -267,7 +269,7 @@ class _Evaluator:
 
     def visit_Call(self, node: ast.Call):
         if not isinstance(node.func, ast.Name):
-            raise self.fail(node, "only the functions sqrt, exp, ln, log, sin, cos may be called")
+            raise self.fail(node, "only the functions sqrt, exp, ln, log, sin, cos, erf, tanh may be called")
         name = node.func.id
         if name not in _FUNCTIONS:
             raise self.fail(node, f"unknown function '{name}'")
@@ -283,7 +285,7 @@ class _Evaluator:
             raise self.fail(node, f"log base must be positive and not 1, got {shown(args[1])}")
         if name == "sqrt" and args[0].is_number and args[0].is_negative:
             raise self.fail(node, f"sqrt of a negative number ({shown(args[0])})")
-        if name in ("exp", "sin", "cos") and _magnitude_exceeds(args[0], self.limits.max_function_argument):
+        if name in ("exp", "sin", "cos", "erf", "tanh") and _magnitude_exceeds(args[0], self.limits.max_function_argument):
             raise InputLimitError(
                 f"{name} of {shown(args[0])} at column {node.col_offset + 1}: arguments beyond "
                 f"+-{self.limits.max_function_argument} are refused (exp of them is beyond 10^3000)"

@@ -127,6 +127,8 @@ def load_answer_key(path) -> AnswerKey:
 def parse_answer_key(data, source: str = "<exercise>") -> AnswerKey:
     """Validate an exercise (by :func:`parse_exercise`) and then its answer key."""
     exercise = parse_exercise(data, source=source)  # sizes, encoding and TOML checked there
+    if exercise.definitions:  # questions name the attention's stages; a [define] file is for check
+        raise ExerciseError(f"{source}: define: an answer key needs an [attention] exercise without [define]")
     text = data.decode("utf-8").removeprefix("\ufeff") if isinstance(data, bytes) else data
     table = tomllib.loads(text, parse_float=_Float)
     return _KeyReader(source, exercise).key(table)

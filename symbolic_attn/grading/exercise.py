@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from symbolic_attn.errors import ExerciseError, ShapeError, SymbolicAttnError
+from symbolic_attn.errors import ExerciseError, ShapeError, StageError, SymbolicAttnError
 from symbolic_attn.grading.claims import Claim, parse_claimed, parse_rule
 from symbolic_attn.grading.files import decode_text, load_toml, read_regular_file
 from symbolic_attn.grading.reader import LIMITS, TableReader, TomlFloat, show, type_name
@@ -60,7 +60,7 @@ __all__ = ["Exercise", "AttentionSpec", "load_exercise", "parse_exercise", "LIMI
 _KEEP = object()  # "this setting as the exercise gives it"
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 _RESERVED = {"sqrt", "exp", "ln", "log", "e", "E", "pi"}
-_TOP_KEYS = {"title", "symbols", "inputs", "attention", "claims", "description",
+_TOP_KEYS = {"title", "symbols", "inputs", "attention", "define", "claims", "description",
              "grading", "questions"}  # the answer key: read by grading.answer_key
 _ATTENTION_KEYS = {"query", "key", "value", "scores", "mask", "scale"}
 _CLAIM_KEYS = {"quantity", "row", "col", "value", "label", "tolerance", "relative", "sig_figs"}
@@ -94,14 +94,34 @@ class AttentionSpec:
 
 @dataclass(frozen=True)
 class Exercise:
-    """A loaded exercise: where it came from, its inputs, attention and claims."""
+    """A loaded exercise: where it came from, its inputs, attention and claims.
+
+    An exercise with ``[define]`` has ``definitions`` ((name, text) pairs, ``[attention]``
+    among them as the definition named ``attention``) and ``attention`` None: its claims
+    name stage paths of the program's trace (:meth:`trace`).
+    """
 
     source: str
     title: str
-    attention: AttentionSpec
+    attention: AttentionSpec | None
     claims: tuple = ()
     inputs: dict = field(default_factory=dict)
     symbols: dict = field(default_factory=dict)
+    definitions: tuple = ()
+
+    def trace(self, variant=None):
+        """The stages claims name: the program's trace for ``[define]`` (under a
+        :mod:`~symbolic_attn.model.variants` setting when given), else the attention's."""
+        if not self.definitions:
+            return self.compute().trace
+        from symbolic_attn.model.program import run_program
+
+        if variant is None and "_trace" in self.__dict__:
+            return self.__dict__["_trace"]
+        trace = run_program({**self.symbols, **self.inputs}, self.definitions, variant=variant)
+        if variant is None:
+            object.__setattr__(self, "_trace", trace)  # frozen dataclass: a cache, not state
+        return trace
 
     def compute(self, *, mask=_KEEP, scale=_KEEP, query=None, key=None, value=None, scores=None, **options):
         """Run the one attention core on this exercise, with any setting changed.
@@ -112,6 +132,8 @@ class Exercise:
         whose ``trace`` holds the named stages.  Called without arguments, the result is
         computed once and kept.
         """
+        if self.definitions:  # named definitions: their stages are in trace(), not one attention
+            raise StageError("an exercise with [define] has no single attention to compute: use its trace()")
         plain = mask is _KEEP and scale is _KEEP and query is key is value is scores is None and not options
         if plain and "_result" in self.__dict__:
             return self.__dict__["_result"]
@@ -148,10 +170,12 @@ class Exercise:
 
     def quantities(self) -> tuple:
         """The stage paths a claim may name: those of the exercise's trace."""
-        return tuple(self.compute().trace)
+        return tuple(self.trace())
 
     def quantity_shape(self, quantity: str):
         """(rows, cols) of a stage, from the inputs' shapes (no stage is computed)."""
+        if self.definitions:
+            return self.trace().shape(quantity)
         n, m, d_k, d_v = self.attention.shape
         shapes = {"query": (n, d_k), "key": (m, d_k), "value": (m, d_v), "scores": (n, m),
                   "scaled": (n, m), "weights": (n, m), "output": (n, d_v)}
@@ -192,12 +216,12 @@ class _Reader(TableReader):
         self.typed(table, "description", "", (str,))
         symbols = self.symbols(self.typed(table, "symbols", "", (list,)) or [])
         inputs = self.inputs(self.typed(table, "inputs", "", (dict,)) or {}, symbols)
+        if "define" in table:  # claims on any stage of named definitions
+            from symbolic_attn.grading.computation import program_exercise
+
+            return program_exercise(self, table, title, symbols, inputs)
         attention = self.attention(self.typed(table, "attention", "", (dict,), required=True), {**symbols, **inputs})
-        claims_table = table.get("claims", [])
-        if not isinstance(claims_table, list):  # the array of tables is bounded by its own limit
-            raise self.fail("claims", f"expected an array, got {type_name(type(claims_table))} {show(claims_table)}")
-        if len(claims_table) > LIMITS["claims"]:
-            raise self.fail("claims", f"{len(claims_table)} claims exceed the limit of {LIMITS['claims']}")
+        claims_table = self.claims_table(table)
         exercise = Exercise(self.source, title, attention, (), inputs, symbols)
         try:
             exercise.compute()  # the trace whose stage paths claims name (computed once, kept)
@@ -207,6 +231,14 @@ class _Reader(TableReader):
         loaded = Exercise(self.source, title, attention, claims, inputs, symbols)
         object.__setattr__(loaded, "_result", exercise.compute())
         return loaded
+
+    def claims_table(self, table: dict) -> list:
+        claims_table = table.get("claims", [])
+        if not isinstance(claims_table, list):  # the array of tables is bounded by its own limit
+            raise self.fail("claims", f"expected an array, got {type_name(type(claims_table))} {show(claims_table)}")
+        if len(claims_table) > LIMITS["claims"]:
+            raise self.fail("claims", f"{len(claims_table)} claims exceed the limit of {LIMITS['claims']}")
+        return claims_table
 
     def symbols(self, names: list) -> dict:
         if len(names) > LIMITS["symbols"]:
@@ -339,8 +371,13 @@ class _Reader(TableReader):
         quantity = self.typed(entry, "quantity", prefix, (str,), required=True)
         quantities = exercise.quantities()
         if quantity not in quantities:
-            if quantity in ("query", "key"):
+            if quantity in ("query", "key") and not exercise.definitions:
                 raise self.fail(prefix + "quantity", f"no {quantity} in this exercise (scores were given directly)")
+            if exercise.definitions:  # many paths: the offending one first, then those nearby
+                near = [path for path in quantities if path.split(".")[0] == quantity.split(".")[0]] or \
+                    [name for name, _ in exercise.definitions]
+                raise self.fail(prefix + "quantity", f"unknown stage {show(quantity)}: expected a definition or one "
+                                f"of its stages, such as {', '.join(near[:12])}{', ...' if len(near) > 12 else ''}")
             raise self.fail(prefix + "quantity", f"expected one of {', '.join(quantities)}, got {show(quantity)}")
         rows, cols = exercise.quantity_shape(quantity)
         row = self.index(entry, "row", prefix, rows, quantity)

@@ -146,6 +146,15 @@ def check_exercise(exercise, progress=None) -> CheckReport:
     ``"judging claim 3 ('a_32')"`` (the command line names it when its time runs out).
     """
     progress = progress or (lambda text: None)
+    if exercise.definitions:  # claims on any stage of named definitions
+        from symbolic_attn.grading.program_check import check_program
+
+        try:
+            return check_program(exercise, progress)
+        except ExerciseError:
+            raise
+        except SymbolicAttnError as error:
+            raise ExerciseError(f"{exercise.source}: define: {clean(' '.join(str(error).split()), 300)}") from None
     try:
         progress("computing the attention stages")
         return _check(exercise, exercise.compute(), progress)

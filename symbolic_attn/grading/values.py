@@ -9,7 +9,7 @@ gives the same value or the same error:
   (``[1, 2,]``) as in :func:`symbolic_attn.exact.parse.parse_matrix`;
 * every entry is one expression of the safe parser
   (:func:`symbolic_attn.exact.parse.parse_expression`: numbers, ``+ - * / ^``,
-  ``sqrt exp ln log sin cos``, ``e pi`` and the names an exercise binds);
+  ``sqrt exp ln log sin cos erf tanh``, ``e pi`` and the names an exercise binds);
 * anything else is a scalar expression (or a matrix expression over bound names,
   ``X @ W_Q``).
 

@@ -57,7 +57,7 @@ __all__ = ["run_program", "FUNCTIONS", "ProgramLimits", "NAME"]
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 _IDENTITY = re.compile(r"^I([1-9][0-9]{0,2})$")
 _CONSTANTS = {"e", "E", "pi"}
-_SCALAR_FUNCTIONS = {"sqrt", "exp", "ln", "log", "sin", "cos"}
+_SCALAR_FUNCTIONS = {"sqrt", "exp", "ln", "log", "sin", "cos", "erf", "tanh"}
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ def _check_inputs(inputs, limits: ProgramLimits) -> dict:
         if not isinstance(name, str) or not NAME.match(name) or name in _CONSTANTS or _IDENTITY.match(name) \
                 or name in _SCALAR_FUNCTIONS:
             raise DefinitionError(f"input {shown(name)!r}: not a usable name (a letter, then letters, digits, _; "
-                                  "not sqrt, exp, ln, log, sin, cos, e, E, pi or I2, I3...)")
+                                  "not sqrt, exp, ln, log, sin, cos, erf, tanh, e, E, pi or I2, I3...)")
         if isinstance(value, (sympy.MatrixBase, list, tuple)) or hasattr(value, "tolist"):
             matrix = to_matrix(value, name=f"input {name}")
             _check_dimension(matrix, f"input {name}", limits)
