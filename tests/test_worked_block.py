@@ -21,7 +21,8 @@ OUT = Path(__file__).resolve().parent.parent / "out"
 HEADINGS = ("Worked example: layer normalization of $[1, 3]$", "With $\\epsilon = 1/100$",
             "Worked example: sinusoidal positions in width 2", "Worked example: two heads on three tokens",
             "Each head's weights", "Concatenate, then $W_O$", "Worked example: a Post-LN encoder block",
-            "Sublayer 1: attention, add, normalize", "Sublayer 2: feed-forward, add, normalize")
+            "Sublayer 1: attention, add, normalize", "Sublayer 2: feed-forward, add, normalize",
+            "Pre-LN is a different block")
 
 # (snippet, where): exact values and certified decimals the examples must print.
 SNIPPETS = [
@@ -37,8 +38,10 @@ SNIPPETS = [
     (r"\approx \begin{bmatrix}1.689 & 1.333 \\ 1.333 & 1.689 \\ 1.689 & 1.689\end{bmatrix}", "concat"),
     (r"\approx \begin{bmatrix}1.689 & 0.667 \\ 1.333 & 0.845 \\ 1.689 & 0.845\end{bmatrix}", "output-W_O"),
     (r"\approx \begin{bmatrix}2.689 & 0.667 \\ 1.333 & 1.845 \\ 2.689 & 1.845\end{bmatrix}", "add1"),
-    (r"\text{add2} = Y + \operatorname{FFN}(Y) &= \begin{bmatrix}1 & -2 \\ -2 & 1 \\ 1 & -2\end{bmatrix}", "add2"),
-    (r"\text{norm2} = \operatorname{Block}(X) &= \begin{bmatrix}1 & -1 \\ -1 & 1 \\ 1 & -1\end{bmatrix}", "norm2"),
+    (r"\text{add2} = Y + \operatorname{FFN}(Y) = \begin{bmatrix}1 & -2 \\ -2 & 1 \\ 1 & -2\end{bmatrix}", "add2"),
+    (r"\text{norm2} = \operatorname{Block}(X) = \begin{bmatrix}1 & -1 \\ -1 & 1 \\ 1 & -1\end{bmatrix}", "norm2"),
+    (r"\operatorname{PreLN}_{\epsilon = 1/100}(X) &\approx \begin{bmatrix}2.093 & -1.548 \\ -2.096 & 1.545 \\ "
+     r"0.000 & 0.000\end{bmatrix}", "pre-ln"),
 ]
 
 
@@ -86,16 +89,29 @@ WRONG = [
     ("multihead", functools.partial(multihead, head_order="reversed"), worked_block.heads_example),
     ("multihead", functools.partial(multihead, project=False), worked_block.heads_example),
     ("encoder_block", functools.partial(encoder_block, residual=False), worked_block.block_example),
+    ("encoder_block", lambda *args, eps=0, **kw: encoder_block(*args, eps=eps or sympy.Rational(1, 100), **kw),
+     worked_block.block_example),
 ]
 
 
 @pytest.mark.parametrize("name, wrong, example", WRONG,
                          ids=["ln-unbiased", "ln-eps-outside", "ln-no-affine", "pe-from-one", "pe-swapped",
-                              "heads-reversed", "no-W_O", "no-residual"])
+                              "heads-reversed", "no-W_O", "no-residual",
+                              "eps-zero-ignored"])
 def test_a_wrong_computation_stops_the_example(monkeypatch, name, wrong, example):
     monkeypatch.setattr(worked_block, name, wrong)
     with pytest.raises(ProofError, match=r"^worked example: "):
         example()
+
+
+def test_pre_ln_must_refuse_eps_zero(monkeypatch):
+    """The prose says Pre-LN with eps = 0 divides by zero on tired: a model that did not refuse fails it."""
+    def lenient(*args, eps=0, norm="post", **kw):
+        return encoder_block(*args, eps=eps if norm == "post" else sympy.Rational(1, 100), norm=norm, **kw)
+
+    monkeypatch.setattr(worked_block, "encoder_block", lenient)
+    with pytest.raises(ProofError, match=r"^worked example: Pre-LN with eps = 0 should divide by zero"):
+        worked_block.block_example()
 
 
 def test_the_right_computations_pass():

@@ -28,13 +28,14 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, cos, sin, sqrt
 
+from symbolic_attn.errors import ProofError, ZeroVarianceError
 from symbolic_attn.model.block import encoder_block
 from symbolic_attn.model.layernorm import layer_norm
 from symbolic_attn.model.multihead import multihead
 from symbolic_attn.model.positional import sinusoidal
 from symbolic_attn.model.trace import Trace
 from symbolic_attn.notes.steps import check, stage_line, trace_heat
-from symbolic_attn.render.blocks import Figure, Heading, Math, Text, matrix
+from symbolic_attn.render.blocks import Figure, Heading, Math, Text, dec_matrix, matrix
 
 __all__ = ["layer_norm_example", "positions_example", "heads_example", "block_example", "all_block_examples"]
 
@@ -76,14 +77,13 @@ def layer_norm_example() -> list:
               stage_line("\\operatorname{LN}(z) = \\frac{z - \\mu}{\\sqrt{\\sigma^2 + \\epsilon}}, "
                          "\\ \\epsilon = 0", plain, "output"))),
         Heading("With $\\epsilon = 1/100$", 2),
-        Text("The small $\\epsilon$ sits inside the square root, as in PyTorch, and pulls the "
-             "output slightly towards $0$:"),
+        Text("The small $\\epsilon$ sits inside the square root, as in PyTorch:"),
         Math((stage_line("\\sqrt{\\sigma^2 + \\epsilon}", eps, "std", M([[sqrt(101) / 10]])),
               stage_line("\\operatorname{LN}_\\epsilon(z)", eps, "output",
                          M([[-10 * sqrt(101) / 101, 10 * sqrt(101) / 101]])))),
         Heading("Two things to get right", 2),
         Text("The variance is the biased one: divide by $d = 2$, not $d - 1 = 1$. Dividing by "
-             "$d - 1$ (a mistake here) gives variance $2$ and a smaller output. A gain "
+             "$d - 1$ (a mistake here) gives variance $2$ and the output $[-\\sqrt{2}/2, \\sqrt{2}/2]$. A gain "
              "$\\gamma = [2, 1]$ and bias $\\beta = [0, 5]$ act coordinate by coordinate after the "
              "normalization."),
         Math((stage_line("\\sigma^2_{d-1}", unbiased, "variance"),
@@ -161,7 +161,7 @@ def heads_example() -> list:
         Figure((trace_heat(t, "head[1].weights", "head 1 (first coordinate)", tokens, tokens),
                 trace_heat(t, "head[2].weights", "head 2 (second coordinate)", tokens, tokens)),
                "Weights of the two heads (rows: queries, columns: keys), certified to 3 decimals. "
-               "Each head has its own pattern; neither is the single head of the earlier examples."),
+               "Each head compares one coordinate of the states."),
     ]
 
 
@@ -203,16 +203,48 @@ def block_example() -> list:
               stage_line("\\text{norm1} = Y = \\operatorname{LN}(\\text{add1})", b, "norm1", signs))),
         Text("In width $2$ with $\\epsilon = 0$, layer normalization keeps only which coordinate is "
              "larger: a row $[a, c]$ becomes $[a - c,\\ c - a] / |a - c|$, that is $[1, -1]$ or "
-             "$[-1, 1]$ (checked on every row). Real models have hundreds of features, so far more "
-             "survives."),
+             "$[-1, 1]$ (checked on every row). Real models have hundreds of features."),
         Heading("Sublayer 2: feed-forward, add, normalize", 2),
-        Math((stage_line("Y W_1 + b_1", b, "ffn.hidden", signs * W1 + M.vstack(B1, B1, B1)),
-              stage_line("\\max(0,\\ Y W_1 + b_1)", b, "ffn.activated", M([[1, 0, 1], [0, 1, 1], [1, 0, 1]])),
-              stage_line("\\text{ffn} = \\operatorname{FFN}(Y)", b, "ffn", M([[0, -1], [-1, 0], [0, -1]])),
-              stage_line("\\text{add2} = Y + \\operatorname{FFN}(Y)", b, "add2", add2),
-              stage_line("\\text{norm2} = \\operatorname{Block}(X)", tail, "output", signs))),
-        Text("The ReLU zeroes the negative entries of each row; the residual path carries $Y$ around "
-             "the feed-forward sublayer, and the second normalization gives the block's output."),
+        Math((_beside(stage_line("Y W_1 + b_1", b, "ffn.hidden", hidden),
+                      stage_line("\\max(0,\\ Y W_1 + b_1)", b, "ffn.activated", M([[1, 0, 1], [0, 1, 1], [1, 0, 1]]))),
+              _beside(stage_line("\\operatorname{FFN}(Y)", b, "ffn", M([[0, -1], [-1, 0], [0, -1]])),
+                      stage_line("\\text{add2} = Y + \\operatorname{FFN}(Y)", b, "add2", add2),
+                      stage_line("\\text{norm2} = \\operatorname{Block}(X)", tail, "output", signs)))),
+        Text("The ReLU zeroes the negative entries; the residual path carries $Y$ around the "
+             "feed-forward sublayer."),
+    ] + _pre_ln()
+
+
+def _beside(first: str, *others: str) -> str:
+    """``name &= value`` lines as one row of the align (only the first aligned)."""
+    return ", \\qquad ".join([first] + [other.replace(" &= ", " = ", 1) for other in others])
+
+
+def _pre_ln() -> list:
+    """Pre-LN on the same weights: undefined with eps = 0 (tired = [1, 1]); defined with eps = 1/100."""
+    weights = dict(W1=W1, b1=B1, W2=W2, b2=B2, norm="pre")
+    try:
+        encoder_block(X, [list(h) for h in HEADS], WO, eps=0, **weights)
+    except ZeroVarianceError as error:
+        check(sympy.Integer(str(error).startswith("layer_norm row 3: variance is exactly 0")), 1,
+              "Pre-LN with eps = 0 stops at row 3")
+    else:
+        raise ProofError("worked example: Pre-LN with eps = 0 should divide by zero on the row of tired")
+    eps = Rational(1, 100)
+    pre = encoder_block(X, [list(h) for h in HEADS], WO, eps=eps, **weights)
+    check(pre["norm1"].row(2), M([[0, 0]]), "Pre-LN: LN of tired = [1, 1] is [0, 0]")
+    check(pre["attention"].row(2), M([[0, 0]]), "Pre-LN: the attention adds nothing to tired")
+    check(pre["ffn"].row(2), M([[-1, -1]]), "Pre-LN: the feed-forward sublayer gives tired -[1, 1]")
+    check(pre["output"].row(2), M([[0, 0]]), "Pre-LN: tired ends at [0, 0]")
+    check(pre["output"], pre["add2"], "Pre-LN: no final normalization")
+    return [
+        Heading("Pre-LN is a different block", 2),
+        Text("Pre-LN, $x + \\operatorname{Sublayer}(\\operatorname{LN}(x))$, normalizes $X$ itself "
+             "first. Tired's row $[1, 1]$ has variance exactly $0$: with $\\epsilon = 0$ the model stops "
+             "with an error naming row $3$. With $\\epsilon = 1/100$ it is defined; there is no final "
+             "normalization, and tired ends at exactly $[0, 0]$ (LN gives $[0, 0]$, the attention adds "
+             "$0$, the feed-forward sublayer $-[1, 1]$):"),
+        Math((f"\\operatorname{{PreLN}}_{{\\epsilon = 1/100}}(X) &\\approx {dec_matrix(pre.decimals('output', 3))}",)),
     ]
 
 
