@@ -64,7 +64,7 @@ def test_worked_examples_show_exact_values_and_decimals(notes_tex, text):
 
 def test_examples_have_figures_and_steps():
     blocks = worked.all_examples()
-    assert sum(isinstance(b, Figure) for b in blocks) == 3
+    assert sum(isinstance(b, Figure) for b in blocks) == 4
     assert sum(isinstance(b, Math) for b in blocks) > 15
     titles = [b.text for b in blocks if hasattr(b, "text")]
     for step in ("1. Compare", "2. Scale", "3. Normalize", "4. Combine", "With the causal mask",

@@ -22,9 +22,9 @@ from symbolic_attn.errors import ProofError, UndecidedError
 from symbolic_attn.exact.certified import decimal_string
 from symbolic_attn.model.masks import Mask
 from symbolic_attn.proofs.prove import prove_equal
-from symbolic_attn.render.blocks import Panel, beside, tex, vec
+from symbolic_attn.render.blocks import Panel, beside, dec_matrix, matrix, tex, vec
 
-__all__ = ["check", "row_line", "normalize_rows", "denominator", "heat", "mask_panel"]
+__all__ = ["check", "row_line", "normalize_rows", "denominator", "heat", "mask_panel", "stage_line", "trace_heat"]
 
 
 def check(lhs, rhs, claim: str) -> None:
@@ -95,3 +95,35 @@ def heat(result, title: str, rows: Sequence[str], cols: Sequence[str], allowed=N
 
 def mask_panel(mask: Mask, title: str, rows, cols) -> Panel:
     return Panel("mask", title, mask.allowed, tuple(rows), tuple(cols))
+
+
+def stage_line(name: str, trace, path: str, shown=None, claim: str = "") -> str:
+    r"""``name &= matrix \approx decimals`` for a whole stage of a :class:`~symbolic_attn.model.trace.Trace`.
+
+    ``shown`` is a simpler exact form to print instead of the stage's own expression; it is
+    checked equal to the stage first (``claim`` names the claim), so a wrong form stops the
+    notes.  Decimals (certified, from ``trace.decimals``) follow unless every entry is rational.
+
+    >>> from symbolic_attn.model.layernorm import layer_norm
+    >>> stage_line("y", layer_norm([[1, 3]]), "output", sympy.Matrix([[-1, 1]]))
+    'y &= \\begin{bmatrix}-1 & 1\\end{bmatrix}'
+    >>> stage_line("y", layer_norm([[1, 3]]), "output", sympy.Matrix([[1, -1]]), "LN[1, 3]")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ProofError: worked example: LN[1, 3]: ...
+    """
+    exact = trace[path]
+    if shown is not None:
+        check(shown, exact, claim or f"{name} = {path}")
+        exact = sympy.ImmutableMatrix(shown)
+    line = f"{name} &= {matrix(exact)}"
+    if all(e.is_Rational for e in exact):
+        return line
+    return line + r" \approx " + dec_matrix(trace.decimals(path, 3))
+
+
+def trace_heat(trace, path: str, title: str, rows: Sequence[str], cols: Sequence[str]) -> Panel:
+    """A heat panel of the weights stage ``path`` of a trace (every key visible)."""
+    values = tuple(tuple(r) for r in trace.decimals(path, 3))
+    allowed = tuple(tuple(True for _ in r) for r in values)
+    return Panel("heat", title, allowed, tuple(rows), tuple(cols), values)

@@ -192,5 +192,8 @@ def lab() -> list:
 
 
 def all_examples() -> list:
-    """The three worked examples, in the order of the notes."""
-    return by_hand() + one_row() + lab()
+    """The worked examples, in the order of the notes: attention (this module), then the
+    rest of the transformer (:mod:`.worked_block`)."""
+    from symbolic_attn.notes.worked_block import all_block_examples
+
+    return by_hand() + one_row() + lab() + all_block_examples()
