@@ -2,7 +2,7 @@
 
 Owns: the worked examples of the reference documents (:mod:`.worked`, filled and checked
 by :mod:`.steps`), the stable masked softmax kernel (:mod:`.kernel`), ``notes.tex`` and its
-PDF (:mod:`.document`), ``notes.md`` (:mod:`.markdown`) and the set of documents
+PDF (:mod:`.document`), ``notes.md`` (:mod:`.markdown`), the worked transformer-block examples (:mod:`.worked_block`) and the set of documents
 ``derive`` writes (:mod:`.build`).
 
 May import: every layer below it (errors, exact, render, model, proofs, grading).
