@@ -18,10 +18,11 @@ import argparse
 import json
 
 import sympy
-from sympy.printing.str import StrPrinter
 
 from symbolic_attn.errors import InputLimitError, ParseError
 from symbolic_attn.grading.computation import load_computation
+from symbolic_attn.render.display import stage_lines
+from symbolic_attn.render.exact_text import exact_string
 from symbolic_attn.render.latex import escape_text, matrix_latex
 
 __all__ = ["add_parser", "run", "exact_text", "json_document"]
@@ -52,23 +53,13 @@ def add_parser(subparsers) -> None:
 # -- showing the stages ---------------------------------------------------------------------
 
 
-class _ExactPrinter(StrPrinter):
-    """SymPy's string form, with Euler's number as ``e`` (what the parser reads)."""
-
-    def _print_Exp1(self, expr):
-        return "e"
-
-
-_PRINTER = _ExactPrinter({"order": "none"})
-
-
 def exact_text(expr) -> str:
-    """An exact value as text the tool's own parser reads back.
+    """An exact value as text the tool's own parser reads back (:func:`~symbolic_attn.render.exact_text.exact_string`).
 
     >>> exact_text(sympy.E / 3 + sympy.sqrt(2))
     'sqrt(2) + e/3'
     """
-    return _PRINTER.doprint(expr)
+    return exact_string(expr)
 
 
 def json_document(trace, definitions) -> dict:
@@ -85,14 +76,6 @@ def json_document(trace, definitions) -> dict:
     return {"definitions": dict(definitions), "stages": stages}
 
 
-def _relation(entry, shown: str) -> str:
-    from fractions import Fraction
-
-    if entry.is_Rational and Fraction(int(entry.p), int(entry.q)) == Fraction(shown):
-        return "="
-    return "≈"
-
-
 def shown_paths(trace) -> list:
     """The stages worth showing: ``A.output`` is ``A`` again (and ``M.head[1].output`` is
     ``M.head[1]``), so those repeats are left out of text and LaTeX (JSON keeps them)."""
@@ -103,26 +86,11 @@ def shown_paths(trace) -> list:
 
 def text_report(trace, definitions, digits: int) -> str:
     texts = dict(definitions)
-    lines = []
+    blocks = []
     for path in shown_paths(trace):
-        matrix = trace[path]
-        decimals = trace.decimals(path, digits)
         title = f"{path} = {texts[path]}" if path in texts else path
-        if lines:
-            lines.append("")
-        lines.append(f"{title} ({matrix.rows}x{matrix.cols})")
-        width = max(len(d or "?") for row in decimals for d in row)
-        for row in decimals:
-            lines.append("  [ " + "  ".join((d or "?").rjust(width) for d in row) + " ]")
-        for i in range(matrix.rows):
-            for j in range(matrix.cols):
-                entry, shown = matrix[i, j], decimals[i][j]
-                exact = exact_text(entry)
-                if shown is None or entry.is_Integer:
-                    lines.append(f"  {path}[{i + 1},{j + 1}] = {exact}")
-                else:
-                    lines.append(f"  {path}[{i + 1},{j + 1}] = {exact}  {_relation(entry, shown)} {shown}")
-    return "\n".join(lines)
+        blocks.append("\n".join(stage_lines(title, path, trace[path], trace.decimals(path, digits))))
+    return "\n\n".join(blocks)
 
 
 def latex_report(trace, digits: int) -> str:

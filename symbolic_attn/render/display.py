@@ -114,23 +114,35 @@ def text_report(result, digits: int = 3, mask_spec: str | None = None) -> str:
     """
     lines = [_header(result, mask_spec)]
     for key, symbol, title in _stages(result):
-        matrix = result.stage(key)
-        decimals = result.decimals(key, digits)
-        lines += ["", f"{title} ({matrix.rows}x{matrix.cols})"]
-        width = max(len(d or "?") for row in decimals for d in row)
-        for row in decimals:
-            lines.append("  [ " + "  ".join((d or "?").rjust(width) for d in row) + " ]")
-        for i in range(matrix.rows):
-            for j in range(matrix.cols):
-                entry, shown = matrix[i, j], decimals[i][j]
-                exact = exact_string(entry)
-                if shown is None:
-                    lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}")
-                elif entry.is_Integer:
-                    lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}")
-                else:
-                    lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}  {_relation(entry, shown)} {shown}")
+        lines += [""] + stage_lines(title, symbol, result.stage(key), result.decimals(key, digits))
     return "\n".join(lines)
+
+
+def stage_lines(title: str, symbol: str, matrix, decimals) -> list[str]:
+    """One stage as text: its grid of decimals, then every entry exactly beside its decimal.
+
+    The one layout of a stage in text, shared by ``attention`` and ``run``.
+
+    >>> import sympy
+    >>> print("\\n".join(stage_lines("weights A", "A", sympy.Matrix([[sympy.Rational(1, 3), 1]]), [["0.333", "1.000"]])))
+    weights A (1x2)
+      [ 0.333  1.000 ]
+      A[1,1] = 1/3  ≈ 0.333
+      A[1,2] = 1
+    """
+    lines = [f"{title} ({matrix.rows}x{matrix.cols})"]
+    width = max(len(d or "?") for row in decimals for d in row)
+    for row in decimals:
+        lines.append("  [ " + "  ".join((d or "?").rjust(width) for d in row) + " ]")
+    for i in range(matrix.rows):
+        for j in range(matrix.cols):
+            entry, shown = matrix[i, j], decimals[i][j]
+            exact = exact_string(entry)
+            if shown is None or entry.is_Integer:
+                lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}")
+            else:
+                lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}  {_relation(entry, shown)} {shown}")
+    return lines
 
 
 #: Display lines per ``align*``: pages may break between environments, never inside one.
