@@ -80,6 +80,18 @@ def test_carried_forward_needs_the_students_own_earlier_answers(tmp_path):
     assert cho.verdicts()["z_3"] == "fail" and cho.score == 3
 
 
+@pytest.mark.parametrize("text, diagnosis", [("a_{31} = 2.84", ["decimal_point"]), ("a_{32} = 1.40", ["decimal_point"]),
+                                             ("a_{32} = 0.14", [])], ids=["shifted-2.84", "shifted-1.40", "too-few-digits"])
+def test_a_shifted_decimal_point_is_named_even_with_too_few_decimals(tmp_path, text, diagnosis):
+    """2.84 for 0.284 keeps its figures: the misplaced point is the mistake, not the digits."""
+    key = load_answer_key(COURSE / "exercise.toml")
+    (tmp_path / "s.md").write_text(text + "\n", encoding="utf-8")
+    [result] = grade_all(key, discover([tmp_path / "s.md"]), jobs=1)
+    [answer] = [q for q in result.questions if q.verdict != "missing"]
+    assert answer.verdict == "fail" and answer.points == 0 and answer.diagnosis == diagnosis
+    assert answer.feedback.startswith("The decimal point" if diagnosis else "Give 3 decimals")
+
+
 def test_jobs_give_the_same_grades(graded):
     key, results = graded
     parallel = grade_all(key, discover([COURSE / "submissions"]), jobs=2)

@@ -340,11 +340,13 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
         return result
     positions = core.selection(question).positions
     result.wrong = [positions[k] for k, (ok, _, _) in enumerate(verdicts) if not ok]
-    if len(imprecise) == count - right:  # too few digits written: that is the whole story
+    diagnosis, details = core.diagnose(question, claimed, others)
+    # Too few digits written is the whole story, unless the digits are right and the
+    # decimal point is not (2.84 for 0.284 keeps its 3 figures but shows 2 decimals).
+    if len(imprecise) == count - right and "decimal_point" not in diagnosis:
         result.verdict = "fail"
         result.feedback = feedback_text.imprecise(question, imprecise, result, count)
         return result
-    diagnosis, details = core.diagnose(question, claimed, others)
     result.diagnosis = diagnosis
     share = core.key.carried_forward
     if "follows_from_claimed" in diagnosis and share > 0:
