@@ -92,6 +92,17 @@ def test_a_shifted_decimal_point_is_named_even_with_too_few_decimals(tmp_path, t
     assert answer.feedback.startswith("The decimal point" if diagnosis else "Give 3 decimals")
 
 
+def test_a_value_too_large_to_compare_costs_only_that_answer(tmp_path):
+    """e^{e^{e^{e^{10}}}} cannot be enclosed: that answer is undecided, the others are graded."""
+    key = load_answer_key(COURSE / "exercise.toml")
+    (tmp_path / "tower.md").write_text("a_{31} = 0.284\na_{32} = e^{e^{e^{e^{10}}}}\n", encoding="utf-8")
+    [result] = grade_all(key, discover([tmp_path / "tower.md"]), jobs=1)
+    assert result.gradable and result.score == 1
+    verdicts = result.verdicts()
+    assert verdicts["a_{31}"] == "pass" and verdicts["a_{32}"] == "undecided"
+    assert next(q for q in result.questions if q.name == "a_{32}").feedback.startswith("Your answer on line 2 could not")
+
+
 def test_jobs_give_the_same_grades(graded):
     key, results = graded
     parallel = grade_all(key, discover([COURSE / "submissions"]), jobs=2)
@@ -295,6 +306,7 @@ def test_a_failure_while_grading_one_student_does_not_stop_the_batch(monkeypatch
     key = load_answer_key(COURSE / "exercise.toml")
     results = {r.student: r for r in grade_all(key, discover([COURSE / "submissions"]), jobs=1)}
     assert results["ben"].gradable is False and "KeyError" in results["ben"].reason
+    assert [q.name for q in results["ben"].questions] == [q.name for q in key.questions]  # columns stay aligned
     assert results["ann"].score == 12
 
 

@@ -292,9 +292,23 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None) 
     results = []
     for question in key.questions:
         others = [c for c in claims if c.index != question.number]
-        results.append(_grade_question(core, question, _last(submission.statements, question), others))
+        statement = _last(submission.statements, question)
+        try:
+            results.append(_grade_question(core, question, statement, others))
+        except (ArithmeticError, RecursionError, ValueError) as error:
+            # A value too large to compare (e^{e^{e^{e^{10}}}}) costs this answer, not the others.
+            results.append(_undecidable(core, question, statement, error))
     score = sum((r.points for r in results), Fraction(0))
     return StudentResult(student, score, max_score, True, "", results, problems)
+
+
+def _undecidable(core, question, statement, error):
+    reason = " ".join(str(error).split())[:120] or type(error).__name__
+    result = _empty(question, "undecided", core,
+                    f"Your answer on line {statement.line} could not be compared with the right value ({reason}): "
+                    "write it as a decimal or a simpler expression.")
+    result.claimed, result.line = statement.text or statement.claimed.text, statement.line
+    return result
 
 
 def _last(statements, question):
@@ -449,7 +463,9 @@ def _grade_files(job):
     except Exception as error:  # noqa: BLE001 -- the batch boundary: one student never stops the course
         # One student's pathological text (or a checker bug it triggers) never stops the batch.
         reason = f"could not be graded ({type(error).__name__}: {' '.join(str(error).split())[:120]})"
-        return StudentResult(student, Fraction(0), core.key.max_score, False, reason)
+        # One entry per question all the same: the table's and the files' columns stay aligned.
+        questions = [_empty(q, "undecided", core, f"This submission could not be graded: {reason}.") for q in core.key.questions]
+        return StudentResult(student, Fraction(0), core.key.max_score, False, reason, questions)
 
 
 def default_jobs() -> int:
