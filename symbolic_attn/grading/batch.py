@@ -304,10 +304,11 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None) 
 
 def _undecidable(core, question, statement, error):
     reason = " ".join(str(error).split())[:120] or type(error).__name__
-    result = _empty(question, "undecided", core,
-                    f"Your answer on line {statement.line} could not be compared with the right value ({reason}): "
-                    "write it as a decimal or a simpler expression.")
-    result.claimed, result.line = statement.text or statement.claimed.text, statement.line
+    where = f" on line {statement.line}" if statement is not None else ""
+    result = _empty(question, "undecided", core, f"Your answer{where} could not be compared with the right value "
+                    f"({reason}): write it as a decimal or a simpler expression.")
+    if statement is not None:
+        result.claimed, result.line = statement.text or getattr(statement.claimed, "text", None), statement.line
     return result
 
 
