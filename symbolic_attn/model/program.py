@@ -45,7 +45,7 @@ import sympy
 
 from symbolic_attn.errors import DefinitionError, InputLimitError, SymbolicAttnError, shown
 from symbolic_attn.exact.convert import to_exact, to_matrix
-from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.model.compose import MaskSpec, build_trace, check_size, has_stage, product
 from symbolic_attn.model.functions import FUNCTIONS, REQUIRED as _REQUIRED, Option as _Option
@@ -427,11 +427,15 @@ class _Evaluator:
         """An operand of an operator: a number or a matrix (a computation means its output)."""
         value = self.visit(node, depth)
         if isinstance(value, Trace):
-            return self.output(node, value)
+            value = self.output(node, value)
         if isinstance(value, list):
             return self.matrix(node, value, "operand")
         if isinstance(value, (_Option, MaskSpec)):
             raise self.fail(node, f"{self.kind(value)} cannot be used in arithmetic")
+        if isinstance(value, sympy.MatrixBase):
+            # Arithmetic grows closed forms as calls do (D = C @ C, repeated): same bound.
+            check_size(value, "operand")
+            check_value(value, where="in an operand ")
         return value
 
     def output(self, node, trace: Trace):
@@ -451,6 +455,7 @@ class _Evaluator:
             raise self.fail(node, f"{what}: expected a matrix, got {self.kind(value)}")
         _check_dimension(value, what, self.limits)
         check_size(value, what)
+        check_value(value, where=f"in {what} ")
         return sympy.ImmutableMatrix(value)
 
     def check_count(self, node, value, what, low=1):
