@@ -57,6 +57,9 @@ __all__ = ["run_program", "FUNCTIONS", "ProgramLimits", "NAME"]
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 _IDENTITY = re.compile(r"^I([1-9][0-9]{0,2})$")
 _CONSTANTS = {"e", "E", "pi"}
+#: Names a definition or input may not take.  ``E`` may (the issue's ``key = E``, an encoder
+#: output): bound, it is that value; Euler's number stays ``e``, as the tool prints it.
+_RESERVED_NAMES = {"e", "pi"}
 _SCALAR_FUNCTIONS = {"sqrt", "exp", "ln", "log", "sin", "cos", "erf", "tanh"}
 
 
@@ -102,9 +105,9 @@ def run_program(inputs: Mapping[str, object], definitions: Sequence[tuple[str, s
         if not isinstance(item, (tuple, list)) or len(item) != 2:
             raise DefinitionError(f"definition {index}: expected a (name, text) pair, got {shown(item)}")
         name, text = item
-        if not isinstance(name, str) or not NAME.match(name) or name in _CONSTANTS or _IDENTITY.match(name):
+        if not isinstance(name, str) or not NAME.match(name) or name in _RESERVED_NAMES or _IDENTITY.match(name):
             raise DefinitionError(f"definition {shown(name)!r}: not a usable name (a letter, then letters, digits, _; "
-                                  "not e, E, pi or I2, I3...)")
+                                  "not e, pi or I2, I3...)")
         if name in names:
             raise DefinitionError(f"definition {name!r}: the name is already an input")
         if name in order:
@@ -145,10 +148,10 @@ def _check_inputs(inputs, limits: ProgramLimits) -> dict:
     for name, value in dict(inputs).items():
         # Functions are only ever called, so an input may share a function's name (``ones``);
         # sqrt, exp... stay reserved because number expressions are read by the safe parser.
-        if not isinstance(name, str) or not NAME.match(name) or name in _CONSTANTS or _IDENTITY.match(name) \
+        if not isinstance(name, str) or not NAME.match(name) or name in _RESERVED_NAMES or _IDENTITY.match(name) \
                 or name in _SCALAR_FUNCTIONS:
             raise DefinitionError(f"input {shown(name)!r}: not a usable name (a letter, then letters, digits, _; "
-                                  "not sqrt, exp, ln, log, sin, cos, erf, tanh, e, E, pi or I2, I3...)")
+                                  "not sqrt, exp, ln, log, sin, cos, erf, tanh, e, pi or I2, I3...)")
         if isinstance(value, (sympy.MatrixBase, list, tuple)) or hasattr(value, "tolist"):
             matrix = to_matrix(value, name=f"input {name}")
             _check_dimension(matrix, f"input {name}", limits)
@@ -253,7 +256,8 @@ class _Evaluator:
                 if isinstance(child.value, bool) or not isinstance(child.value, (int, float)):
                     return False
             elif isinstance(child, ast.Name):
-                if child.id in _CONSTANTS or child.id in _SCALAR_FUNCTIONS:
+                bound = child.id in self.inputs or child.id in self.values or child.id in self.order
+                if (child.id in _CONSTANTS and not bound) or child.id in _SCALAR_FUNCTIONS:
                     continue
                 value = self.inputs.get(child.id, self.values.get(child.id) if child.id in self.values else None)
                 if not _is_number(value) or child.id == self.name:
