@@ -92,3 +92,39 @@ def test_chained_arithmetic_bombs_stop_fast_naming_the_definition(inputs, step):
 def test_a_few_squarings_still_run():
     trace = run_program({"X": [[1, 1], [0, 1]]}, [("A", "X @ X"), ("B", "A @ A @ A")])
     assert trace["B"] == M([[1, 6], [0, 1]])
+
+
+def _overfull(tmp_path, body: str) -> list:
+    import re
+    import shutil
+    import subprocess
+
+    pdflatex = shutil.which("pdflatex")
+    assert pdflatex, "pdflatex is required"
+    (tmp_path / "run.tex").write_text("\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n" + body
+                                      + "\n\\end{document}\n", encoding="utf-8")
+    compiled = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "run.tex"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert compiled.returncode == 0, compiled.stdout[-1500:]
+    return re.findall(r"Overfull \\[hv]box \([0-9.]+pt too (?:wide|high)\)", (tmp_path / "run.log").read_text(errors="replace"))
+
+
+def test_run_latex_of_the_issue_example_fits_the_page(capsys, tmp_path):
+    from pathlib import Path
+
+    from symbolic_attn.cli import main
+    from symbolic_attn.cli.run import _LATEX_LINES
+
+    issue = Path(__file__).resolve().parent.parent / "examples" / "define" / "issue.toml"
+    assert main(["run", str(issue), "--format", "latex"]) == 0
+    out = capsys.readouterr().out
+    assert r"\text{M.head[2].weights}" in out
+    blocks = out.split("\\begin{align*}")[1:]
+    assert all(block.count("\\\\\n") < _LATEX_LINES for block in blocks)
+    assert _overfull(tmp_path, out) == []
+    # the check can fail: stage A whole on one line (the layout this replaced) overflows
+    from symbolic_attn.grading.computation import load_computation
+    from symbolic_attn.render.latex import matrix_latex
+
+    a = matrix_latex(load_computation(issue).trace()["A"], order="none")
+    assert _overfull(tmp_path, "\\begin{align*}\n\\text{A} &= " + a + "\n\\end{align*}")
