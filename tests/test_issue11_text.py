@@ -128,3 +128,15 @@ def test_run_latex_of_the_issue_example_fits_the_page(capsys, tmp_path):
 
     a = matrix_latex(load_computation(issue).trace()["A"], order="none")
     assert _overfull(tmp_path, "\\begin{align*}\n\\text{A} &= " + a + "\n\\end{align*}")
+
+
+@pytest.mark.parametrize("text", ["sinusoidal(3, 2)", "sinusoidal(n = 3, d = 2)", "sinusoidal(3, d_model = 2)"],
+                         ids=["positional", "grammar-name", "api-name"])
+def test_sinusoidal_width_is_d_or_d_model_in_definitions(text):
+    trace = run_program({}, [("P", text)])
+    assert trace["P"] == M([[0, 1], [sympy.sin(1), sympy.cos(1)], [sympy.sin(2), sympy.cos(2)]])
+
+
+def test_sinusoidal_width_given_twice_is_refused():
+    with pytest.raises(DefinitionError, match=r"^definition 'P': 'sinusoidal': argument 'd' given twice"):
+        run_program({}, [("P", "sinusoidal(3, 2, d_model = 2)")])

@@ -60,6 +60,8 @@ _CONSTANTS = {"e", "E", "pi"}
 #: Names a definition or input may not take.  ``E`` may (the issue's ``key = E``, an encoder
 #: output): bound, it is that value; Euler's number stays ``e``, as the tool prints it.
 _RESERVED_NAMES = {"e", "pi"}
+#: (function, the Python API's argument name) -> the definition grammar's name.
+_ALIASES = {("sinusoidal", "d_model"): "d"}
 _SCALAR_FUNCTIONS = {"sqrt", "exp", "ln", "log", "sin", "cos", "erf", "tanh"}
 
 
@@ -411,6 +413,8 @@ class _Evaluator:
         for keyword in node.keywords:
             if keyword.arg is None:
                 raise self.fail(node, "'**' arguments are not allowed")
+            # The Python API's name of an argument is accepted too (sinusoidal(n, d_model)).
+            keyword = ast.keyword(arg=_ALIASES.get((name, keyword.arg), keyword.arg), value=keyword.value)
             if keyword.arg not in known:
                 raise self.fail(keyword.value, f"'{name}' has no argument '{keyword.arg}' ({_signature(name)})")
             if keyword.arg in arguments:
