@@ -21,6 +21,12 @@ from symbolic_attn.errors import *  # noqa: E402,F401,F403  (every error type, a
 from symbolic_attn import errors as _errors  # noqa: E402
 from symbolic_attn.exact.convert import to_exact, to_matrix  # noqa: E402
 from symbolic_attn.model.masks import Mask  # noqa: E402
+from symbolic_attn.model.multihead import multihead  # noqa: E402
+from symbolic_attn.model.positional import alibi, alibi_slopes, rope, sinusoidal  # noqa: E402
+from symbolic_attn.model.layernorm import layer_norm  # noqa: E402
+from symbolic_attn.model.feedforward import feed_forward, gelu, relu  # noqa: E402
+from symbolic_attn.model.block import decoder_block, encoder_block  # noqa: E402
+from symbolic_attn.model.trace import Trace, select  # noqa: E402
 
 __all__ = [
     "attention",
@@ -30,4 +36,17 @@ __all__ = [
     "Mask",
     "to_exact",
     "to_matrix",
+    "multihead",
+    "sinusoidal",
+    "rope",
+    "alibi",
+    "alibi_slopes",
+    "layer_norm",
+    "relu",
+    "gelu",
+    "feed_forward",
+    "encoder_block",
+    "decoder_block",
+    "Trace",
+    "select",
 ] + [name for name in _errors.__all__ if name[0].isupper()]

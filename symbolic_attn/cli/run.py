@@ -93,14 +93,37 @@ def text_report(trace, definitions, digits: int) -> str:
     return "\n\n".join(blocks)
 
 
+_LATEX_LINES = 12
+
+
+class _Stage:
+    """One stage of a trace seen as attention's display sees a result (stage, decimals)."""
+
+    def __init__(self, trace, path):
+        self.trace, self.path = trace, path
+
+    def stage(self, _key):
+        return self.trace[self.path]
+
+    def decimals(self, _key, digits):
+        return self.trace.decimals(self.path, digits)
+
+
 def latex_report(trace, digits: int) -> str:
-    rows = []
+    r"""Every shown stage as amsmath ``align*`` lines within an article's ``\textwidth``
+    (long closed forms entry by entry and broken over lines, as ``attention --format latex``),
+    in blocks short enough to break across pages."""
+    from symbolic_attn.render.display import _stage_lines
+
+    blocks = []
     for path in shown_paths(trace):
-        matrix = trace[path]
-        decimals = trace.decimals(path, digits)
-        approx = r"\begin{bmatrix}" + r" \\ ".join(" & ".join(d or "?" for d in row) for row in decimals) + r"\end{bmatrix}"
-        rows.append(rf"\text{{{escape_text(path)}}} &= {matrix_latex(matrix, order='none')} \approx {approx}")
-    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+        name = rf"\text{{{escape_text(path)}}}"
+        lines = _stage_lines(_Stage(trace, path), path, name, name, digits)
+        # An align* never breaks across pages: one per stage, at most _LATEX_LINES lines each
+        # (a line of a fraction of exponentials is ~40 pt high; a page ~590 pt).
+        blocks.extend("\\begin{align*}\n" + " \\\\\n".join(lines[start:start + _LATEX_LINES]) + "\n\\end{align*}"
+                      for start in range(0, len(lines), _LATEX_LINES))
+    return "\n".join(blocks)
 
 
 def check_printable(trace, limit: int = MAX_PRINTED_NODES) -> None:

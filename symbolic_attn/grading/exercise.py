@@ -256,7 +256,8 @@ class _Reader(TableReader):
         result = {}
         for name, value in table.items():
             key = f"inputs.{name}"
-            if not _NAME.match(name) or name in _RESERVED or name in symbols:
+            # ``E`` may name an input (an encoder output, ``key = E``): bound, it shadows Euler's ``e``.
+            if not _NAME.match(name) or (name in _RESERVED and name != "E") or name in symbols:
                 raise self.fail(key, "not a usable input name (letters, digits, _; not a function, constant or symbol)")
             self.check_value(key, value)
             result[name] = self.exact(key, value, symbols)

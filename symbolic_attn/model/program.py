@@ -45,7 +45,7 @@ import sympy
 
 from symbolic_attn.errors import DefinitionError, InputLimitError, SymbolicAttnError, shown
 from symbolic_attn.exact.convert import to_exact, to_matrix
-from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.model.compose import MaskSpec, build_trace, check_size, has_stage, product
 from symbolic_attn.model.functions import FUNCTIONS, REQUIRED as _REQUIRED, Option as _Option
@@ -57,6 +57,11 @@ __all__ = ["run_program", "FUNCTIONS", "ProgramLimits", "NAME"]
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 _IDENTITY = re.compile(r"^I([1-9][0-9]{0,2})$")
 _CONSTANTS = {"e", "E", "pi"}
+#: Names a definition or input may not take.  ``E`` may (the issue's ``key = E``, an encoder
+#: output): bound, it is that value; Euler's number stays ``e``, as the tool prints it.
+_RESERVED_NAMES = {"e", "pi"}
+#: (function, the Python API's argument name) -> the definition grammar's name.
+_ALIASES = {("sinusoidal", "d_model"): "d"}
 _SCALAR_FUNCTIONS = {"sqrt", "exp", "ln", "log", "sin", "cos", "erf", "tanh"}
 
 
@@ -102,9 +107,9 @@ def run_program(inputs: Mapping[str, object], definitions: Sequence[tuple[str, s
         if not isinstance(item, (tuple, list)) or len(item) != 2:
             raise DefinitionError(f"definition {index}: expected a (name, text) pair, got {shown(item)}")
         name, text = item
-        if not isinstance(name, str) or not NAME.match(name) or name in _CONSTANTS or _IDENTITY.match(name):
+        if not isinstance(name, str) or not NAME.match(name) or name in _RESERVED_NAMES or _IDENTITY.match(name):
             raise DefinitionError(f"definition {shown(name)!r}: not a usable name (a letter, then letters, digits, _; "
-                                  "not e, E, pi or I2, I3...)")
+                                  "not e, pi or I2, I3...)")
         if name in names:
             raise DefinitionError(f"definition {name!r}: the name is already an input")
         if name in order:
@@ -145,10 +150,10 @@ def _check_inputs(inputs, limits: ProgramLimits) -> dict:
     for name, value in dict(inputs).items():
         # Functions are only ever called, so an input may share a function's name (``ones``);
         # sqrt, exp... stay reserved because number expressions are read by the safe parser.
-        if not isinstance(name, str) or not NAME.match(name) or name in _CONSTANTS or _IDENTITY.match(name) \
+        if not isinstance(name, str) or not NAME.match(name) or name in _RESERVED_NAMES or _IDENTITY.match(name) \
                 or name in _SCALAR_FUNCTIONS:
             raise DefinitionError(f"input {shown(name)!r}: not a usable name (a letter, then letters, digits, _; "
-                                  "not sqrt, exp, ln, log, sin, cos, erf, tanh, e, E, pi or I2, I3...)")
+                                  "not sqrt, exp, ln, log, sin, cos, erf, tanh, e, pi or I2, I3...)")
         if isinstance(value, (sympy.MatrixBase, list, tuple)) or hasattr(value, "tolist"):
             matrix = to_matrix(value, name=f"input {name}")
             _check_dimension(matrix, f"input {name}", limits)
@@ -253,7 +258,8 @@ class _Evaluator:
                 if isinstance(child.value, bool) or not isinstance(child.value, (int, float)):
                     return False
             elif isinstance(child, ast.Name):
-                if child.id in _CONSTANTS or child.id in _SCALAR_FUNCTIONS:
+                bound = child.id in self.inputs or child.id in self.values or child.id in self.order
+                if (child.id in _CONSTANTS and not bound) or child.id in _SCALAR_FUNCTIONS:
                     continue
                 value = self.inputs.get(child.id, self.values.get(child.id) if child.id in self.values else None)
                 if not _is_number(value) or child.id == self.name:
@@ -407,6 +413,8 @@ class _Evaluator:
         for keyword in node.keywords:
             if keyword.arg is None:
                 raise self.fail(node, "'**' arguments are not allowed")
+            # The Python API's name of an argument is accepted too (sinusoidal(n, d_model)).
+            keyword = ast.keyword(arg=_ALIASES.get((name, keyword.arg), keyword.arg), value=keyword.value)
             if keyword.arg not in known:
                 raise self.fail(keyword.value, f"'{name}' has no argument '{keyword.arg}' ({_signature(name)})")
             if keyword.arg in arguments:
@@ -427,11 +435,15 @@ class _Evaluator:
         """An operand of an operator: a number or a matrix (a computation means its output)."""
         value = self.visit(node, depth)
         if isinstance(value, Trace):
-            return self.output(node, value)
+            value = self.output(node, value)
         if isinstance(value, list):
             return self.matrix(node, value, "operand")
         if isinstance(value, (_Option, MaskSpec)):
             raise self.fail(node, f"{self.kind(value)} cannot be used in arithmetic")
+        if isinstance(value, sympy.MatrixBase):
+            # Arithmetic grows closed forms as calls do (D = C @ C, repeated): same bound.
+            check_size(value, "operand")
+            check_value(value, where="in an operand ")
         return value
 
     def output(self, node, trace: Trace):
@@ -451,6 +463,7 @@ class _Evaluator:
             raise self.fail(node, f"{what}: expected a matrix, got {self.kind(value)}")
         _check_dimension(value, what, self.limits)
         check_size(value, what)
+        check_value(value, where=f"in {what} ")
         return sympy.ImmutableMatrix(value)
 
     def check_count(self, node, value, what, low=1):

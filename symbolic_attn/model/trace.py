@@ -19,6 +19,8 @@ arguments that computes it the first time it is asked for.
 ['scores', 'output']
 >>> t["output"]
 Matrix([[5, 6]])
+>>> t.output == t["output"]
+True
 >>> s = select(t, "scores", col=2)
 >>> s.entries, s.positions, s.shape
 ([2, 4], [(1, 2), (2, 2)], (2,))
@@ -91,6 +93,14 @@ class Trace(Mapping):
             value = stage() if callable(stage) else stage
             self._values[path] = sympy.ImmutableMatrix(value)
         return self._values[path]
+
+    def __getattr__(self, name: str):
+        # ``trace.output`` as ``trace["output"]``, like AttentionResult's attributes; only
+        # for plain stage names (dotted paths need ``trace["head[2].weights"]``).
+        stages = self.__dict__.get("_stages")
+        if stages is not None and not name.startswith("_") and name in stages:
+            return self[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute or stage {name!r}")
 
     def __iter__(self):
         return iter(self._stages)
