@@ -198,3 +198,14 @@ def test_cases_as_tuples_and_dicts():
         assert_attention_close(correct, cases=["Q K V"])
     with pytest.raises(ImplementationError, match=r"^cases\[1\]: a dict needs q, k, v"):
         assert_attention_close(correct, cases=[{"q": Q}])
+
+
+def test_an_explicit_scale_with_a_four_argument_function():
+    # fn(q, k, v, mask) as the issue states: the caller's scale is the one fn applies itself
+    def halved(q, k, v, mask):
+        s = (q @ k.T) * q.dtype.type(0.5)
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        return (w / w.sum(axis=-1, keepdims=True)) @ v
+
+    assert compare_attention(halved, Q, K, V, scale=Fraction(1, 2)).verdict == "pass"
+    assert compare_attention(halved, Q, K, V, scale=Fraction(1, 3)).verdict == "fail"

@@ -24,6 +24,7 @@ implementation.  Each entry is held to its bound from :mod:`.bounds`.
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -178,9 +179,17 @@ def call(fn, arrays, mask, convention, dtype, scale=None):
     """Call ``fn(q, k, v, mask)`` (``scale=`` added when a scale is given) on copies."""
     q, k, v = (a.copy() for a in arrays)
     mask_arg = None if mask is None else to_convention(mask, convention, dtype)
-    if scale is None:
+    if scale is None or not _takes_scale(fn):  # a fn(q, k, v, mask) applies the scale itself
         return fn(q, k, v, mask_arg)
     return fn(q, k, v, mask_arg, scale=float(scale))
+
+
+def _takes_scale(fn) -> bool:
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True  # unknown: pass the scale, as documented
+    return "scale" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
 def as_arrays(q, k, v, dtype):
@@ -317,7 +326,8 @@ def compare_attention(fn, q, k, v, mask=None, *, scale=None, dtype="float32", ma
             of rows) in ``mask_convention``; ``fn`` receives it in ``mask_convention``
             ("keep", "block", "additive" with -inf, "additive_min" with finfo.min).
         scale: ``None`` for 1/sqrt(d_k) (``fn`` is then called without a scale), else an
-            exact scale passed to ``fn`` as the keyword ``scale=`` (a float).
+            exact scale passed to ``fn`` as the keyword ``scale=`` (a float) when ``fn``
+            accepts one; a ``fn(q, k, v, mask)`` is called as is and must apply it itself.
         empty_row: what fully masked rows must give: "error" refuses such masks; "zeros",
             "uniform", "nan" as the libraries do.
 
