@@ -209,3 +209,11 @@ def test_an_explicit_scale_with_a_four_argument_function():
 
     assert compare_attention(halved, Q, K, V, scale=Fraction(1, 2)).verdict == "pass"
     assert compare_attention(halved, Q, K, V, scale=Fraction(1, 3)).verdict == "fail"
+
+
+def test_an_implementation_calling_exit_is_an_error_not_a_pass():
+    def quits(q, k, v, mask):
+        raise SystemExit(0)
+
+    report = compare_attention(quits, Q, K, V)
+    assert report.verdict == "error" and report.error.startswith("SystemExit")

@@ -305,7 +305,7 @@ def run_case(fn, q, k, v, mask=None, *, scale=None, dtype="float32", mask_conven
         output, weights = split_result(call(fn, arrays, structure, mask_convention, dtype, exact_scale))
     except SymbolicAttnError as error:
         return Run(CaseReport(name, fmt.name, shape, described, error=shown(str(error), 200)), **context)
-    except Exception as error:  # the user's code: any failure is a result to report
+    except (Exception, SystemExit) as error:  # the user's code: any failure (even exit()) is a result to report
         return Run(CaseReport(name, fmt.name, shape, described, error=shown(f"{type(error).__name__}: {error}", 200)),
                    **context)
     stages = judge(output, weights, reference, fmt)
