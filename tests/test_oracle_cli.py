@@ -1,6 +1,7 @@
 """`symbolic-attn compare MODULE:FUNCTION`: exit 0/1/2, the JSON schema, bad targets."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +97,18 @@ def test_the_implementations_warnings_do_not_reach_stderr():
     done = run("impls:no_max_subtraction", "--cases", "0")
     assert done.returncode == 1 and done.stderr == ""
     assert "no_max_subtraction: exp overflowed" in done.stdout
+
+
+def test_an_implementation_that_prints_leaves_the_json_valid(tmp_path):
+    (tmp_path / "chatty.py").write_text(
+        "from impls import correct\n"
+        "print('loading')\n"
+        "def attend(q, k, v, mask):\n"
+        "    print('debug', q.shape)\n"
+        "    return correct(q, k, v, mask)\n")
+    done = subprocess.run([sys.executable, "-m", "symbolic_attn", "compare", "chatty:attend", "--cases", "0", "--format", "json"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          env={"PYTHONPATH": f"{ROOT}{os.pathsep}{TESTS}", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["passed"] is True
+    assert "loading" in done.stderr and "debug" in done.stderr
