@@ -217,3 +217,10 @@ def test_an_implementation_calling_exit_is_an_error_not_a_pass():
 
     report = compare_attention(quits, Q, K, V)
     assert report.verdict == "error" and report.error.startswith("SystemExit")
+
+
+@pytest.mark.parametrize("q", [[[10**40]], [[-10**39]], [["1e39"]], np.array([[1e40]])], ids=["int", "negative", "text", "array"])
+def test_inputs_beyond_float32_are_a_typed_error(q):
+    # 10**40 has no float32: it became inf and Fraction(inf) raised OverflowError
+    with pytest.raises(ShapeError, match=r"^Q: non-finite entries \(inf or NaN\) in the float32 inputs"):
+        compare_attention(correct, q, [[1]], [[1]])

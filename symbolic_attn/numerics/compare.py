@@ -200,11 +200,18 @@ def as_arrays(q, k, v, dtype):
     for name, x in (("Q", q), ("K", k), ("V", v)):
         if _is_array(x):
             source = to_numpy(x, name)
-            array = source.astype(fmt.name)
+            with np.errstate(over="ignore", invalid="ignore"):  # inf/NaN refused below
+                array = source.astype(fmt.name)
             rounded |= bool((array.astype(np.float64) != source.astype(np.float64)).any())
         else:
             exact = to_matrix(x, name=name)
-            array = np.array([[float(e) for e in row] for row in exact.tolist()], dtype=fmt.name)
+            try:
+                with np.errstate(over="ignore"):  # out of range: caught just below
+                    array = np.array([[float(e) for e in row] for row in exact.tolist()], dtype=fmt.name)
+            except (OverflowError, TypeError, ValueError):  # beyond float64, or not a number
+                raise ShapeError(f"{name}: entries that are not finite {fmt.name} numbers") from None
+            if not np.isfinite(array).all():
+                raise ShapeError(f"{name}: non-finite entries (inf or NaN) in the {fmt.name} inputs")
             rounded |= any(not e.is_Rational or Fraction(float(a)) != Fraction(int(e.p), int(e.q))
                            for e, a in zip(exact, array.ravel().tolist()))
         values = [[exact_value(a) for a in row] for row in array.tolist()]
