@@ -224,3 +224,13 @@ def test_inputs_beyond_float32_are_a_typed_error(q):
     # 10**40 has no float32: it became inf and Fraction(inf) raised OverflowError
     with pytest.raises(ShapeError, match=r"^Q: non-finite entries \(inf or NaN\) in the float32 inputs"):
         compare_attention(correct, q, [[1]], [[1]])
+
+
+def test_stages_are_found_by_name_or_position():
+    report = compare_attention(correct, Q, K, V)
+    assert [s.stage for s in report.stages] == ["weights", "output"]
+    assert report.stages["output"] is report.stages[1] is report["output"]
+    for stage in report.stages:
+        assert stage.verdict == "pass" and 0 <= stage.max_abs_error <= stage.bound and stage.max_ulp >= 0
+    with pytest.raises(KeyError):
+        report.stages["scores"]
