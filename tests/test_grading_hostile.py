@@ -242,3 +242,24 @@ def test_battery_answers_in_one_clean_line(tmp_path, capsys, name):
     assert captured.out == ""
     one_line_error(captured.err)
     assert len(captured.err) < 700
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "device"])
+def test_grade_refuses_an_answer_key_that_is_not_a_regular_file(tmp_path, kind):
+    # grade read its exercise with a plain open(): a FIFO blocked it for ever
+    if kind == "directory":
+        path, expected = tmp_path / "keydir", "is a directory, not a regular exercise file"
+        path.mkdir()
+    elif kind == "fifo":
+        path, expected = tmp_path / "key.toml", "is a FIFO (named pipe), not a regular exercise file"
+        os.mkfifo(path)
+    else:
+        path, expected = Path("/dev/zero"), "is a character device, not a regular exercise file"
+        if not path.exists():
+            pytest.skip("no /dev/zero")
+    submission = tmp_path / "alice.md"
+    submission.write_text("weights: [[1, 0], [0, 1]]\n")
+    status, out, err, seconds = run_cli(["grade", str(path), str(submission)])
+    assert status == 2 and out == ""
+    one_line_error(err)
+    assert expected in err

@@ -1,6 +1,7 @@
 """`symbolic-attn compare MODULE:FUNCTION`: exit 0/1/2, the JSON schema, bad targets."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +97,28 @@ def test_the_implementations_warnings_do_not_reach_stderr():
     done = run("impls:no_max_subtraction", "--cases", "0")
     assert done.returncode == 1 and done.stderr == ""
     assert "no_max_subtraction: exp overflowed" in done.stdout
+
+
+def test_an_implementation_that_prints_leaves_the_json_valid(tmp_path):
+    (tmp_path / "chatty.py").write_text(
+        "from impls import correct\n"
+        "print('loading')\n"
+        "def attend(q, k, v, mask):\n"
+        "    print('debug', q.shape)\n"
+        "    return correct(q, k, v, mask)\n")
+    done = subprocess.run([sys.executable, "-m", "symbolic_attn", "compare", "chatty:attend", "--cases", "0", "--format", "json"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          env={"PYTHONPATH": f"{ROOT}{os.pathsep}{TESTS}", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["passed"] is True
+    assert "loading" in done.stderr and "debug" in done.stderr
+
+
+def test_a_looping_implementation_meets_the_time_limit_with_one_line(tmp_path):
+    (tmp_path / "loops.py").write_text("def attend(q, k, v, mask):\n    while True:\n        pass\n")
+    done = subprocess.run([sys.executable, "-m", "symbolic_attn", "--timeout", "1", "compare", "loops:attend"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("symbolic-attn: error: time limit of 1 s reached while running attend on case basic (1 of ")

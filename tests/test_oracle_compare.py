@@ -198,3 +198,39 @@ def test_cases_as_tuples_and_dicts():
         assert_attention_close(correct, cases=["Q K V"])
     with pytest.raises(ImplementationError, match=r"^cases\[1\]: a dict needs q, k, v"):
         assert_attention_close(correct, cases=[{"q": Q}])
+
+
+def test_an_explicit_scale_with_a_four_argument_function():
+    # fn(q, k, v, mask) as the issue states: the caller's scale is the one fn applies itself
+    def halved(q, k, v, mask):
+        s = (q @ k.T) * q.dtype.type(0.5)
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        return (w / w.sum(axis=-1, keepdims=True)) @ v
+
+    assert compare_attention(halved, Q, K, V, scale=Fraction(1, 2)).verdict == "pass"
+    assert compare_attention(halved, Q, K, V, scale=Fraction(1, 3)).verdict == "fail"
+
+
+def test_an_implementation_calling_exit_is_an_error_not_a_pass():
+    def quits(q, k, v, mask):
+        raise SystemExit(0)
+
+    report = compare_attention(quits, Q, K, V)
+    assert report.verdict == "error" and report.error.startswith("SystemExit")
+
+
+@pytest.mark.parametrize("q", [[[10**40]], [[-10**39]], [["1e39"]], np.array([[1e40]])], ids=["int", "negative", "text", "array"])
+def test_inputs_beyond_float32_are_a_typed_error(q):
+    # 10**40 has no float32: it became inf and Fraction(inf) raised OverflowError
+    with pytest.raises(ShapeError, match=r"^Q: non-finite entries \(inf or NaN\) in the float32 inputs"):
+        compare_attention(correct, q, [[1]], [[1]])
+
+
+def test_stages_are_found_by_name_or_position():
+    report = compare_attention(correct, Q, K, V)
+    assert [s.stage for s in report.stages] == ["weights", "output"]
+    assert report.stages["output"] is report.stages[1] is report["output"]
+    for stage in report.stages:
+        assert stage.verdict == "pass" and 0 <= stage.max_abs_error <= stage.bound and stage.max_ulp >= 0
+    with pytest.raises(KeyError):
+        report.stages["scores"]

@@ -90,3 +90,19 @@ def test_other_spellings_of_a_bug_get_the_same_id(name, dtype):
     with np.errstate(all="ignore"):
         report = run_battery(VARIANTS[name], dtype=dtype, cases=4, empty_row="zeros")
     assert report.diagnosis == [name]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_over_queries_with_minus_inf_masks_is_one_bug(dtype):
+    # A fully blocked *column* gives NaN (-inf - -inf) when softmax runs over the queries:
+    # that is the softmax_axis variant with a NaN column, not an overflow.
+    def over_queries(q, k, v, mask):
+        s = q @ k.T / np.sqrt(np.asarray(q.shape[-1], dtype=q.dtype))
+        if mask is not None:
+            s = np.where(mask, s, -np.inf)
+        with np.errstate(all="ignore"):
+            w = np.exp(s - s.max(axis=0, keepdims=True))
+            w = w / w.sum(axis=0, keepdims=True)
+        return w @ v
+
+    assert run_battery(over_queries, dtype=dtype, cases=2).diagnosis == ["softmax_axis"]

@@ -8,6 +8,7 @@ Exit status: 0 when every case is within the dtype's bounds, 1 otherwise, 2 when
 function cannot be loaded (one line on stderr).
 """
 
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -112,12 +113,15 @@ def _load_file(path: Path, target):
 
 def run(args) -> int:
     """Load the function, run the battery, print; 0 when every case passes, else 1."""
-    function = load_function(args.target)
-    with warnings.catch_warnings():
-        # The implementation's own warnings (overflow in exp...) are part of what is
-        # being tested; the report says what went wrong.
-        warnings.simplefilter("ignore")
-        report = run_battery(function, dtype=args.dtype, cases=args.cases, seed=args.seed,
-                             mask_convention=args.mask_convention, empty_row=args.empty_row)
+    # The user's code may print (debugging, progress): that goes to stderr, so that
+    # stdout holds the report alone and --format json stays valid JSON.
+    with contextlib.redirect_stdout(sys.stderr):
+        function = load_function(args.target)
+        with warnings.catch_warnings():
+            # The implementation's own warnings (overflow in exp...) are part of what is
+            # being tested; the report says what went wrong.
+            warnings.simplefilter("ignore")
+            report = run_battery(function, dtype=args.dtype, cases=args.cases, seed=args.seed,
+                                 mask_convention=args.mask_convention, empty_row=args.empty_row)
     sys.stdout.write(report.to_json() if args.format == "json" else report.table())
     return 0 if report.passed else 1

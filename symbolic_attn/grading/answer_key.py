@@ -49,11 +49,11 @@ symbolic_attn.errors.ExerciseError: <exercise>: questions[0].points: expected a 
 import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
 from symbolic_attn.grading.claims import parse_rule
 from symbolic_attn.grading.exercise import LIMITS, parse_exercise
+from symbolic_attn.grading.files import read_regular_file
 from symbolic_attn.grading.submissions import normalize_name, position_key
 
 __all__ = ["Question", "AnswerKey", "load_answer_key", "parse_answer_key", "MAX_QUESTIONS"]
@@ -115,13 +115,9 @@ class AnswerKey:
 
 def load_answer_key(path) -> AnswerKey:
     """Read an exercise file with its answer key; any problem is an :class:`ExerciseError`."""
-    source = str(path)
-    try:
-        with Path(path).open("rb") as handle:
-            data = handle.read(LIMITS["file_bytes"] + 1)
-    except OSError as error:
-        raise ExerciseError(f"{source}: cannot read the file ({error.strerror or error})") from None
-    return parse_answer_key(data, source)
+    # Only a regular file, size checked first: a FIFO or a device must not block or stream.
+    data = read_regular_file(path, LIMITS["file_bytes"], "exercise file")
+    return parse_answer_key(data, str(path))
 
 
 def parse_answer_key(data, source: str = "<exercise>") -> AnswerKey:

@@ -24,6 +24,7 @@ implementation.  Each entry is held to its bound from :mod:`.bounds`.
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -178,9 +179,17 @@ def call(fn, arrays, mask, convention, dtype, scale=None):
     """Call ``fn(q, k, v, mask)`` (``scale=`` added when a scale is given) on copies."""
     q, k, v = (a.copy() for a in arrays)
     mask_arg = None if mask is None else to_convention(mask, convention, dtype)
-    if scale is None:
+    if scale is None or not _takes_scale(fn):  # a fn(q, k, v, mask) applies the scale itself
         return fn(q, k, v, mask_arg)
     return fn(q, k, v, mask_arg, scale=float(scale))
+
+
+def _takes_scale(fn) -> bool:
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True  # unknown: pass the scale, as documented
+    return "scale" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
 def as_arrays(q, k, v, dtype):
@@ -191,11 +200,18 @@ def as_arrays(q, k, v, dtype):
     for name, x in (("Q", q), ("K", k), ("V", v)):
         if _is_array(x):
             source = to_numpy(x, name)
-            array = source.astype(fmt.name)
+            with np.errstate(over="ignore", invalid="ignore"):  # inf/NaN refused below
+                array = source.astype(fmt.name)
             rounded |= bool((array.astype(np.float64) != source.astype(np.float64)).any())
         else:
             exact = to_matrix(x, name=name)
-            array = np.array([[float(e) for e in row] for row in exact.tolist()], dtype=fmt.name)
+            try:
+                with np.errstate(over="ignore"):  # out of range: caught just below
+                    array = np.array([[float(e) for e in row] for row in exact.tolist()], dtype=fmt.name)
+            except (OverflowError, TypeError, ValueError):  # beyond float64, or not a number
+                raise ShapeError(f"{name}: entries that are not finite {fmt.name} numbers") from None
+            if not np.isfinite(array).all():
+                raise ShapeError(f"{name}: non-finite entries (inf or NaN) in the {fmt.name} inputs")
             rounded |= any(not e.is_Rational or Fraction(float(a)) != Fraction(int(e.p), int(e.q))
                            for e, a in zip(exact, array.ravel().tolist()))
         values = [[exact_value(a) for a in row] for row in array.tolist()]
@@ -296,7 +312,7 @@ def run_case(fn, q, k, v, mask=None, *, scale=None, dtype="float32", mask_conven
         output, weights = split_result(call(fn, arrays, structure, mask_convention, dtype, exact_scale))
     except SymbolicAttnError as error:
         return Run(CaseReport(name, fmt.name, shape, described, error=shown(str(error), 200)), **context)
-    except Exception as error:  # the user's code: any failure is a result to report
+    except (Exception, SystemExit) as error:  # the user's code: any failure (even exit()) is a result to report
         return Run(CaseReport(name, fmt.name, shape, described, error=shown(f"{type(error).__name__}: {error}", 200)),
                    **context)
     stages = judge(output, weights, reference, fmt)
@@ -317,7 +333,8 @@ def compare_attention(fn, q, k, v, mask=None, *, scale=None, dtype="float32", ma
             of rows) in ``mask_convention``; ``fn`` receives it in ``mask_convention``
             ("keep", "block", "additive" with -inf, "additive_min" with finfo.min).
         scale: ``None`` for 1/sqrt(d_k) (``fn`` is then called without a scale), else an
-            exact scale passed to ``fn`` as the keyword ``scale=`` (a float).
+            exact scale passed to ``fn`` as the keyword ``scale=`` (a float) when ``fn``
+            accepts one; a ``fn(q, k, v, mask)`` is called as is and must apply it itself.
         empty_row: what fully masked rows must give: "error" refuses such masks; "zeros",
             "uniform", "nan" as the libraries do.
 

@@ -83,7 +83,9 @@ def variants(run: Run, fmt: FloatFormat) -> dict[str, list[tuple[str, Expected]]
     out: dict[str, list[tuple[str, Expected]]] = {}
 
     def core(name, *, q=Q, k=K, v=V, mask_=mask, scale_=scale, **options):
-        for policy in _policies(mask_, declared):
+        # normalized over the queries, the "rows" that may be empty are the columns
+        lines = mask_.transposed() if mask_ is not None and options.get("axis") == "queries" else mask_
+        for policy in _policies(lines, declared):
             variant = attention(q, k, v, mask=mask_, scale=scale_, on_empty_row=policy, **options)
             out.setdefault(name, []).append((policy, expected_from(variant, fmt)))
 

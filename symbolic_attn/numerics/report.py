@@ -1,8 +1,9 @@
 """The reports of a comparison: one per stage, one per case (text and JSON).
 
 >>> stage = StageReport("output", 1e-7, 1.5, 3e-6, 40.0, "pass")
->>> CaseReport("mine", "float32", (2, 3, 4, 5), "causal", (stage,)).to_dict()["verdict"]
-'pass'
+>>> report = CaseReport("mine", "float32", (2, 3, 4, 5), "causal", (stage,))
+>>> report.to_dict()["verdict"], report.stages["output"].max_ulp, report.stages[0] is report["output"]
+('pass', 1.5, True)
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["StageReport", "CaseReport"]
+__all__ = ["StageReport", "Stages", "CaseReport"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,18 @@ def _json_float(x):
     return x
 
 
+class Stages(tuple):
+    """The stage reports in order; also indexed by stage name (``stages["output"]``)."""
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            for stage in self:
+                if stage.stage == key:
+                    return stage
+            raise KeyError(key)
+        return super().__getitem__(key)
+
+
 @dataclass(frozen=True)
 class CaseReport:
     """The comparison of one case: shapes, mask, per-stage errors, the verdict."""
@@ -55,6 +68,9 @@ class CaseReport:
     inputs_rounded: bool = False
     meets: str | None = None  # the finest dtype whose bounds every stage meets
     notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self):
+        object.__setattr__(self, "stages", Stages(self.stages))
 
     @property
     def verdict(self) -> str:

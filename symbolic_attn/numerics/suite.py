@@ -21,7 +21,7 @@ import inspect
 import json
 from dataclasses import dataclass
 
-from symbolic_attn.errors import ImplementationError
+from symbolic_attn.errors import ImplementationError, doing, shown
 from symbolic_attn.numerics.backends import float_format
 from symbolic_attn.numerics.battery import Case, battery
 from symbolic_attn.numerics.compare import CaseReport, run_case
@@ -135,12 +135,15 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
     fmt = float_format(dtype)
     chosen = cases if isinstance(cases, (list, tuple)) else battery(cases, seed, empty_row=empty_row, takes_scale=takes_scale(fn))
     runs, explained = [], []
+    label = shown(getattr(fn, "__qualname__", None) or "the implementation")
     for number, case in enumerate(chosen, start=1):
         case = _as_case(case, number)
-        run = run_case(fn, case.q, case.k, case.v, case.mask, scale=case.scale, dtype=fmt.name,
-                       mask_convention=mask_convention, empty_row=empty_row, name=case.name)
-        runs.append(run)
-        explained.append(explain(run, fmt.name))
+        # named for the message when a time limit runs out (a slow or looping fn)
+        with doing(f"running {label} on case {shown(case.name)} ({number} of {len(chosen)})"):
+            run = run_case(fn, case.q, case.k, case.v, case.mask, scale=case.scale, dtype=fmt.name,
+                           mask_convention=mask_convention, empty_row=empty_row, name=case.name)
+            runs.append(run)
+            explained.append(explain(run, fmt.name))
     return BatteryReport(fmt.name, tuple(run.report for run in runs), tuple(tuple(found) for found in explained),
                          tuple(diagnosis(runs, explained, fmt.name)), mask_convention, empty_row)
 
