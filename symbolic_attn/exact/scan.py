@@ -17,7 +17,7 @@ import re
 from symbolic_attn.errors import InputLimitError, ParseError, shown
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["parse_tree", "check_brackets", "snippet"]
+__all__ = ["parse_tree", "check_brackets", "check_tree_depth", "snippet"]
 
 # Runs of letters, digits and underscores: numbers (0x... too) and names, bounded alike.
 _TOKEN_RUN = re.compile(r"\w+")
@@ -103,12 +103,25 @@ def parse_tree(text: str, limits: Limits) -> ast.Expression:
         raise ParseError(f"malformed expression{column} in {snippet(text)}") from None
     except (MemoryError, RecursionError, ValueError):
         raise InputLimitError(f"expression too complex to parse: {snippet(text)}") from None
-    # Operators nest without brackets too ("1+1+...+1", "- - - 1"): bound the tree's
-    # depth with an explicit stack, before the recursive evaluator sees it.
-    stack = [(tree.body, 1)]
+    check_tree_depth(tree.body, limits.max_tree_depth, f"expression nested more than {limits.max_tree_depth} "
+                     f"operations deep: {snippet(text)}")
+    return tree
+
+
+def check_tree_depth(node, limit: int, message: str) -> None:
+    """Raise :class:`InputLimitError` (``message``) when the ast below ``node`` is deeper than ``limit``.
+
+    Operators nest without brackets too ("1+1+...+1", "- - - 1"): the depth is bounded with
+    an explicit stack, before any recursive evaluator sees the tree.
+
+    >>> check_tree_depth(ast.parse("-" * 5 + "1", mode="eval").body, 3, "too deep")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.InputLimitError: too deep
+    """
+    stack = [(node, 1)]
     while stack:
         node, depth = stack.pop()
-        if depth > limits.max_tree_depth:
-            raise InputLimitError(f"expression nested more than {limits.max_tree_depth} operations deep: {snippet(text)}")
+        if depth > limit:
+            raise InputLimitError(message)
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return tree

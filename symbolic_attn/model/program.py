@@ -44,6 +44,7 @@ from typing import Mapping, Sequence
 import sympy
 
 from symbolic_attn.errors import DefinitionError, InputLimitError, SymbolicAttnError, shown
+from symbolic_attn.exact.scan import check_tree_depth
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.exact.parse import parse_expression
@@ -218,12 +219,8 @@ class _Evaluator:
             raise DefinitionError(f"malformed definition{where}: {shown(self.original, 60)!r}") from None
         except (MemoryError, RecursionError, ValueError):
             raise InputLimitError(f"definition too complex to parse: {shown(self.original, 60)!r}") from None
-        stack = [(tree.body, 1)]
-        while stack:
-            node, level = stack.pop()
-            if level > limits.parser.max_tree_depth:
-                raise InputLimitError(f"nested more than {limits.parser.max_tree_depth} operations deep")
-            stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+        check_tree_depth(tree.body, limits.parser.max_tree_depth,
+                         f"nested more than {limits.parser.max_tree_depth} operations deep")
         return tree
 
     def check_nodes(self, matrix):
