@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 import tomllib
 from fractions import Fraction
 from pathlib import Path
@@ -197,7 +198,7 @@ def test_bad_invocations_exit_2(argv, message, capsys):
         status = main(argv)
         assert status == 2
     err = capsys.readouterr().err
-    assert pytest.importorskip("re").search(message, err), err
+    assert re.search(message, err), err
     assert "Traceback" not in err
 
 

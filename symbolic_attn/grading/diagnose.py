@@ -61,6 +61,7 @@ from symbolic_attn.errors import SymbolicAttnError
 from symbolic_attn.exact.parse import exact_decimal
 from symbolic_attn.grading.claims import all_pass
 from symbolic_attn.grading.view import StageView
+from symbolic_attn.model.compose import product
 from symbolic_attn.model.masks import Mask
 
 __all__ = ["MISTAKES", "REMEDIES", "Diagnoser", "Candidate", "explain"]
@@ -358,21 +359,9 @@ def _decimal(text: str) -> sympy.Rational:
     return -exact_decimal(text[1:]) if text.startswith("-") else exact_decimal(text)
 
 
-def _product(A, B) -> sympy.ImmutableMatrix:
-    """A product of rational matrices (rounded or claimed weights times V), through flint
-    when every entry is rational: SymPy's own product of 64x64 rationals takes seconds."""
-    # Rows, not SymPy matrices: indexing or building a SymPy matrix entry by entry is slow.
-    a = A.tolist() if isinstance(A, sympy.MatrixBase) else A
-    b = B.tolist() if isinstance(B, sympy.MatrixBase) else B
-    if all(e.is_Rational for row in a for e in row) and all(e.is_Rational for row in b for e in row):
-        import flint
-
-        def fmpq(rows):
-            return flint.fmpq_mat(len(rows), len(rows[0]), [flint.fmpq(int(e.p), int(e.q)) for row in rows for e in row])
-
-        C = fmpq(a) * fmpq(b)
-        return [[sympy.Rational(int(C[i, j].p), int(C[i, j].q)) for j in range(C.ncols())] for i in range(C.nrows())]
-    return (sympy.ImmutableMatrix(a) * sympy.ImmutableMatrix(b)).tolist()
+def _product(A, B) -> list:
+    """Rows of the exact product (rounded or claimed weights times V), by the model's one product."""
+    return product(sympy.ImmutableMatrix(A), sympy.ImmutableMatrix(B)).tolist()
 
 
 def _forced_row_sum(weights, mask) -> dict:

@@ -156,8 +156,8 @@ class Exercise:
             scale = 1 / sympy.sqrt(base.d_k) if scale == "default" else 1 if scale in (None, "none") else to_exact(scale)
             changes = {"query": None, "key": None, "d_k": None, "scores": sympy.ImmutableMatrix(scores)} \
                 if scores is not None else {}
-            return dataclasses.replace(base, value=sympy.ImmutableMatrix(value), scale=sympy.sympify(scale),
-                                       mask=as_mask(mask, n, m), options=Options(**options), **changes)
+            return dataclasses.replace(base, value=sympy.ImmutableMatrix(value), scale=sympy.sympify(scale, strict=True),
+                                       mask=as_mask(mask, n, m), options=Options.from_keywords(options), **changes)
         if scores is not None or spec.scores is not None:
             use = spec.scores if scores is None else scores
             result = attention_from_scores(use, value, mask, scale="none" if scale is _KEEP else scale, **options)

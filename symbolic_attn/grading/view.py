@@ -66,7 +66,7 @@ class StageView(Mapping):
         self.result = result
         self.overrides = dict(overrides or {})
         self.transpose = transpose
-        self.factor = sympy.sympify(factor) if not isinstance(factor, sympy.Basic) else factor
+        self.factor = sympy.sympify(factor, strict=True) if not isinstance(factor, sympy.Basic) else factor
         self._paths = list(result.trace)
         self._matrices = {}
         self._selections = {}

@@ -40,6 +40,7 @@ from symbolic_attn.exact.certified import check_digits, check_precision, decimal
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.decimals import StageNumbers, rational_matrix, sympy_matrix
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
+from symbolic_attn.model.compose import product as _product  # the model's one exact product
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["Options", "Shape", "STAGES", "softmax", "attention", "attention_from_scores", "AttentionResult", "as_mask"]
@@ -267,10 +268,6 @@ def _scale(scale, d_k):
         return sympy.S.One
     result = to_exact(scale)
     return result
-
-
-def _product(A, B) -> sympy.ImmutableMatrix:
-    return sympy.ImmutableMatrix(A * B)
 
 
 @dataclass(frozen=True, init=False)

@@ -174,7 +174,10 @@ def resolve_mask(mask, n: int, m: int):
 
 
 def product(A, B) -> sympy.ImmutableMatrix:
-    """The exact matrix product A B, skipping zero terms and unit factors.
+    """The exact matrix product A B, skipping zero terms and unit factors: the one product
+    of the model (attention's Q K^T and A V, heads, blocks) and of diagnosis.
+
+    Rational matrices multiply through python-flint.
 
     SymPy's own product forms ``0 * x`` for every zero weight, and ``Mul`` then asks whether
     ``x`` is finite, which for a large closed form means a slow numeric evaluation; weights
@@ -188,6 +191,8 @@ def product(A, B) -> sympy.ImmutableMatrix:
     if A.cols != B.rows:
         raise ShapeError(f"cannot multiply {A.rows}x{A.cols} by {B.rows}x{B.cols}")
     a_rows = A.tolist()
+    if A.rows and B.cols and all(e.is_Rational for row in a_rows for e in row) and all(e.is_Rational for e in B):
+        return _rational_product(a_rows, B.tolist())
     b_cols = [list(column) for column in zip(*B.tolist())] if B.rows else [[] for _ in range(B.cols)]
     entries = []
     for row in a_rows:
@@ -195,12 +200,24 @@ def product(A, B) -> sympy.ImmutableMatrix:
         for column in b_cols:
             terms = []
             for a, b in zip(row, column):
-                if a == 0 or b == 0:
-                    continue
+                if (a == 0 and b is not sympy.nan) or (b == 0 and a is not sympy.nan):
+                    continue  # nan * 0 stays nan, as in IEEE arithmetic
                 terms.append(b if a == 1 else a if b == 1 else a * b)
             out.append(sympy.Add(*terms) if terms else sympy.S.Zero)
         entries.append(out)
     return sympy.ImmutableMatrix(A.rows, B.cols, [e for row in entries for e in row])
+
+
+def _rational_product(a_rows, b_rows) -> sympy.ImmutableMatrix:
+    """A product of rational matrices through python-flint (SymPy's takes seconds at 64 x 64)."""
+    import flint
+
+    def fmpq(rows):
+        return flint.fmpq_mat(len(rows), len(rows[0]), [flint.fmpq(int(e.p), int(e.q)) for row in rows for e in row])
+
+    C = fmpq(a_rows) * fmpq(b_rows)
+    return sympy.ImmutableMatrix(C.nrows(), C.ncols(),
+                                 [sympy.Rational(int(C[i, j].p), int(C[i, j].q)) for i in range(C.nrows()) for j in range(C.ncols())])
 
 
 #: Expression-tree nodes one entry of a matrix passed on to another operation may have.

@@ -93,7 +93,7 @@ def normalise(item) -> list:
         # SymPy already decided the stated relation is false for the declared symbols.
         return [Condition(sympy.Integer(-1), ">0", "states a relation that SymPy already evaluates to False")]
     if all(hasattr(item, name) for name in ("function", "low", "high")):  # a rules.Bijection
-        sigma, low, high = item.function, sympy.sympify(item.low), sympy.sympify(item.high)
+        sigma, low, high = item.function, sympy.sympify(item.low, strict=True), sympy.sympify(item.high, strict=True)
         variable = sympy.Dummy("x", integer=True)
         # sigma maps low..high into low..high: the values of sigma are in the range.
         return [Condition((sigma, low, high), "bijection")]
@@ -356,7 +356,7 @@ def _holds(expr, kind, facts, depth) -> bool:
 def _holds_uncached(expr, kind, facts, depth) -> bool:
     if depth <= 0:
         return False
-    expr = sympy.sympify(expr)
+    expr = sympy.sympify(expr, strict=True)
     if expr.is_number:
         return _number_holds(expr, kind)
     for fact in facts.conditions:
