@@ -8,7 +8,8 @@ own results only, titled ``--title`` (plain text, escaped; default "Verified der
 
 ``--format md`` writes ``notes.md`` (Markdown with ``$$`` math) instead of the LaTeX
 files; ``--pdf`` also compiles ``notes.tex`` with pdflatex (in a temporary folder) into
-``DIR/notes.pdf``.  Everything is written all or nothing (:mod:`symbolic_attn.cli.output`):
+``DIR/notes.pdf``.  ``--jobs N`` verifies with N processes side by side (default: every
+core; the output is the same byte for byte).  Everything is written all or nothing (:mod:`symbolic_attn.cli.output`):
 a failure of any kind leaves every old file as it was.
 
 ``list [PATH] [--verify]`` shows each script's NAME, file and title.  Without ``--verify``
@@ -22,6 +23,8 @@ and the residual; nothing written); 2 bad input: a script that cannot be loaded 
 failing.  Never a traceback.
 """
 
+import dataclasses
+import functools
 import sys
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -32,6 +35,9 @@ from symbolic_attn.errors import DerivationFailure, ProofError, ScriptError, Sym
 from symbolic_attn.notes.build import heading, render_documents, tex_builders
 from symbolic_attn.notes.document import compile_pdf, find_pdflatex
 from symbolic_attn.notes.markdown import markdown_document
+from symbolic_attn.notes.worked import all_examples
+from symbolic_attn.proofs.parallel import MAX_JOBS, available_cores, map_forked
+from symbolic_attn.proofs.result import Result
 from symbolic_attn.proofs.scripts import DEFAULT_FOLDER, load_scripts
 from symbolic_attn.render.latex import plain_text
 
@@ -51,10 +57,14 @@ def is_builtin(paths: Iterable) -> bool:
     return all(p.resolve() == DEFAULT_FOLDER for p in paths)
 
 
-def builders_for(fmt: str, paths: Iterable = (), title: str | None = None) -> tuple:
+def builders_for(fmt: str, paths: Iterable = (), title: str | None = None, examples=None) -> tuple:
     """The builders of ``--format fmt``: the full notes for the built-in folder, the user's
-    results only (under ``title``) for a user's folder."""
-    examples = is_builtin(paths)
+    results only (under ``title``) for a user's folder.  ``examples``: the worked examples'
+    blocks when already computed."""
+    if not is_builtin(paths):
+        examples = False
+    elif examples is None:
+        examples = True
     if fmt == "md":
         return (lambda results: markdown_document(results, title=title, examples=examples),)
     return tex_builders(title=title, examples=examples)
@@ -70,25 +80,50 @@ def load(paths: Iterable) -> list:
         raise ScriptError(f"importing a derivation script raised {describe_exception(error)}") from None
 
 
-def verify_scripts(scripts: Sequence) -> list:
-    """Build and verify every script's result, whatever a script's ``build()`` does.
+def verify_scripts(scripts: Sequence, jobs: int | None = None) -> list:
+    """Build, verify and print every script's result: a :class:`~symbolic_attn.proofs.result.Printed`
+    per script, in order (``jobs`` processes side by side; default: every core).
 
     Raises DerivationFailure (a step failed, or build() raised a library error) or
-    ScriptError (build() or verification raised anything else, e.g. a bug in the script).
+    ScriptError (build() or verification raised anything else, e.g. a bug in the script),
+    for the first script in order that fails, exactly as a one-process run would.
     """
-    results = []
-    for script in scripts:
-        results.append(_verified(script))
-    return results
+    return map_forked([functools.partial(_printed, script) for script in scripts], jobs)
+
+
+def _printed(script):
+    """One script's result, built, verified and reduced to what the documents print.
+
+    The title is printed as a heading (a docstring's final period dropped), as for every
+    result the notes show.
+    """
+    built = _built(script)
+    if isinstance(built, Result):
+        built = dataclasses.replace(built, title=heading(built.title))
+    result = _checked(script, built)
+    try:
+        return result.printed()
+    except SymbolicAttnError as error:
+        raise ScriptError(f"{script.path}: printing failed: {error}") from None
+    except Exception as error:  # a user's part may print badly: one line, no traceback
+        raise ScriptError(f"{script.path}: printing raised {describe_exception(error)}") from None
 
 
 def _verified(script):
+    """Build and verify one script's result, in this process."""
+    return _checked(script, _built(script))
+
+
+def _built(script):
     try:
-        result = script.result()
+        return script.result()
     except SymbolicAttnError:
         raise
     except (Exception, SystemExit) as error:  # a user's build() may raise anything
         raise ScriptError(f"{script.path}: build() raised {describe_exception(error)}") from None
+
+
+def _checked(script, result):
     try:
         result.verify()
     except DerivationFailure:
@@ -103,13 +138,29 @@ def _verified(script):
 
 
 def derive(paths: Iterable = (), out_dir="out", builders: Sequence[Callable] | None = None, *,
-           fmt: str = "tex", title: str | None = None, pdf: bool = False) -> list:
-    """Load, verify, render, compile (``pdf``) and only then write; return the written paths."""
+           fmt: str = "tex", title: str | None = None, pdf: bool = False, jobs: int | None = None) -> list:
+    """Load, verify, render, compile (``pdf``) and only then write; return the written paths.
+
+    ``jobs`` processes build, verify and print the results side by side (default: every
+    core; 1: all in this process); the documents are then assembled here from the printed
+    results (:class:`~symbolic_attn.proofs.result.Printed`, which is what ``builders``
+    receive).  The output is the same byte for byte whatever ``jobs`` is.
+    """
     paths = list(paths)
     if pdf:
         find_pdflatex()  # before any work: missing pdflatex is one line, nothing written
-    results = verify_scripts(load(paths))
-    documents = render_documents(results, builders if builders is not None else builders_for(fmt, paths, title))
+    scripts = load(paths)
+    tasks = [functools.partial(_printed, script) for script in scripts]
+    examples = builders is None and is_builtin(paths)
+    if examples:
+        # The worked examples of the built-in notes are one more task, taken first (one of
+        # the longest); a failure in them is raised after every script's, as before.
+        tasks.append(all_examples)
+    outputs = map_forked(tasks, jobs, start_with=[len(tasks) - 1] if examples else ())
+    results = outputs[:len(scripts)]
+    if builders is None:
+        builders = builders_for(fmt, paths, title, outputs[-1] if examples else None)
+    documents = render_documents(results, builders)
     if pdf:
         documents["notes.pdf"] = compile_pdf(documents)
     return write_documents(documents, out_dir)
@@ -133,6 +184,9 @@ def add_parser(subparsers) -> None:
                                     "'Verified derivations'")
     derive_parser.add_argument("--pdf", action="store_true",
                                help="also compile notes.tex to DIR/notes.pdf with pdflatex")
+    derive_parser.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+                               help=f"processes that verify side by side (default: the number of cores, "
+                                    f"{available_cores()}; 1: one process)")
     derive_parser.set_defaults(handler=run_derive)
 
     listing = subparsers.add_parser(
@@ -145,7 +199,19 @@ def add_parser(subparsers) -> None:
                          help="folder of derivation scripts; default: the built-in derivations/")
     listing.add_argument("--verify", action="store_true",
                          help="build and verify each script, then show its scopes (slower)")
+    listing.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+                         help=f"with --verify: processes that verify side by side (default: the number of cores, "
+                              f"{available_cores()})")
     listing.set_defaults(handler=run_list)
+
+
+def _jobs(text: str) -> int:
+    """``--jobs N``: a whole number from 1 to MAX_JOBS."""
+    import argparse
+
+    if not text.strip().isascii() or not text.strip().isdigit() or not 1 <= int(text) <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_JOBS}, got {text!r}")
+    return int(text)
 
 
 def _check_title(title):
@@ -167,7 +233,8 @@ def run_derive(args) -> int:
         print(f"{PROG}: error: --pdf compiles notes.tex, so it needs --format tex", file=sys.stderr)
         return 2
     try:
-        written = derive(args.paths, args.out, fmt=args.format, title=_check_title(args.title), pdf=args.pdf)
+        written = derive(args.paths, args.out, fmt=args.format, title=_check_title(args.title), pdf=args.pdf,
+                         jobs=args.jobs)
     except (ProofError, UndecidedError) as error:
         print(f"{PROG}: verification failed: {_one_line(str(error))}", file=sys.stderr)
         return 1
@@ -180,35 +247,47 @@ def run_list(args) -> int:
     """Handler of ``list``: one block per script; scopes only once verified.
 
     Exit 1 when some script failed verification; 2 when some build() raised (still one
-    block per script; every failure is one line of the listing).
+    block per script; every failure is one line of the listing).  With ``--verify`` the
+    scripts are verified side by side (``--jobs``), and listed in order.
     """
-    status = 0
-    for script in load([args.path] if args.path else []):
-        if not args.verify:
+    scripts = load([args.path] if args.path else [])
+    if not args.verify:
+        for script in scripts:
             title = script.doc.strip().partition("\n")[0].strip() or script.name
             print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(heading(title)))}")
             print("    not verified (run `symbolic-attn list --verify` to verify it and show its scope)")
-            continue
-        try:
-            result = _verified(script)
-        except (ProofError, UndecidedError) as error:
+        return 0
+    status = 0
+    outcomes = map_forked([functools.partial(_listing, script) for script in scripts], getattr(args, "jobs", None))
+    for script, (kind, value) in zip(scripts, outcomes):
+        if kind == "failed":
             title = script.doc.strip().partition("\n")[0].strip() or script.name
             print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(heading(title)))}")
-            print(f"    verification failed: {_one_line(_without_path(str(error), script.path))}")
+            print(f"    verification failed: {_one_line(_without_path(value, script.path))}")
             status = max(status, 1)
             continue
-        except SymbolicAttnError as error:
+        if kind == "error":
             print(f"{script.name}  {_one_line(script.path)}")
-            print(f"    error: {_one_line(_without_path(str(error), script.path))}")
+            print(f"    error: {_one_line(_without_path(value, script.path))}")
             status = 2
             continue
-        print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(heading(result.title)))}")
-        for part in result.parts:
+        print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(heading(value.title)))}")
+        for part in value.parts:
             print(f"    {_one_line(plain_text(part.title))}: {_one_line(str(part.scope))}")
-        rules = _rules(result)
+        rules = _rules(value)
         if rules:
             print(f"    rules used: {rules}")
     return status
+
+
+def _listing(script) -> tuple:
+    """``("ok", Printed)``, ``("failed", message)`` (a step failed) or ``("error", message)``."""
+    try:
+        return "ok", _printed(script)
+    except (ProofError, UndecidedError) as error:
+        return "failed", str(error)
+    except SymbolicAttnError as error:
+        return "error", str(error)
 
 
 def _rules(result) -> str:

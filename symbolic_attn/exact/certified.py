@@ -258,6 +258,26 @@ def _proved_rational(expr) -> Fraction | None:
     return Fraction(int(candidate.p), int(candidate.q))
 
 
+def _plainly_algebraic(expr) -> bool:
+    """True when ``expr`` is built from rationals and ``i`` by ``+``, ``*`` and rational powers.
+
+    The structural test, not SymPy's ``is_algebraic``: that one asks for signs, and SymPy
+    answers sign questions by evaluating numerically (slow, and nothing to build on).
+
+    >>> _plainly_algebraic(sympy.sqrt(2) + sympy.Rational(1, 3) * 5 ** sympy.Rational(1, 3))
+    True
+    >>> _plainly_algebraic(sympy.exp(1) + 1)
+    False
+    """
+    if expr.is_Rational or expr is sympy.I:
+        return True
+    if isinstance(expr, (sympy.Add, sympy.Mul)):
+        return all(_plainly_algebraic(arg) for arg in expr.args)
+    if isinstance(expr, sympy.Pow):
+        return expr.exp.is_Rational and _plainly_algebraic(expr.base)
+    return False
+
+
 #: Above this many operations the exact zero test gives up (it is then "not proved").
 MAX_ZERO_TEST_OPS = 400
 
@@ -285,11 +305,7 @@ def proved_zero(expr) -> bool:
     expanded = sympy.expand(expr)
     if expanded == 0:
         return True
-    try:
-        algebraic = expanded.is_algebraic
-    except Exception:  # SymPy's assumption cache can hold inconsistent facts: not proved
-        return False
-    if algebraic is not True:
+    if not _plainly_algebraic(expanded):
         return False
     x = sympy.Dummy("x")
     try:

@@ -44,7 +44,6 @@ those modules change.  What it uses today:
 (Fraction(1, 1), 'fail', [(1, 2)])
 """
 
-import os
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -55,6 +54,7 @@ import sympy
 from sympy.printing.str import sstr
 
 from symbolic_attn.errors import SubmissionError, SymbolicAttnError
+from symbolic_attn.proofs.parallel import available_cores
 from symbolic_attn.grading import feedback as feedback_text
 from symbolic_attn.grading.submissions import EXTENSIONS, Submission, read_submission
 
@@ -471,10 +471,7 @@ def _grade_files(job):
 
 def default_jobs() -> int:
     """The number of cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    return available_cores()
 
 
 def grade_all(key, jobs_list, jobs: int = 1, progress=None) -> list:

@@ -56,10 +56,11 @@ def _scope_latex(scope) -> str:
 BUILDERS = (result_documents, index_document, notes_document)
 
 
-def tex_builders(title: str | None = None, examples: bool = True) -> tuple:
+def tex_builders(title: str | None = None, examples: bool | Sequence = True) -> tuple:
     """The LaTeX builders; ``notes.tex`` titled ``title``, with or without the worked examples
-    (the built-in notes have them; a user's own folder gets its own results only)."""
-    if title is None and examples:
+    (the built-in notes have them; a user's own folder gets its own results only).
+    ``examples`` may also be the examples' blocks, already computed."""
+    if title is None and examples is True:
         return BUILDERS
     return (result_documents, index_document, lambda results: notes_document(results, title, examples))
 

@@ -34,7 +34,7 @@ from symbolic_attn.render.figures import heatmap, mask_grid
 from symbolic_attn.render.latex import escape_text, prose_latex
 
 __all__ = ["FRAGMENT_PACKAGES", "PACKAGES_NOTE", "PdfError", "TITLE", "USER_TITLE", "notes_document",
-           "kernel_blocks", "render_tex", "find_pdflatex", "compile_pdf"]
+           "kernel_blocks", "worked_blocks", "render_tex", "find_pdflatex", "compile_pdf"]
 
 #: What a result's ``.tex`` file needs when ``\input`` into someone else's document.
 FRAGMENT_PACKAGES = ("amsmath",)
@@ -150,8 +150,17 @@ def _vector(matrix) -> str:
 # ----------------------------------------------------------------------------- the document
 
 
-def notes_document(results: Sequence, title: str | None = None, examples: bool = True) -> dict:
+def worked_blocks(examples) -> list:
+    """The worked examples' blocks: computed now (``examples`` is True) or already computed
+    (``examples`` is the list, e.g. from :func:`symbolic_attn.notes.worked.all_examples` run
+    in a worker while the results were verified)."""
+    return worked.all_examples() if examples is True else list(examples)
+
+
+def notes_document(results: Sequence, title: str | None = None, examples: bool | Sequence = True) -> dict:
     r"""``{"notes.tex": text}``: the results, then (``examples``) the worked examples and kernel.
+
+    ``examples`` is True (computed here), False (none) or the examples' blocks already computed.
 
     The built-in notes are ``notes_document(results)``; a user's own folder gets
     ``examples=False`` and its own ``title`` (plain text, escaped):
@@ -173,7 +182,7 @@ def notes_document(results: Sequence, title: str | None = None, examples: bool =
                   f"\\input{{{result.name}}}"]
     if examples:
         # The marker lets the tests read the log of the notes' own pages apart from the results'.
-        parts += ["", "\\typeout{symbolic-attn: worked examples}", render_tex(worked.all_examples()),
+        parts += ["", "\\typeout{symbolic-attn: worked examples}", render_tex(worked_blocks(examples)),
                   render_tex(kernel_blocks())]
     parts.append("\\end{document}")
     return {"notes.tex": "\n".join(parts) + "\n"}

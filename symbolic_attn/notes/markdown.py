@@ -17,14 +17,13 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from symbolic_attn.notes import worked
-from symbolic_attn.notes.document import CHECKED, DECIMALS, SCOPES, TITLE, USER_TITLE, kernel_blocks
+from symbolic_attn.notes.document import CHECKED, DECIMALS, SCOPES, TITLE, USER_TITLE, kernel_blocks, worked_blocks
 from symbolic_attn.render.markdown import escape_markdown, render_markdown, result_markdown, text_markdown
 
 __all__ = ["markdown_document"]
 
 
-def markdown_document(results: Sequence, title: str | None = None, examples: bool = True) -> dict:
+def markdown_document(results: Sequence, title: str | None = None, examples: bool | Sequence = True) -> dict:
     """``{"notes.md": text}``: the builder of ``derive --format md`` (arguments as for
     :func:`symbolic_attn.notes.document.notes_document`)."""
     title = TITLE if title is None and examples else (USER_TITLE if title is None else title)
@@ -33,5 +32,5 @@ def markdown_document(results: Sequence, title: str | None = None, examples: boo
              f"# {escape_markdown(title)}\n", text_markdown(opening) + "\n"]
     parts += [result_markdown(result) for result in results]
     if examples:
-        parts += [render_markdown(worked.all_examples()), render_markdown(kernel_blocks())]
+        parts += [render_markdown(worked_blocks(examples)), render_markdown(kernel_blocks())]
     return {"notes.md": re.sub(r"\n{3,}", "\n\n", "\n".join(parts)).rstrip("\n") + "\n"}

@@ -119,32 +119,68 @@ def normalise(item) -> list:
 # ------------------------------------------------------------------- exactness of a step
 
 
+_NON_FINITE = (sympy.core.numbers.NaN, sympy.core.numbers.ComplexInfinity, sympy.core.numbers.Infinity,
+               sympy.core.numbers.NegativeInfinity)
+
+#: Expressions already found free of floats and non-finite values (bounded; cleared when full).
+_EXACT_SEEN: set = set()
+
+
 def reject_inexact(value, where: str = "") -> None:
-    """Raise InexactStepError if a float or non-finite value occurs anywhere in ``value``."""
+    """Raise InexactStepError if a float or non-finite value occurs anywhere in ``value``.
+
+    Each distinct subtree is visited once (SymPy shares subtrees, and the same step is
+    checked several times on its way through the checker), so the cost is the tree's size.
+
+    >>> reject_inexact(sympy.Symbol("x") + sympy.Rational(1, 3))
+    >>> reject_inexact(sympy.Symbol("x") + sympy.Float("0.5"))
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.InexactStepError: float 0.500000000000000 in the step: use exact numbers (Rational)
+    """
     if isinstance(value, float):
         raise InexactStepError(f"{where}Python float {value!r}: use exact numbers (Rational)")
     if isinstance(value, sympy.MatrixBase):
         for entry in value:
             reject_inexact(entry, where)
         return
-    if not isinstance(value, sympy.Basic):
+    if not isinstance(value, sympy.Basic) or value in _EXACT_SEEN:
         return
-    for node in sympy.preorder_traversal(value):
+    stack, visited = [value], set()
+    while stack:
+        node = stack.pop()
+        if node in visited or node in _EXACT_SEEN:
+            continue
+        visited.add(node)
         if isinstance(node, sympy.Float):
             raise InexactStepError(f"{where}float {node} in the step: use exact numbers (Rational)")
-        if node in (sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or isinstance(
-                node, (sympy.core.numbers.NaN, sympy.core.numbers.ComplexInfinity, sympy.core.numbers.Infinity,
-                       sympy.core.numbers.NegativeInfinity)):
+        if isinstance(node, _NON_FINITE):
             raise InexactStepError(f"{where}non-finite value {node} in the step (an undefined expression)")
+        stack.extend(arg for arg in node.args if isinstance(arg, sympy.Basic))
+    if len(_EXACT_SEEN) > _CACHE_SIZE:
+        _EXACT_SEEN.clear()
+    _EXACT_SEEN.add(value)
 
 
 def is_plain_number(expr) -> bool:
     """True when every number-valued part of ``expr`` is a Rational (no pi, sqrt(2), acos(1/2)):
     SymPy's own sign reasoning is then exact (it has nothing to evaluate numerically)."""
-    for node in sympy.preorder_traversal(expr):
-        if isinstance(node, sympy.Basic) and not node.is_Rational and getattr(node, "is_number", False):
-            return False
-    return True
+    try:
+        return _PLAIN[expr]
+    except (KeyError, TypeError):
+        pass
+    plain = not any(isinstance(node, sympy.Basic) and not node.is_Rational and getattr(node, "is_number", False)
+                    for node in sympy.preorder_traversal(expr))
+    if len(_PLAIN) > _CACHE_SIZE:
+        _PLAIN.clear()
+    try:
+        _PLAIN[expr] = plain
+    except TypeError:
+        pass
+    return plain
+
+
+_PLAIN: dict = {}
 
 
 # ------------------------------------------------------------------- collecting conditions
@@ -157,15 +193,30 @@ def side_conditions(expr, inside=()) -> list:
     ``Sum(f, (k, a, b))`` holds for every ``k`` with ``a <= k <= b`` (it is proved for a
     generic such ``k``, with the facts ``k - a >= 0`` and ``b - k >= 0``).
     """
+    key = (expr, tuple(inside))
+    try:
+        return list(_SIDE_CONDITIONS[key])
+    except (KeyError, TypeError):  # TypeError: a mutable matrix (not hashable) is not cached
+        pass
     found = []
     _collect(expr, tuple(inside), found)
     unique, seen = [], set()
     for condition in found:
-        key = (condition.expr, condition.kind)
-        if key not in seen:
-            seen.add(key)
+        pair = (condition.expr, condition.kind)
+        if pair not in seen:
+            seen.add(pair)
             unique.append(condition)
+    if len(_SIDE_CONDITIONS) > _CACHE_SIZE:
+        _SIDE_CONDITIONS.clear()
+    try:
+        _SIDE_CONDITIONS[key] = tuple(unique)
+    except TypeError:
+        pass
     return unique
+
+
+#: side_conditions already collected, by (expression, enclosing ranges).
+_SIDE_CONDITIONS: dict = {}
 
 
 @dataclass(frozen=True)
@@ -179,9 +230,20 @@ def _add(found, expr, kind, why, inside):
     found.append(Bounded(expr, kind, why, inside) if inside else Condition(expr, kind, why))
 
 
-def _collect(expr, inside, found):
-    from symbolic_attn.proofs.prove import Frac  # the display fraction: its denominator counts
+def _display_fraction():
+    """:class:`~.prove.Frac`, imported on first use (prove imports this module)."""
+    global _FRAC
+    if _FRAC is None:
+        from symbolic_attn.proofs.prove import Frac
 
+        _FRAC = Frac
+    return _FRAC
+
+
+_FRAC = None
+
+
+def _collect(expr, inside, found):
     if isinstance(expr, sympy.MatrixBase):
         for entry in expr:
             _collect(entry, inside, found)
@@ -197,7 +259,7 @@ def _collect(expr, inside, found):
             ranges = ranges + ((variable, low, high),)
         _collect(expr.function, ranges, found)
         return
-    if isinstance(expr, Frac):
+    if isinstance(expr, _display_fraction()):  # its denominator counts
         _add(found, expr.args[1], "!=0", "denominator", inside)
     elif isinstance(expr, (sympy.Inverse,)):
         _add(found, expr.args[0], "invertible", "inverse", inside)
@@ -394,7 +456,8 @@ def _number_holds(expr, kind) -> bool:
 
 def _follows(expr, kind, fact, facts, depth) -> bool:
     """``expr kind`` from one stated fact: the same expression, or ``expr - fact`` signed."""
-    if fact.kind == ">0" and expr.has(sympy.Sum) and fact.expr.has(sympy.Sum) and depth > 2:
+    if (fact.kind == ">0" and expr.has(sympy.Sum) and fact.expr.has(sympy.Sum) and depth > 2
+            and _sums_under_roots(expr) == _sums_under_roots(fact.expr)):
         # expr = r * fact with r > 0 (sums in normal form, e.g. the spread of a x + b is a^2 times
         # the spread of x): then expr > 0 as well.
         from symbolic_attn.proofs.strategies import _sum_rules
@@ -420,6 +483,13 @@ def _follows(expr, kind, fact, facts, depth) -> bool:
             return sign in ("+", "0+")
         return sign == "+" or (kind == ">=0" and sign == "0+")
     return False
+
+
+def _sums_under_roots(expr) -> bool:
+    """True when a sum stands under a non-integer power (``sqrt`` of a sum): a quotient of two
+    expressions that differ in this keeps a sum, so comparing them by quotient is futile."""
+    return any(isinstance(node, sympy.Pow) and not node.exp.is_integer and node.base.has(sympy.Sum)
+               for node in sympy.preorder_traversal(expr))
 
 
 def _sign(expr, facts, depth):
@@ -485,7 +555,30 @@ def _sign_by_rules(expr, facts, depth):
 
 def _fact_sign(expr, facts):
     """The sign a stated fact gives ``expr`` directly (the same expression or its negative)."""
+    if not facts.conditions:
+        return None
+    key = (expr, facts)
+    try:
+        return _FACT_SIGNS[key]
+    except KeyError:
+        pass
+    sign = _fact_sign_uncached(expr, facts)
+    if len(_FACT_SIGNS) > _CACHE_SIZE:
+        _FACT_SIGNS.clear()
+    _FACT_SIGNS[key] = sign
+    return sign
+
+
+_FACT_SIGNS: dict = {}
+
+
+def _fact_sign_uncached(expr, facts):
+    symbols = expr.free_symbols
     for fact in facts.conditions:
+        # Equal up to sign after expansion needs the fact's symbols among the expression's
+        # (expansion only removes symbols): a cheap test that skips the expansion.
+        if not _expanded_symbols(fact.expr) <= symbols:
+            continue
         signs = {">0": ("+", "-"), ">=0": ("0+", "0-"), "!=0": ("!0", "!0")}[fact.kind]
         if expr == fact.expr or sympy.expand(expr - fact.expr) == 0:
             return signs[0]
@@ -494,15 +587,42 @@ def _fact_sign(expr, facts):
     return None
 
 
+def _expanded_symbols(expr) -> frozenset:
+    try:
+        return _EXPANDED_SYMBOLS[expr]
+    except KeyError:
+        pass
+    symbols = frozenset(sympy.expand(expr).free_symbols)
+    if len(_EXPANDED_SYMBOLS) > _CACHE_SIZE:
+        _EXPANDED_SYMBOLS.clear()
+    _EXPANDED_SYMBOLS[expr] = symbols
+    return symbols
+
+
+_EXPANDED_SYMBOLS: dict = {}
+
+
 def _real(expr) -> bool:
     return expr.is_extended_real is True and expr.is_finite is not False
 
 
 def _flag_sign(expr):
     try:
-        return _flag_sign_of(expr)
+        return _FLAG_SIGNS[expr]
+    except KeyError:
+        pass
+    try:
+        sign = _flag_sign_of(expr)
     except Exception:  # SymPy's assumption system can fail (inconsistent cached facts): unknown
-        return None
+        sign = None
+    if len(_FLAG_SIGNS) > _CACHE_SIZE:
+        _FLAG_SIGNS.clear()
+    _FLAG_SIGNS[expr] = sign
+    return sign
+
+
+#: Signs SymPy's assumptions gave, by expression (a rebuilt expression has lost its own cache).
+_FLAG_SIGNS: dict = {}
 
 
 def _flag_sign_of(expr):

@@ -71,6 +71,9 @@ __all__ = [
     "STRATEGIES",
 ]
 
+#: Tried only once the quick strategies have failed on every way of applying a step's rules.
+_LAST_RESORTS = ("simplify",)
+
 STRATEGIES = (
     "structural",
     "assumptions",
@@ -162,12 +165,29 @@ class Frac(sympy.Expr):
         return "(%s)/(%s)" % (printer._print(self.args[0]), printer._print(self.args[1]))
 
 
+#: Unfolded forms already computed (a step passes through _unfold several times).
+_UNFOLDED: dict = {}
+_UNFOLDED_SIZE = 20000
+
+
 def _unfold(expr):
     """Replace display-only :class:`Frac` and named operators by what they stand for."""
     if isinstance(expr, sympy.MatrixBase):
         return expr.applyfunc(_unfold)
     if not isinstance(expr, sympy.Basic):
         return expr
+    try:
+        return _UNFOLDED[expr]
+    except KeyError:
+        pass
+    unfolded = _unfold_uncached(expr)
+    if len(_UNFOLDED) > _UNFOLDED_SIZE:
+        _UNFOLDED.clear()
+    _UNFOLDED[expr] = unfolded
+    return unfolded
+
+
+def _unfold_uncached(expr):
     if expr.has(Frac):
         expr = expr.replace(lambda e: isinstance(e, Frac), lambda e: e.args[0] / e.args[1])
     unfold = lambda e: getattr(e, "unfold", None) is not None and getattr(e, "is_named_operator", False)  # noqa: E731
@@ -247,6 +267,14 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterabl
     from symbolic_attn.proofs.rules import apply_rules
 
     candidates, applied, unmet = apply_rules(_unfold(lhs), _unfold(rhs), rules, facts)
+    if len(candidates) > 1:
+        # Several ways to apply the rules: the quick strategies on each first, so that a
+        # candidate that does not fit never costs a last resort (simplify, refutation).
+        for left, right in candidates:
+            try:
+                return Proof(_decide(left, right, assumptions, facts, thorough=False).strategy, applied)
+            except (ProofError, UndecidedError):
+                continue
     first_error = None
     for left, right in candidates:
         try:
@@ -261,7 +289,9 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterabl
     raise type(first_error)(f"after the rules {', '.join(applied)}: {first_error}{note}") from None
 
 
-def _decide(lhs, rhs, assumptions, facts) -> Proof:
+def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
+    """Decide ``lhs = rhs``; ``thorough=False`` tries only the quick strategies (no simplify,
+    no refutation) and raises UndecidedError when they do not prove it."""
     lhs, rhs = _unfold(lhs), _unfold(rhs)
     if lhs == rhs:
         return Proof("structural")
@@ -272,12 +302,14 @@ def _decide(lhs, rhs, assumptions, facts) -> Proof:
     reject_inexact(lhs)
     reject_inexact(rhs)
     if _is_matrix(lhs) or _is_matrix(rhs):
-        return _prove_matrix(lhs, rhs, assumptions, facts)
+        return _prove_matrix(lhs, rhs, assumptions, facts, thorough)
     residual = lhs - rhs
     if _symbol_free(residual):
         return _decide_number(residual)
     tried = [residual]
     for name, transform in _SCALAR_STRATEGIES:
+        if not thorough and name in _LAST_RESORTS:
+            continue
         try:
             transformed = transform(residual, facts)
         except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
@@ -290,6 +322,8 @@ def _decide(lhs, rhs, assumptions, facts) -> Proof:
             except UndecidedError:
                 pass
         tried.append(transformed)
+    if not thorough:
+        raise UndecidedError("not proved by the quick strategies")
     # Report the shortest form of the residual that did not vanish.
     shortest = min(tried, key=lambda e: (len(sympy.sstr(e)), sympy.sstr(e)))
     if _symbol_free(shortest):
@@ -369,7 +403,9 @@ def _prove_sign(expr, assumptions, kind) -> Proof:
         if sign is not None and (sign < 0 or (sign == 0 and kind == ">0")):
             raise ProofError(f"refuted: {_short(str(expr))} is not {shown}")
         raise UndecidedError(f"cannot show {_short(str(expr))} {shown}")
-    for transform in (lambda e: e, lambda e: sympy.cancel(sympy.together(e)),
+    # One fraction first: a quotient of sums of positive terms is signed by the rules at
+    # once, while the sign calculus on the step as written may search much longer.
+    for transform in (lambda e: sympy.cancel(sympy.together(e)), lambda e: e,
                       lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
         try:
             candidate = transform(expr)
@@ -428,7 +464,7 @@ def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
     raise UndecidedError(f"residual {shown} not shown to vanish (a number neither proved 0 nor certified non-zero)")
 
 
-def _prove_matrix(lhs, rhs, assumptions, facts) -> Proof:
+def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
     if getattr(lhs, "shape", None) != getattr(rhs, "shape", None):
         if _one_by_one(lhs) or _one_by_one(rhs):
             raise ProofError(f"refuted: a 1x1 matrix is not a scalar here (shapes {_shape(lhs)} and {_shape(rhs)}); "
@@ -438,7 +474,7 @@ def _prove_matrix(lhs, rhs, assumptions, facts) -> Proof:
         for i in range(lhs.rows):
             for j in range(lhs.cols):
                 try:
-                    _decide(lhs[i, j], rhs[i, j], assumptions, facts)
+                    _decide(lhs[i, j], rhs[i, j], assumptions, facts, thorough)
                 except (ProofError, UndecidedError) as error:
                     raise type(error)(f"entry ({i + 1}, {j + 1}): {error}") from None
         return Proof("entrywise")
@@ -453,7 +489,7 @@ def _prove_matrix(lhs, rhs, assumptions, facts) -> Proof:
         if left == right:
             return Proof("entrywise")
         if isinstance(left, sympy.MatrixBase) and isinstance(right, sympy.MatrixBase):
-            return _prove_matrix(left, right, assumptions, facts)
+            return _prove_matrix(left, right, assumptions, facts, thorough)
     raise UndecidedError(f"residual {_short(str(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
 
 

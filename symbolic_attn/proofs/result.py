@@ -31,7 +31,7 @@ from symbolic_attn.errors import ProofError, UndecidedError
 from symbolic_attn.render.latex import escape_text, prose_latex
 from symbolic_attn.proofs.prove import STRATEGIES, prove_equal, prove_nonnegative, prove_positive, prove_unequal
 
-__all__ = ["Case", "Check", "Counterexample", "Result"]
+__all__ = ["Case", "Check", "Counterexample", "Result", "Printed", "PrintedPart"]
 
 
 @dataclass(frozen=True)
@@ -244,6 +244,18 @@ class Result:
                 found.setdefault(latex, meaning)
         return tuple(found.items())
 
+    def printed(self) -> "Printed":
+        """This result verified, reduced to what the documents print (plain data, picklable).
+
+        ``derive`` verifies each result in a worker process and sends this back: the text
+        comes from the very object that was just verified.
+        """
+        if not getattr(self, "_verified", False):
+            self.verify()
+        return Printed(self.name, self.title, self.intro,
+                       tuple(PrintedPart(part.title, part.scope) for part in self.parts),
+                       self.latex(), self.trusted_base(), tuple(str(rule) for rule in self.rules()))
+
     def with_part(self, number: int, part) -> "Result":
         """A copy with part ``number`` (1-based) replaced (for broken variants in tests)."""
         parts = list(self.parts)
@@ -329,3 +341,57 @@ class Result:
 def _assumption_latex(assumption) -> str:
     text = f"({escape_text(assumption.label)}) {prose_latex(assumption.text)}"
     return text + (f": ${assumption.latex}$" if assumption.latex else "")
+
+
+@dataclass(frozen=True)
+class PrintedPart:
+    """A verified part as the index prints it: its title and scope."""
+
+    title: str
+    scope: object
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A verified :class:`Result` as the documents print it (from :meth:`Result.printed`).
+
+    Plain data: name, title, introduction, each part's title and scope, the result's LaTeX
+    and what its verification relied on.  Builders of documents read only these, so the
+    documents can be assembled from results verified in other processes.
+
+    >>> import sympy
+    >>> from symbolic_attn.proofs.chain import Derivation, Step
+    >>> x = sympy.Symbol("x")
+    >>> chain = Derivation("Square", (x + 1) ** 2, [Step(x**2 + 2 * x + 1, "expand")])
+    >>> printed = Result("square", "A square", "", [chain]).printed()
+    >>> printed.parts[0].title, printed.trusted_base()["strategies"]
+    ('Square', ['expand'])
+    """
+
+    name: str
+    title: str
+    intro: str
+    parts: tuple
+    text: str
+    trusted: dict
+    rules_used: tuple = ()
+
+    def latex(self) -> str:
+        """The result as a LaTeX fragment, as :meth:`Result.latex` printed it."""
+        return self.text
+
+    def trusted_base(self) -> dict:
+        """``{"strategies": [...], "rules": [...]}``, as :meth:`Result.trusted_base` gave it."""
+        return self.trusted
+
+    def rules(self) -> list:
+        """What ``list`` prints, as :meth:`Result.rules` gave it: the library rules used, then
+        the checker's strategies."""
+        return list(self.rules_used)
+
+    def verified_scopes(self) -> tuple:
+        """``(part title, scope)`` pairs (the result was verified before it was printed)."""
+        return tuple((part.title, part.scope) for part in self.parts)
+
+    def _repr_latex_(self) -> str:
+        return self.text

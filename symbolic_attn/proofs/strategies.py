@@ -34,16 +34,47 @@ _MAX_TERMS = 64
 
 def _bounded(transform):
     def guarded(expr, facts):
-        if sympy.count_ops(expr) > _EXPAND_MAX_OPS:
+        if _operations(expr) > _EXPAND_MAX_OPS:
             return expr
         return transform(expr, facts)
 
     return guarded
 
 
+def _operations(expr) -> int:
+    """``count_ops(expr)``, remembered: every strategy asks it of the same residual."""
+    try:
+        return _OPERATIONS[expr]
+    except (KeyError, TypeError):
+        pass
+    count = sympy.count_ops(expr)
+    if len(_OPERATIONS) > 20000:
+        _OPERATIONS.clear()
+    try:
+        _OPERATIONS[expr] = count
+    except TypeError:
+        pass
+    return count
+
+
+_OPERATIONS: dict = {}
+
+
 def _exp_rules(expr, facts=None):
+    if not _has_exp_or_symbolic_power(expr):
+        return expr  # nothing for e^{a+b} = e^a e^b or x^a x^b = x^{a+b} to do: as "cancel" left it
     expanded = sympy.expand(expr, power_exp=True, mul=True, multinomial=False)
     return sympy.cancel(sympy.together(sympy.powsimp(expanded, combine="exp")))
+
+
+def _has_denominator(expr) -> bool:
+    """True when some power in ``expr`` has a negative (or unknown-sign) exponent."""
+    return any(isinstance(node, sympy.Pow) and not node.exp.is_nonnegative for node in sympy.preorder_traversal(expr))
+
+
+def _has_exp_or_symbolic_power(expr) -> bool:
+    return any(isinstance(node, sympy.exp) or (isinstance(node, sympy.Pow) and node.exp.free_symbols)
+               for node in sympy.preorder_traversal(expr))
 
 
 # -------------------------------------------------------------------------------- sums
@@ -157,7 +188,7 @@ def _order(expr, facts):
 
 def _simplify(expr, facts=None):
     """simplify() with every irrational number replaced by a symbol: it cannot decide numbers."""
-    if sympy.count_ops(expr) > _SIMPLIFY_MAX_OPS:
+    if _operations(expr) > _SIMPLIFY_MAX_OPS:
         return expr
     stand_ins = {}
 
@@ -172,6 +203,24 @@ def _simplify(expr, facts=None):
     return result.xreplace({dummy: number for number, dummy in stand_ins.items()}) if result != 0 else result
 
 
+def _cancel(expr, facts=None):
+    """``expr`` as one fraction, reduced; 0 as soon as the numerator expands to 0.
+
+    A residual over a common denominator vanishes (where it is defined, which the side
+    conditions guarantee) exactly when its numerator does, and expanding the numerator is
+    much cheaper than the polynomial gcd ``cancel`` computes to reduce the fraction.
+    Without a denominator there is nothing to bring together or reduce: the residual is a
+    polynomial in its atoms, and "expand", tried before, has already decided it.
+    """
+    if not _has_denominator(expr):
+        return expr
+    combined = sympy.together(expr)
+    numerator, _ = sympy.fraction(combined)
+    if sympy.expand(numerator) == 0:
+        return sympy.Integer(0)
+    return sympy.cancel(combined)
+
+
 def _replace_numbers(expr, abstract):
     replaced = abstract(expr)
     if replaced is not None:
@@ -183,7 +232,7 @@ def _replace_numbers(expr, abstract):
 
 SCALAR_STRATEGIES = (
     ("expand", _bounded(lambda e, f: sympy.expand(e))),
-    ("cancel", _bounded(lambda e, f: sympy.cancel(sympy.together(e)))),
+    ("cancel", _bounded(_cancel)),
     ("exp rules", _bounded(_exp_rules)),
     ("sum rules", _bounded(_sum_rules)),
     ("rewrite exp", _bounded(_rewrite_exp)),
