@@ -40,6 +40,7 @@ import flint  # noqa: E402
 import mpmath  # noqa: E402
 
 from symbolic_attn.model.attention import attention  # noqa: E402
+from symbolic_attn.proofs.parallel import available_cores  # noqa: E402
 
 D = 16
 DIGITS = 30
@@ -177,7 +178,7 @@ def measure_commands(runs):
     with tempfile.TemporaryDirectory() as folder:
         exercise = Path(folder) / "bench16.toml"
         bench_check.build(exercise)
-        times = {key: [] for key in ("json", "text", "list", "help", "derive", "import")}
+        times = {key: [] for key in ("json", "text", "list", "help", "derive", "derive1", "import")}
         for run in range(runs):
             times["text"].append(command_seconds([python, "-m", "symbolic_attn", "check", str(exercise)]))
             times["json"].append(command_seconds([python, "-m", "symbolic_attn", "check", str(exercise), "--format", "json"]))
@@ -186,17 +187,21 @@ def measure_commands(runs):
             times["import"].append(command_seconds([python, "-c", "import symbolic_attn"]))
             out = Path(folder) / f"out{run}"
             times["derive"].append(command_seconds([python, "-m", "symbolic_attn", "derive", "--out", str(out)]))
+            times["derive1"].append(command_seconds([python, "-m", "symbolic_attn", "derive", "--out", str(out) + "-1",
+                                                     "--jobs", "1"]))
     medians = {
         "check --format json": line("check --format json (16x16 exercise)", times["json"]),
         "check (text)": line("check, text mode", times["text"]),
         "list": line("list", times["list"]),
         "--help": line("--help", times["help"]),
-        "derive": line("derive --out TMP", times["derive"]),
+        "derive": line(f"derive --out TMP (every core: {available_cores()})", times["derive"]),
+        "derive1": line("derive --out TMP --jobs 1", times["derive1"]),
         "import": line('python -c "import symbolic_attn"', times["import"]),
     }
     ratio("json / text", medians["check --format json"], medians["check (text)"], "<= 1.2")
     ratio("list / --help", medians["list"], medians["--help"], "<= 1.5 (2 if verifying)")
     ratio("derive / import", medians["derive"], medians["import"], "<= 5")
+    ratio("derive --jobs 1 / import", medians["derive1"], medians["import"], "(one process, for reference)")
 
 
 def main():

@@ -1,5 +1,5 @@
 """``python -m symbolic_attn`` is the ``symbolic-attn`` command."""
 
-from symbolic_attn.cli import main
+from symbolic_attn.cli import console_main
 
-raise SystemExit(main())
+raise SystemExit(console_main())

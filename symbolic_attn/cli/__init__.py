@@ -14,6 +14,7 @@ one line naming what was being computed, exit status 2.
 """
 
 import argparse
+import gc
 import os
 import re
 import signal
@@ -21,7 +22,7 @@ import sys
 
 from symbolic_attn.errors import SymbolicAttnError, TimeLimitError, current_activity, one_line
 
-__all__ = ["main", "build_parser", "__version__", "DEFAULT_TIMEOUT"]
+__all__ = ["main", "console_main", "build_parser", "__version__", "DEFAULT_TIMEOUT"]
 
 PROG = "symbolic-attn"
 __version__ = "0.1.0"  # the version in pyproject.toml (a test keeps them equal)
@@ -125,6 +126,18 @@ def _print_error(text) -> None:
         print(f"{PROG}: error: {one_line(text)}", file=sys.stderr, flush=True)
     except (OSError, ValueError):
         pass
+
+
+def console_main() -> int:
+    """The console command: :func:`main` on ``sys.argv``, for a process that exits next.
+
+    Whatever is still alive when the command is done is frozen out of the garbage
+    collector, so that the interpreter's shutdown does not search it for cycles again (a
+    tenth of a second after ``derive``).  Called in-process, use :func:`main`.
+    """
+    status = main()
+    gc.freeze()
+    return status
 
 
 def main(argv=None) -> int:
