@@ -41,7 +41,7 @@ from symbolic_attn.proofs.result import Result
 from symbolic_attn.proofs.scripts import DEFAULT_FOLDER, load_scripts
 from symbolic_attn.render.latex import plain_text
 
-__all__ = ["add_parser", "derive", "verify_scripts", "run_derive", "run_list", "MAX_TITLE"]
+__all__ = ["add_parser", "derive", "verify_scripts", "printed_results", "run_derive", "run_list", "MAX_TITLE"]
 
 PROG = "symbolic-attn"
 
@@ -80,13 +80,21 @@ def load(paths: Iterable) -> list:
         raise ScriptError(f"importing a derivation script raised {describe_exception(error)}") from None
 
 
-def verify_scripts(scripts: Sequence, jobs: int | None = None) -> list:
+def verify_scripts(scripts: Sequence) -> list:
+    """Build and verify every script's result in this process, whatever a script's ``build()`` does.
+
+    Raises DerivationFailure (a step failed, or build() raised a library error) or
+    ScriptError (build() or verification raised anything else, e.g. a bug in the script).
+    """
+    return [_verified(script) for script in scripts]
+
+
+def printed_results(scripts: Sequence, jobs: int | None = None) -> list:
     """Build, verify and print every script's result: a :class:`~symbolic_attn.proofs.result.Printed`
     per script, in order (``jobs`` processes side by side; default: every core).
 
-    Raises DerivationFailure (a step failed, or build() raised a library error) or
-    ScriptError (build() or verification raised anything else, e.g. a bug in the script),
-    for the first script in order that fails, exactly as a one-process run would.
+    Raises exactly what :func:`verify_scripts` raises, for the first script in order that
+    fails, whatever ``jobs`` is.
     """
     return map_forked([functools.partial(_printed, script) for script in scripts], jobs)
 

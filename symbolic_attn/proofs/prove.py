@@ -57,7 +57,7 @@ from symbolic_attn.proofs.conditions import (
     Condition, Facts, prove_condition, reject_inexact, side_conditions)
 from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free
 from symbolic_attn.proofs.strategies import (
-    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _expand_sums, _rewrite_exp, _sum_rules)
+    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _expand_sums, _rewrite_exp, _sum_rules)
 
 __all__ = [
     "Assumption",
@@ -449,7 +449,7 @@ def _rewrite(expr, assumptions):
 def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
     """A symbol-free residual: zero only by exact proof; non-zero only by a certified enclosure."""
     expanded = _expand_sums(residual)
-    exact_forms = (lambda e: e, sympy.expand, lambda e: sympy.cancel(sympy.together(e)), _rewrite_exp)
+    exact_forms = (lambda e: e, sympy.expand, _cancel, _rewrite_exp)
     for transform in exact_forms:
         try:
             candidate = transform(expanded)
