@@ -109,6 +109,72 @@ def test_a_value_that_cannot_be_pickled_is_computed_in_the_parent():
     assert done.stdout.strip() == str(list(range(8))) and "Traceback" not in done.stderr
 
 
+def test_a_worker_killed_while_sending_a_large_value_costs_no_hang():
+    done = run_python("""
+        import os, signal, threading, time
+        from symbolic_attn.proofs.parallel import map_forked
+        parent = os.getpid()
+        def big():
+            if os.getpid() == parent:
+                return "computed in the parent"
+            # Killed a moment later, while the 50 MB value is being pickled or sent.
+            threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGKILL)).start()
+            return b"x" * (50 * 1024 * 1024)
+        started = time.monotonic()
+        out = map_forked([big, lambda: 2, lambda: 3], jobs=2)
+        print(out[0] if isinstance(out[0], str) else "bytes", out[1:], time.monotonic() - started < 20)
+    """, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split(" ", 3)[-1].strip().endswith("True")
+    assert "[2, 3]" in done.stdout
+
+
+def test_a_failure_is_raised_without_waiting_for_slower_later_tasks():
+    done = run_python("""
+        import time
+        from symbolic_attn.proofs.parallel import map_forked
+        def wrong():
+            raise ValueError("the first task is wrong")
+        started = time.monotonic()
+        try:
+            map_forked([wrong, lambda: time.sleep(30), lambda: time.sleep(30)], jobs=3)
+        except ValueError as error:
+            print(error, time.monotonic() - started < 10)
+    """, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "the first task is wrong True"
+
+
+def test_what_tasks_print_in_a_worker_is_not_lost():
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import time
+        from symbolic_attn.proofs.parallel import map_forked
+        print("before", flush=False)
+        def note(i):
+            time.sleep(0.02)
+            print(f"note {i}")
+            return i
+        map_forked([lambda i=i: note(i) for i in range(6)], jobs=2)
+    """)], capture_output=True, text=True, timeout=60, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr
+    assert sorted(line for line in done.stdout.splitlines() if line.startswith("note")) == [f"note {i}" for i in range(6)]
+    assert done.stdout.count("before") == 1  # pending output of the parent is not printed again by a worker
+
+
+def test_on_value_sees_values_in_order():
+    done = run_python("""
+        import time
+        from symbolic_attn.proofs.parallel import map_forked
+        seen = []
+        out = map_forked([lambda i=i: time.sleep(0.05 * (5 - i)) or i for i in range(5)], jobs=2,
+                         on_value=lambda index, value: seen.append((index, value)))
+        print(seen == [(i, i) for i in range(5)], out == list(range(5)))
+    """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
+
+
 def test_start_with_takes_those_tasks_first():
     done = run_python("""
         from symbolic_attn.proofs.parallel import map_forked
@@ -317,3 +383,66 @@ def test_printed_results_are_plain_data_and_verified_first():
     wrong = Result("w", "Wrong", "", [Derivation("Square", (x + 1) ** 2, [Step(x**2 + x + 1, "expand")])])
     with pytest.raises(ProofError):
         wrong.printed()  # never printed unverified
+
+
+BROKEN_PRINTING = '''
+"""A user part whose printing is broken."""
+from symbolic_attn.proofs.chain import Scope
+
+NAME = "custom"
+
+
+class Part:
+    title = "Custom part"
+    scope = Scope.proved("everything")
+    note = ""
+
+    def verify(self):
+        return self
+
+    def latex(self):
+        raise RuntimeError("latex not written yet")
+
+
+def build():
+    return Part()
+'''
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_verification_failure_comes_before_an_earlier_script_that_fails_to_print(tmp_path, jobs):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "a_custom.py").write_text(BROKEN_PRINTING, encoding="utf-8")
+    (folder / "z_wrong.py").write_text(good("z_wrong", k=3, wrong=True), encoding="utf-8")
+    done = derive_command("derive", folder, "--out", tmp_path / "out", "--jobs", jobs)
+    assert done.returncode == 1 and "verification failed" in done.stderr and "z_wrong.py" in done.stderr
+    (folder / "z_wrong.py").unlink()
+    done = derive_command("derive", folder, "--out", tmp_path / "out", "--jobs", jobs)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "a_custom.py: printing raised RuntimeError: latex not written yet" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_list_verify_does_not_print_latex_and_shortens_a_title_once(tmp_path, jobs):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "a_custom.py").write_text(BROKEN_PRINTING, encoding="utf-8")
+    (folder / "b_squares.py").write_text(good("b_squares").replace('"""Good b_squares: squares.', '"""Squares. .'),
+                                          encoding="utf-8")
+    done = derive_command("list", folder, "--verify", "--jobs", jobs)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Custom part: proved for everything" in done.stdout
+    assert "b_squares.py  Squares.\n" in done.stdout  # "Squares. ." loses its final period once
+
+
+def test_list_verify_prints_each_block_as_soon_as_it_is_known(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "a_first.py").write_text(good("a_first"), encoding="utf-8")
+    (folder / "b_slow.py").write_text(good("b_slow").replace("def build():", "def build():\n    import time; time.sleep(30)"),
+                                      encoding="utf-8")
+    done = derive_command("list", folder, "--verify", "--jobs", "2", "--timeout", "3")
+    assert done.returncode == 2 and "time limit of 3 s" in done.stderr
+    assert done.stdout.startswith("a_first  ") and "Square: proved for every x" in done.stdout

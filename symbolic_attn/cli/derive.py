@@ -93,24 +93,43 @@ def printed_results(scripts: Sequence, jobs: int | None = None) -> list:
     """Build, verify and print every script's result: a :class:`~symbolic_attn.proofs.result.Printed`
     per script, in order (``jobs`` processes side by side; default: every core).
 
-    Raises exactly what :func:`verify_scripts` raises, for the first script in order that
-    fails, whatever ``jobs`` is.
+    Raises what a one-process run raises: the first build or verification failure in file
+    order; only when every script verified, the first failure to print.
     """
-    return map_forked([functools.partial(_printed, script) for script in scripts], jobs)
+    printed = map_forked([functools.partial(_verified_and_printed, script) for script in scripts], jobs)
+    return [_print(script, _titled_and_verified(script)) if output == _PRINTING_FAILED else output
+            for script, output in zip(scripts, printed)]
 
 
-def _printed(script):
-    """One script's result, built, verified and reduced to what the documents print.
+#: What a worker returns when a verified result fails to print: printing errors are raised
+#: only once every script has verified (as when the documents were rendered after it).
+_PRINTING_FAILED = "printing failed"
 
-    The title is printed as a heading (a docstring's final period dropped), as for every
-    result the notes show.
-    """
+
+def _verified_and_printed(script):
+    """One script's task: build, verify (failures raise), print (a failure is a marker)."""
+    result = _titled_and_verified(script)
+    try:
+        return result.printed()
+    except Exception:  # noqa: BLE001 - printed again, and raised, after every verification
+        return _PRINTING_FAILED
+
+
+def _titled_and_verified(script):
+    """Build (the title printed as a heading: a docstring's final period dropped) and verify."""
     built = _built(script)
     if isinstance(built, Result):
         built = dataclasses.replace(built, title=heading(built.title))
-    result = _checked(script, built)
+    return _checked(script, built)
+
+
+def _print(script, result):
+    """``result.printed()``; a step that fails now is a verification failure, anything else a
+    one-line error naming the script."""
     try:
         return result.printed()
+    except (ProofError, UndecidedError):
+        raise
     except SymbolicAttnError as error:
         raise ScriptError(f"{script.path}: printing failed: {error}") from None
     except Exception as error:  # a user's part may print badly: one line, no traceback
@@ -158,14 +177,15 @@ def derive(paths: Iterable = (), out_dir="out", builders: Sequence[Callable] | N
     if pdf:
         find_pdflatex()  # before any work: missing pdflatex is one line, nothing written
     scripts = load(paths)
-    tasks = [functools.partial(_printed, script) for script in scripts]
+    tasks = [functools.partial(_verified_and_printed, script) for script in scripts]
     examples = builders is None and is_builtin(paths)
     if examples:
-        # The worked examples of the built-in notes are one more task, taken first (one of
-        # the longest); a failure in them is raised after every script's, as before.
+        # The worked examples of the built-in notes are one more task, handed out first (one
+        # of the longest); a failure in them is raised after every script's verification.
         tasks.append(all_examples)
     outputs = map_forked(tasks, jobs, start_with=[len(tasks) - 1] if examples else ())
-    results = outputs[:len(scripts)]
+    results = [_print(script, _titled_and_verified(script)) if output == _PRINTING_FAILED else output
+               for script, output in zip(scripts, outputs)]
     if builders is None:
         builders = builders_for(fmt, paths, title, outputs[-1] if examples else None)
     documents = render_documents(results, builders)
@@ -256,46 +276,59 @@ def run_list(args) -> int:
 
     Exit 1 when some script failed verification; 2 when some build() raised (still one
     block per script; every failure is one line of the listing).  With ``--verify`` the
-    scripts are verified side by side (``--jobs``), and listed in order.
+    scripts are verified side by side (``--jobs``); each block is printed, in file order,
+    as soon as it and the blocks before it are known.
     """
     scripts = load([args.path] if args.path else [])
     if not args.verify:
         for script in scripts:
-            title = script.doc.strip().partition("\n")[0].strip() or script.name
-            print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(heading(title)))}")
+            print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(heading(_doc_title(script))))}")
             print("    not verified (run `symbolic-attn list --verify` to verify it and show its scope)")
         return 0
-    status = 0
-    outcomes = map_forked([functools.partial(_listing, script) for script in scripts], getattr(args, "jobs", None))
-    for script, (kind, value) in zip(scripts, outcomes):
-        if kind == "failed":
-            title = script.doc.strip().partition("\n")[0].strip() or script.name
-            print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(heading(title)))}")
-            print(f"    verification failed: {_one_line(_without_path(value, script.path))}")
-            status = max(status, 1)
-            continue
-        if kind == "error":
-            print(f"{script.name}  {_one_line(script.path)}")
-            print(f"    error: {_one_line(_without_path(value, script.path))}")
-            status = 2
-            continue
-        print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(heading(value.title)))}")
-        for part in value.parts:
-            print(f"    {_one_line(plain_text(part.title))}: {_one_line(str(part.scope))}")
-        rules = _rules(value)
-        if rules:
-            print(f"    rules used: {rules}")
-    return status
+    statuses = []
+
+    def show(index, outcome):
+        statuses.append(_show_listing(scripts[index], outcome))
+
+    map_forked([functools.partial(_listing, script) for script in scripts], getattr(args, "jobs", None),
+               on_value=show)
+    return max(statuses, default=0)
+
+
+def _doc_title(script) -> str:
+    return script.doc.strip().partition("\n")[0].strip() or script.name
 
 
 def _listing(script) -> tuple:
-    """``("ok", Printed)``, ``("failed", message)`` (a step failed) or ``("error", message)``."""
+    """One script's block of ``list --verify``, as plain data (nothing is printed as LaTeX):
+    ``("ok", title, [(part title, scope)], rules)``, ``("failed", message)`` or ``("error", message)``."""
     try:
-        return "ok", _printed(script)
+        result = _titled_and_verified(script)
     except (ProofError, UndecidedError) as error:
-        return "failed", str(error)
+        return ("failed", str(error))
     except SymbolicAttnError as error:
-        return "error", str(error)
+        return ("error", str(error))
+    return ("ok", result.title, [(part.title, str(part.scope)) for part in result.parts], _rules(result))
+
+
+def _show_listing(script, outcome) -> int:
+    """Print one block; return its exit status (0, 1 failed, 2 error)."""
+    kind = outcome[0]
+    if kind == "failed":
+        print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(heading(_doc_title(script))))}")
+        print(f"    verification failed: {_one_line(_without_path(outcome[1], script.path))}")
+        return 1
+    if kind == "error":
+        print(f"{script.name}  {_one_line(script.path)}")
+        print(f"    error: {_one_line(_without_path(outcome[1], script.path))}")
+        return 2
+    _, title, parts, rules = outcome
+    print(f"{script.name}  {_one_line(script.path)}  {_one_line(plain_text(title))}")
+    for part_title, scope in parts:
+        print(f"    {_one_line(plain_text(part_title))}: {_one_line(scope)}")
+    if rules:
+        print(f"    rules used: {rules}")
+    return 0
 
 
 def _rules(result) -> str:

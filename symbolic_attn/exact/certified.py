@@ -266,8 +266,8 @@ def _plainly_algebraic(expr) -> bool:
 
     >>> _plainly_algebraic(sympy.sqrt(2) + sympy.Rational(1, 3) * 5 ** sympy.Rational(1, 3))
     True
-    >>> _plainly_algebraic(sympy.exp(1) + 1)
-    False
+    >>> _plainly_algebraic(sympy.exp(1) + 1), _plainly_algebraic(sympy.GoldenRatio - sympy.cos(sympy.pi / 7))
+    (False, True)
     """
     if expr.is_Rational or expr is sympy.I:
         return True
@@ -275,6 +275,10 @@ def _plainly_algebraic(expr) -> bool:
         return all(_plainly_algebraic(arg) for arg in expr.args)
     if isinstance(expr, sympy.Pow):
         return expr.exp.is_Rational and _plainly_algebraic(expr.base)
+    if isinstance(expr, sympy.core.numbers.NumberSymbol):
+        return expr.is_algebraic is True  # the golden ratio yes, pi and e no: a fact of the class
+    if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan)):
+        return (expr.args[0] / sympy.pi).is_Rational  # trigonometric values at rational multiples of pi
     return False
 
 

@@ -149,14 +149,30 @@ def reject_inexact(value, where: str = "") -> None:
     stack, visited = [value], set()
     while stack:
         node = stack.pop()
-        if node in visited or node in _EXACT_SEEN:
+        if isinstance(node, float):
+            raise InexactStepError(f"{where}Python float {node!r}: use exact numbers (Rational)")
+        if isinstance(node, (tuple, list, frozenset, set)):
+            stack.extend(node)
             continue
-        visited.add(node)
+        if not isinstance(node, sympy.Basic):
+            continue
+        try:
+            if node in visited or node in _EXACT_SEEN:
+                continue
+            visited.add(node)
+        except TypeError:  # an unhashable node: visited each time it occurs
+            pass
         if isinstance(node, sympy.Float):
             raise InexactStepError(f"{where}float {node} in the step: use exact numbers (Rational)")
         if isinstance(node, _NON_FINITE):
             raise InexactStepError(f"{where}non-finite value {node} in the step (an undefined expression)")
-        stack.extend(arg for arg in node.args if isinstance(arg, sympy.Basic))
+        for arg in node.args:
+            if isinstance(arg, sympy.Basic):
+                stack.append(arg)
+            elif isinstance(arg, float):
+                raise InexactStepError(f"{where}Python float {arg!r}: use exact numbers (Rational)")
+            elif isinstance(arg, (tuple, list, frozenset, set)):  # plain containers inside a node's args
+                stack.extend(arg)
     if len(_EXACT_SEEN) > _CACHE_SIZE:
         _EXACT_SEEN.clear()
     _EXACT_SEEN.add(value)

@@ -5,22 +5,27 @@ depend on each other, so they are done side by side.  :func:`map_forked` is
 ``[task() for task in tasks]`` computed by several processes:
 
 * workers are *forked*: each starts as a copy of this process (scripts loaded, caches
-  warm) and nothing is re-imported or rebuilt for it;
-* workers and this process take the next task from a shared counter, so one slow task does
-  not hold up the rest;
+  warm) and nothing is re-imported or rebuilt for it.  This process only hands out the
+  tasks and collects the values, so it answers at once when the outcome is decided;
+* the workers take the next task from a pipe of task numbers (a read of a few bytes from a
+  pipe is atomic: each number goes to exactly one worker, and no lock can be left held);
 * a worker sends back a task's *value* (pickled) only when the task succeeded.  For a
   failure it sends nothing but the fact, and this process runs that task again itself, in
-  order: the error raised is exactly the one a one-process run raises (type and message),
-  and it is the error of the first failing task in order.  A worker that dies (killed, out
-  of memory) counts as a failure the same way;
-* a worker ends when its parent does (a time limit that kills the parent kills it too).
+  order: the error raised is exactly the one a one-process run raises (type and message).
+  As soon as the first failure in order is known (every task before it has its value), the
+  workers are stopped: a slow task after a failing one never delays the error.  A worker
+  that dies (killed, out of memory), even in the middle of sending, counts as a failure of
+  the tasks it did not report;
+* a worker ends when this process does (a time limit that kills it ends the workers too),
+  and flushes what its tasks printed before it leaves.
 
 So a value is trusted exactly as far as the task that computed it: ``derive``'s tasks
 build, verify and print one result each, and what comes back is the printed text of a
 result the same process has just verified.
 
 Without ``fork`` (not on Linux or macOS), in a process that runs other threads (forking it
-could deadlock), or with one core or one task, every task runs in this process.
+could deadlock), with one core or one task, or with more than :data:`MAX_TASKS` tasks,
+every task runs in this process.
 
 >>> map_forked([lambda: 6 * 7, lambda: "six times seven"], jobs=2)
 [42, 'six times seven']
@@ -33,17 +38,18 @@ ZeroDivisionError: integer division or modulo by zero
 import gc
 import os
 import pickle
+import sys
 import threading
 from typing import Callable, Sequence
 
-__all__ = ["available_cores", "map_forked", "MAX_JOBS"]
+__all__ = ["available_cores", "can_fork", "map_forked", "MAX_JOBS", "MAX_TASKS"]
 
-#: At most this many processes, whatever the machine has.
+#: At most this many worker processes, whatever the machine has.
 MAX_JOBS = 32
+#: At most this many tasks are handed out through the pipe (its buffer holds them all).
+MAX_TASKS = 8192
 
-# What a worker sends for a task that raised (the parent runs it again to see the error).
-_FAILED = "failed"
-_DONE = "done"
+_INDEX_BYTES = 4
 
 
 def available_cores() -> int:
@@ -74,128 +80,141 @@ def _threads() -> int:
         return threading.active_count()
 
 
-def map_forked(tasks: Sequence[Callable], jobs: int | None = None, start_with: Sequence[int] = ()) -> list:
+def map_forked(tasks: Sequence[Callable], jobs: int | None = None, start_with: Sequence[int] = (),
+               on_value: Callable | None = None) -> list:
     """``[task() for task in tasks]``, computed by ``jobs`` processes (default: every core).
 
     Each task is called without arguments; a value computed by a worker must be picklable
     (one that is not is computed again here).  The first task in order that raises makes
-    this raise the same exception.  ``start_with``: indices of tasks to take first (the
-    longest ones, so that no process is left with a long task at the end).
+    this raise the same exception.  ``start_with``: indices of tasks to hand out first (the
+    longest ones, so that no process is left with a long task at the end).  ``on_value(index,
+    value)`` is called for each value in task order, as soon as it and all before it are known.
     """
     tasks = list(tasks)
     jobs = min(available_cores() if jobs is None else jobs, len(tasks), MAX_JOBS)
-    if jobs <= 1 or not can_fork():
-        return [task() for task in tasks]
-    first = [index for index in dict.fromkeys(start_with) if 0 <= index < len(tasks)]
-    schedule = first + [index for index in range(len(tasks)) if index not in first]
-    values, errors = _run_forked([(index, tasks[index]) for index in schedule], jobs)
+    values, emitted = {}, 0
+    if jobs > 1 and len(tasks) <= MAX_TASKS and can_fork():
+        first = [index for index in dict.fromkeys(start_with) if 0 <= index < len(tasks)]
+        schedule = first + [index for index in range(len(tasks)) if index not in first]
+        values, emitted = _run_forked(tasks, jobs, schedule, on_value)
     out = []
     for index, task in enumerate(tasks):
-        if index in errors:
-            raise errors[index]
-        out.append(values[index] if index in values else task())
+        # A value not reported (the task failed in a worker, its worker died, or the workers
+        # were stopped at the first failure) is computed here, in order, as one process would.
+        value = values[index] if index in values else task()
+        out.append(value)
+        if on_value is not None and index >= emitted:
+            on_value(index, value)
     return out
 
 
 # ----------------------------------------------------------------------------- workers
 
 
-def _run_forked(tasks, jobs):
-    """``(values, errors)``: what this process and the workers computed, by task index.
-
-    ``tasks`` are ``(index, task)`` pairs in the order they are taken.
-
-    ``errors`` holds only this process's own failures; a task a worker failed (or never
-    reported) is in neither, and :func:`map_forked` runs it here.
-    """
+def _run_forked(tasks, jobs, schedule, on_value):
+    """``(values, emitted)``: the values the workers reported, and how many of the first
+    ones were passed to ``on_value``.  Stops once the first failure in order is known."""
     import multiprocessing
+    from multiprocessing.connection import wait
 
     context = multiprocessing.get_context("fork")
-    counter, queue = context.Value("i", 0), context.Queue()
-    workers = [context.Process(target=_worker, args=(tasks, counter, queue), daemon=True) for _ in range(jobs - 1)]
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"".join(index.to_bytes(_INDEX_BYTES, "big") for index in schedule))
+    os.close(write_end)  # the workers see the end of the pipe once every task is taken
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()  # or a worker would print this process's pending output again
+        except (OSError, ValueError):
+            pass
     # Everything allocated so far (modules, loaded scripts) is set aside from the cyclic
-    # garbage collector while the tasks run: the collections get shorter in every process,
-    # and the children do not copy pages just to mark objects (Python's advice for fork).
-    gc.freeze()
+    # garbage collector while the tasks run: shorter collections in every process, and the
+    # workers do not copy memory pages just to mark objects (Python's advice for fork).
+    froze = gc.get_freeze_count() == 0
+    if froze:
+        gc.freeze()
+    workers, values, failed, emitted = {}, {}, set(), 0
     try:
-        for worker in workers:
-            worker.start()
-        values, errors = _work(tasks, counter)
-        values.update(_receive(queue, workers))
-        return values, errors
+        for _ in range(jobs):
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_worker, args=(tasks, read_end, send, os.getpid()), daemon=True)
+            process.start()
+            send.close()  # only the worker holds its sending end: its death is an end of file here
+            workers[receive] = process
+        os.close(read_end)
+        read_end = None
+        while workers:
+            for receive in wait(list(workers)):
+                try:
+                    index, ok, payload = pickle.loads(receive.recv_bytes())
+                    value = pickle.loads(payload) if ok else None
+                except Exception:  # end of file (done, or died mid-message) or a value that does not load
+                    _stop(workers.pop(receive), receive)
+                    continue
+                if ok:
+                    values[index] = value
+                else:
+                    failed.add(index)
+            while emitted in values:
+                if on_value is not None:
+                    on_value(emitted, values[emitted])
+                emitted += 1
+            if failed and min(failed) <= emitted:
+                break  # every task before the first failure has its value: the outcome is decided
+        return values, emitted
     finally:
-        gc.unfreeze()
-        for worker in workers:
-            if worker.is_alive():
-                worker.kill()
-            worker.join()
-        queue.close()
+        if read_end is not None:
+            os.close(read_end)
+        for receive, process in workers.items():
+            _stop(process, receive)
+        if froze:
+            gc.unfreeze()
 
 
-def _take(counter) -> int:
-    with counter.get_lock():
-        index = counter.value
-        counter.value += 1
-    return index
+def _stop(process, receive) -> None:
+    if process.is_alive():
+        process.kill()
+    process.join()
+    receive.close()
 
 
-def _work(tasks, counter):
-    """This process's share: tasks from the shared counter until none are left."""
-    values, errors = {}, {}
-    while (taken := _take(counter)) < len(tasks):
-        index, task = tasks[taken]
-        try:
-            values[index] = task()
-        except Exception as error:  # kept, and raised in order by map_forked
-            errors[index] = error
-    return values, errors
+def _worker(tasks, schedule, send, parent) -> None:
+    """A forked worker: run the tasks it takes from the pipe, send ``(index, ok, value)`` for each."""
+    import queue
 
+    _exit_with_parent(parent)
+    outbox = queue.SimpleQueue()
 
-def _receive(queue, workers) -> dict:
-    """Every value the workers sent, until each has said it is done (or has died)."""
-    from queue import Empty
+    def post():
+        # Sending happens beside the work, so a large value never holds up the next task.
+        while (message := outbox.get()) is not None:
+            send.send_bytes(message)
 
-    values, waiting = {}, {worker.pid for worker in workers}
-    while waiting:
-        try:
-            kind, payload = queue.get(timeout=0.05)
-        except Empty:
-            waiting = {worker.pid for worker in workers if worker.pid in waiting and worker.is_alive()}
-            continue
-        if kind == _DONE:
-            waiting.discard(payload)
-        elif isinstance(payload, bytes):
-            try:
-                values[kind] = pickle.loads(payload)
-            except Exception:  # noqa: BLE001 - a value that does not come back is computed here
-                pass
-    return values
-
-
-def _worker(tasks, counter, queue) -> None:
-    """A forked worker: run tasks from the shared counter and send each success back."""
-    _exit_with_parent()
+    poster = threading.Thread(target=post, daemon=True)
+    poster.start()
     try:
-        while (taken := _take(counter)) < len(tasks):
-            index, task = tasks[taken]
+        while len(chunk := os.read(schedule, _INDEX_BYTES)) == _INDEX_BYTES:
+            index = int.from_bytes(chunk, "big")
             try:
-                # Pickled here, not in the queue's thread, so a value that cannot be sent is
-                # a failure of this task (computed again by the parent), never lost output.
-                payload = pickle.dumps(task(), protocol=pickle.HIGHEST_PROTOCOL)
+                # Pickled here, so a value that cannot be sent is a failure of this task
+                # (computed again by the parent), never lost output.
+                payload, ok = pickle.dumps(tasks[index](), protocol=pickle.HIGHEST_PROTOCOL), True
             except Exception:  # noqa: BLE001 - the parent runs it again and raises the real error
-                payload = _FAILED
-            queue.put((index, payload))
-        queue.put((_DONE, os.getpid()))
-        queue.close()
-        queue.join_thread()
+                payload, ok = b"", False
+            outbox.put(pickle.dumps((index, ok, payload), protocol=pickle.HIGHEST_PROTOCOL))
+        outbox.put(None)
+        poster.join()
     finally:
-        # Leave at once: no atexit handler or buffered output of the parent's copy runs twice.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()  # what a task printed (a script's build may print)
+            except (OSError, ValueError):
+                pass
+        # Leave at once: no atexit handler or cleanup of the parent's copy runs twice.
         os._exit(0)
 
 
-def _exit_with_parent() -> None:
-    """End this worker when its parent is gone (killed by a time limit); never run on alone."""
-    parent = os.getppid()
+def _exit_with_parent(parent: int) -> None:
+    """End this worker when its parent (``parent``, read before the fork) is gone."""
 
     def watch():
         import time

@@ -209,8 +209,9 @@ def _cancel(expr, facts=None):
     A residual over a common denominator vanishes (where it is defined, which the side
     conditions guarantee) exactly when its numerator does, and expanding the numerator is
     much cheaper than the polynomial gcd ``cancel`` computes to reduce the fraction.
-    Without a denominator there is nothing to bring together or reduce: the residual is a
-    polynomial in its atoms, and "expand", tried before, has already decided it.
+    Without a denominator there is nothing to bring together or reduce, so it is skipped:
+    the residual is a polynomial in its atoms, which "expand" (tried before) decides, up to
+    sums that vanish termwise (``Sum(0, ...)``), which the sum rules decide.
     """
     if not _has_denominator(expr):
         return expr
