@@ -34,6 +34,7 @@ import sympy
 
 from symbolic_attn.errors import InexactStepError, UndecidedError
 from symbolic_attn.exact.certified import certified_sign, proved_zero
+from symbolic_attn.proofs.memo import MEMO_SIZE, memoized
 
 __all__ = ["Condition", "Facts", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number"]
 
@@ -173,30 +174,17 @@ def reject_inexact(value, where: str = "") -> None:
                 raise InexactStepError(f"{where}Python float {arg!r}: use exact numbers (Rational)")
             elif isinstance(arg, (tuple, list, frozenset, set)):  # plain containers inside a node's args
                 stack.extend(arg)
-    if len(_EXACT_SEEN) > _CACHE_SIZE:
+    if len(_EXACT_SEEN) > MEMO_SIZE:
         _EXACT_SEEN.clear()
     _EXACT_SEEN.add(value)
 
 
+@memoized
 def is_plain_number(expr) -> bool:
     """True when every number-valued part of ``expr`` is a Rational (no pi, sqrt(2), acos(1/2)):
     SymPy's own sign reasoning is then exact (it has nothing to evaluate numerically)."""
-    try:
-        return _PLAIN[expr]
-    except (KeyError, TypeError):
-        pass
-    plain = not any(isinstance(node, sympy.Basic) and not node.is_Rational and getattr(node, "is_number", False)
-                    for node in sympy.preorder_traversal(expr))
-    if len(_PLAIN) > _CACHE_SIZE:
-        _PLAIN.clear()
-    try:
-        _PLAIN[expr] = plain
-    except TypeError:
-        pass
-    return plain
-
-
-_PLAIN: dict = {}
+    return not any(isinstance(node, sympy.Basic) and not node.is_Rational and getattr(node, "is_number", False)
+                   for node in sympy.preorder_traversal(expr))
 
 
 # ------------------------------------------------------------------- collecting conditions
@@ -209,30 +197,20 @@ def side_conditions(expr, inside=()) -> list:
     ``Sum(f, (k, a, b))`` holds for every ``k`` with ``a <= k <= b`` (it is proved for a
     generic such ``k``, with the facts ``k - a >= 0`` and ``b - k >= 0``).
     """
-    key = (expr, tuple(inside))
-    try:
-        return list(_SIDE_CONDITIONS[key])
-    except (KeyError, TypeError):  # TypeError: a mutable matrix (not hashable) is not cached
-        pass
+    return list(_side_conditions(expr, tuple(inside)))
+
+
+@memoized
+def _side_conditions(expr, inside) -> tuple:
     found = []
-    _collect(expr, tuple(inside), found)
+    _collect(expr, inside, found)
     unique, seen = [], set()
     for condition in found:
         pair = (condition.expr, condition.kind)
         if pair not in seen:
             seen.add(pair)
             unique.append(condition)
-    if len(_SIDE_CONDITIONS) > _CACHE_SIZE:
-        _SIDE_CONDITIONS.clear()
-    try:
-        _SIDE_CONDITIONS[key] = tuple(unique)
-    except TypeError:
-        pass
-    return unique
-
-
-#: side_conditions already collected, by (expression, enclosing ranges).
-_SIDE_CONDITIONS: dict = {}
+    return tuple(unique)
 
 
 @dataclass(frozen=True)
@@ -310,24 +288,10 @@ def _collect(expr, inside, found):
 # ------------------------------------------------------------------- proving conditions
 
 
+@memoized(key=lambda condition, facts: (condition.expr, condition.kind, getattr(condition, "ranges", ()), facts))
 def prove_condition(condition: Condition, facts: Facts) -> bool:
     """True when the condition follows from declarations and ``facts`` (False: not proved)."""
-    key = (condition.expr, condition.kind, getattr(condition, "ranges", ()), facts)
-    try:
-        return _PROVED[key]
-    except (KeyError, TypeError):
-        pass
-    answer = _prove_condition(condition, facts)
-    if len(_PROVED) > _CACHE_SIZE:
-        _PROVED.clear()
-    try:
-        _PROVED[key] = answer
-    except TypeError:
-        pass
-    return answer
-
-
-_PROVED: dict = {}
+    return _prove_condition(condition, facts)
 
 
 def _prove_condition(condition: Condition, facts: Facts) -> bool:
@@ -411,27 +375,8 @@ _STAND_INS: dict = {}
 _FLAG_KEYS = ("real", "integer", "positive", "negative", "nonnegative", "nonpositive", "nonzero", "even", "odd")
 
 
-_CACHE: dict = {}
-_CACHE_SIZE = 20000
-
-
+@memoized
 def _holds(expr, kind, facts, depth) -> bool:
-    key = (expr, kind, facts, depth)
-    try:
-        return _CACHE[key]
-    except (KeyError, TypeError):
-        pass
-    answer = _holds_uncached(expr, kind, facts, depth)
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.clear()
-    try:
-        _CACHE[key] = answer
-    except TypeError:
-        pass
-    return answer
-
-
-def _holds_uncached(expr, kind, facts, depth) -> bool:
     if depth <= 0:
         return False
     expr = sympy.sympify(expr, strict=True)
@@ -571,24 +516,11 @@ def _sign_by_rules(expr, facts, depth):
 
 def _fact_sign(expr, facts):
     """The sign a stated fact gives ``expr`` directly (the same expression or its negative)."""
-    if not facts.conditions:
-        return None
-    key = (expr, facts)
-    try:
-        return _FACT_SIGNS[key]
-    except KeyError:
-        pass
-    sign = _fact_sign_uncached(expr, facts)
-    if len(_FACT_SIGNS) > _CACHE_SIZE:
-        _FACT_SIGNS.clear()
-    _FACT_SIGNS[key] = sign
-    return sign
+    return _fact_sign_of(expr, facts) if facts.conditions else None
 
 
-_FACT_SIGNS: dict = {}
-
-
-def _fact_sign_uncached(expr, facts):
+@memoized
+def _fact_sign_of(expr, facts):
     symbols = expr.free_symbols
     for fact in facts.conditions:
         # Equal up to sign after expansion needs the fact's symbols among the expression's
@@ -603,42 +535,22 @@ def _fact_sign_uncached(expr, facts):
     return None
 
 
+@memoized
 def _expanded_symbols(expr) -> frozenset:
-    try:
-        return _EXPANDED_SYMBOLS[expr]
-    except KeyError:
-        pass
-    symbols = frozenset(sympy.expand(expr).free_symbols)
-    if len(_EXPANDED_SYMBOLS) > _CACHE_SIZE:
-        _EXPANDED_SYMBOLS.clear()
-    _EXPANDED_SYMBOLS[expr] = symbols
-    return symbols
-
-
-_EXPANDED_SYMBOLS: dict = {}
+    return frozenset(sympy.expand(expr).free_symbols)
 
 
 def _real(expr) -> bool:
     return expr.is_extended_real is True and expr.is_finite is not False
 
 
+@memoized
 def _flag_sign(expr):
+    """The sign SymPy's assumptions give (remembered: a rebuilt expression has lost its own cache)."""
     try:
-        return _FLAG_SIGNS[expr]
-    except KeyError:
-        pass
-    try:
-        sign = _flag_sign_of(expr)
+        return _flag_sign_of(expr)
     except Exception:  # SymPy's assumption system can fail (inconsistent cached facts): unknown
-        sign = None
-    if len(_FLAG_SIGNS) > _CACHE_SIZE:
-        _FLAG_SIGNS.clear()
-    _FLAG_SIGNS[expr] = sign
-    return sign
-
-
-#: Signs SymPy's assumptions gave, by expression (a rebuilt expression has lost its own cache).
-_FLAG_SIGNS: dict = {}
+        return None
 
 
 def _flag_sign_of(expr):

@@ -55,6 +55,7 @@ from symbolic_attn.errors import ProofError, SideConditionError, UndecidedError
 from symbolic_attn.exact.certified import proved_zero
 from symbolic_attn.proofs.conditions import (
     Condition, Facts, prove_condition, reject_inexact, side_conditions)
+from symbolic_attn.proofs.memo import memoized
 from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free
 from symbolic_attn.proofs.strategies import (
     SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _expand_sums, _rewrite_exp, _sum_rules)
@@ -165,29 +166,17 @@ class Frac(sympy.Expr):
         return "(%s)/(%s)" % (printer._print(self.args[0]), printer._print(self.args[1]))
 
 
-#: Unfolded forms already computed (a step passes through _unfold several times).
-_UNFOLDED: dict = {}
-_UNFOLDED_SIZE = 20000
-
-
 def _unfold(expr):
     """Replace display-only :class:`Frac` and named operators by what they stand for."""
     if isinstance(expr, sympy.MatrixBase):
         return expr.applyfunc(_unfold)
     if not isinstance(expr, sympy.Basic):
         return expr
-    try:
-        return _UNFOLDED[expr]
-    except KeyError:
-        pass
-    unfolded = _unfold_uncached(expr)
-    if len(_UNFOLDED) > _UNFOLDED_SIZE:
-        _UNFOLDED.clear()
-    _UNFOLDED[expr] = unfolded
-    return unfolded
+    return _unfold_basic(expr)
 
 
-def _unfold_uncached(expr):
+@memoized
+def _unfold_basic(expr):
     if expr.has(Frac):
         expr = expr.replace(lambda e: isinstance(e, Frac), lambda e: e.args[0] / e.args[1])
     unfold = lambda e: getattr(e, "unfold", None) is not None and getattr(e, "is_named_operator", False)  # noqa: E731

@@ -20,6 +20,7 @@ n
 import sympy
 
 from symbolic_attn.proofs.conditions import Condition, prove_condition
+from symbolic_attn.proofs.memo import memoized
 
 __all__ = ["SCALAR_STRATEGIES", "expand_sums", "sum_rules"]
 
@@ -41,23 +42,10 @@ def _bounded(transform):
     return guarded
 
 
+@memoized
 def _operations(expr) -> int:
     """``count_ops(expr)``, remembered: every strategy asks it of the same residual."""
-    try:
-        return _OPERATIONS[expr]
-    except (KeyError, TypeError):
-        pass
-    count = sympy.count_ops(expr)
-    if len(_OPERATIONS) > 20000:
-        _OPERATIONS.clear()
-    try:
-        _OPERATIONS[expr] = count
-    except TypeError:
-        pass
-    return count
-
-
-_OPERATIONS: dict = {}
+    return sympy.count_ops(expr)
 
 
 def _exp_rules(expr, facts=None):

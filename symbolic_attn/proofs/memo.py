@@ -1,0 +1,51 @@
+"""Remembered answers of the checker's pure functions of SymPy expressions.
+
+A step passes through the checker several times (its side conditions, its sides unfolded,
+each strategy's guard, the sign calculus on every subterm), and SymPy rebuilds equal
+expressions as new objects that have lost their own caches.  A memo keyed by the
+expression (SymPy's ``==`` and hash are structural, assumptions of symbols included) gives
+the answer again at once.  Each table is bounded: it is emptied when full, so a long
+session does not grow without end.  An argument that cannot be hashed (a mutable matrix)
+is simply computed every time.
+
+>>> calls = []
+>>> @memoized
+... def double(x):
+...     calls.append(x)
+...     return 2 * x
+>>> double(3), double(3), calls
+(6, 6, [3])
+"""
+
+import functools
+from typing import Callable
+
+__all__ = ["memoized", "MEMO_SIZE"]
+
+#: Entries a table holds before it is emptied.
+MEMO_SIZE = 20000
+
+
+def memoized(function: Callable | None = None, *, key: Callable | None = None, size: int = MEMO_SIZE):
+    """Decorate a pure function: its answers remembered by ``key(*args)`` (default: the args)."""
+    if function is None:
+        return lambda f: memoized(f, key=key, size=size)
+    table: dict = {}
+
+    @functools.wraps(function)
+    def remembered(*args):
+        index = key(*args) if key is not None else args
+        try:
+            return table[index]
+        except KeyError:
+            pass
+        except TypeError:  # unhashable: nothing to remember it by
+            return function(*args)
+        answer = function(*args)
+        if len(table) >= size:
+            table.clear()
+        table[index] = answer
+        return answer
+
+    remembered.table = table
+    return remembered
