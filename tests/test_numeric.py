@@ -163,3 +163,14 @@ def test_digit_counts_are_checked_everywhere(digits, significant):
         rational_decimal(Fraction(1, 3), digits, significant)
     with pytest.raises(DigitsError, match=r"^digit count "):
         decimal_string(sympy.sqrt(2), digits, significant)
+
+
+def test_values_just_beside_a_rounding_boundary_are_decided():
+    # Found by the property above: sqrt(999997) = 999.99849999887..., 1.1e-9 below the
+    # boundary 999.9985; the decimal conversion must use the digits the precision gives.
+    assert decimal_string(sympy.sqrt(999997), 3) == "999.998"
+    assert decimal_string(sympy.sqrt(999997), 7, significant=True) == "999.9985"
+    tiny = sympy.sqrt(2) / sympy.Integer(10) ** 40
+    assert decimal_string(sympy.Rational(1, 16) + tiny, 3) == "0.063"  # just above the tie 0.0625
+    assert decimal_string(sympy.Rational(1, 16) - tiny, 3) == "0.062"  # just below it
+    assert decimal_string(sympy.Rational(1, 16) - tiny, 2, significant=True) == "0.062"

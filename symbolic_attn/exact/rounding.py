@@ -165,7 +165,10 @@ def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -
     decimal interval ``[mid - rad, mid + rad] * 10**exp`` of integers (arb's own rigorous
     conversion, a few digits beyond those shown), then both ends are rounded with integer
     arithmetic: rounding is monotone, so equal roundings of both ends are the rounding of
-    every point.  An exact ball (radius 0, such as an exact 0 or 1) decides at once.
+    every point.  An exact ball (radius 0, such as an exact 0 or 1) decides at once.  When
+    that does not decide, the conversion is done again with as many digits as the ball is
+    accurate to, so that a value close to a rounding boundary is decided once the working
+    precision is high enough (and not held back by the conversion).
 
     >>> certified_decimal(flint.arb(1), 30, significant=True)
     '1.00000000000000000000000000000'
@@ -173,10 +176,33 @@ def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -
     ('0.000', '0')
     >>> print(certified_decimal(flint.arb("0.0625 +/- 1e-30"), 3))  # straddles 0.0625
     None
+    >>> certified_decimal(flint.arb("999.998499998875 +/- 1e-14"), 3)  # 1.1e-9 below 999.9985
+    '999.998'
     """
+    text = _certified_decimal(ball, digits, significant)
+    if text is not None:
+        return text
+    accurate = _accurate_digits(ball)
+    return _certified_decimal(ball, digits, significant, accurate) if accurate > digits + 8 else None
+
+
+def _accurate_digits(ball: flint.arb) -> int:
+    """Decimal digits ``ball`` determines (its relative accuracy, at most the working precision),
+    at most :data:`MAX_CONVERSION_DIGITS`."""
+    bits = min(ball.rel_accuracy_bits(), flint.ctx.prec)
+    return max(0, min(bits * 30103 // 100000 + 2, MAX_CONVERSION_DIGITS))
+
+
+#: The most decimal digits a ball is converted to (Python prints integers of up to 4300
+#: digits): a value closer than that to a rounding boundary is left to the exact proof.
+MAX_CONVERSION_DIGITS = 4000
+
+
+def _certified_decimal(ball: flint.arb, digits: int, significant: bool = False, more: int = 0) -> str | None:
+    """:func:`certified_decimal`, converting with at least ``more`` decimal digits."""
     # Enough digits that the conversion never hides the answer: two beyond the last one
     # shown (arb adds a few more); for places, first a coarse look at the magnitude.
-    mid, rad, exp10 = ball.mid_rad_10exp(digits + 2 if significant else 8)
+    mid, rad, exp10 = ball.mid_rad_10exp(max(digits + 2 if significant else 8, more))
     mid, rad, exp10 = int(mid), int(rad), int(exp10)
     if not (mid or rad):  # arb's answer for an exact 0, and for infinities and NaN
         if not ball.is_finite():
@@ -212,8 +238,8 @@ def certified_decimal(ball: flint.arb, digits: int, significant: bool = False) -
         raise UndecidedError(
             f"a value of magnitude about 10^{top_exponent} is too large or too small to show as a decimal"
         )
-    if not significant and top_exponent + digits + 3 > 8:
-        mid, rad, exp10 = ball.mid_rad_10exp(top_exponent + digits + 3)
+    if not significant and max(top_exponent + digits + 3, more) > 8:
+        mid, rad, exp10 = ball.mid_rad_10exp(max(top_exponent + digits + 3, more))
         mid, rad, exp10 = int(mid), int(rad), int(exp10)
     low, high = mid - rad, mid + rad  # the ball lies in [low, high] * 10**exp10
     if not significant:
