@@ -382,6 +382,8 @@ def _holds(expr, kind, facts, depth) -> bool:
     expr = sympy.sympify(expr, strict=True)
     if expr.is_number:
         return _number_holds(expr, kind)
+    if kind == "!=0" and _nonzero_by_factors(expr, facts, depth):
+        return True
     for fact in facts.conditions:
         if _follows(expr, kind, fact, facts, depth):
             return True
@@ -394,6 +396,23 @@ def _holds(expr, kind, facts, depth) -> bool:
             return all(_holds(f, "!=0", facts, depth - 1) for f in factored.args)
         if isinstance(factored, sympy.Pow) and factored.exp.is_positive:
             return _holds(factored.base, "!=0", facts, depth - 1)
+    return False
+
+
+def _nonzero_by_factors(expr, facts, depth) -> bool:
+    """A product is non-zero when every factor is; ``b^e`` with ``e > 0`` when ``b`` is; ``b^e``
+    with ``e < 0`` always (where it is defined, which its own side condition ensures).
+
+    Tried first for ``!= 0``: each factor is small, while the whole product compared with the
+    facts, or expanded, is not.
+    """
+    if isinstance(expr, sympy.Mul):
+        return all(_holds(factor, "!=0", facts, depth - 1) for factor in expr.args)
+    if isinstance(expr, sympy.Pow) and not isinstance(expr, sympy.MatPow):
+        if expr.exp.is_negative:
+            return True
+        if expr.exp.is_positive:
+            return _holds(expr.base, "!=0", facts, depth - 1)
     return False
 
 
