@@ -392,9 +392,10 @@ def _prove_sign(expr, assumptions, kind) -> Proof:
         if sign is not None and (sign < 0 or (sign == 0 and kind == ">0")):
             raise ProofError(f"refuted: {_short(str(expr))} is not {shown}")
         raise UndecidedError(f"cannot show {_short(str(expr))} {shown}")
-    # One fraction first: a quotient of sums of positive terms is signed by the rules at
-    # once, while the sign calculus on the step as written may search much longer.
-    for transform in (lambda e: sympy.cancel(sympy.together(e)), lambda e: e,
+    # One fraction first, its numerator expanded: a quotient of sums of positive terms is
+    # signed by the rules at once, while the sign calculus on the step as written may search
+    # much longer (and reducing the fraction, as cancel does, costs a polynomial gcd).
+    for transform in (_one_fraction, lambda e: e, lambda e: sympy.cancel(sympy.together(e)),
                       lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
         try:
             candidate = transform(expr)
@@ -422,6 +423,12 @@ def _sympify(value):
 
 def _is_matrix(value) -> bool:
     return isinstance(value, (sympy.MatrixBase, sympy.MatrixExpr))
+
+
+def _one_fraction(expr):
+    """``expr`` over a common denominator, the numerator expanded (the fraction not reduced)."""
+    numerator, denominator = sympy.fraction(sympy.together(expr))
+    return sympy.Mul(sympy.expand(numerator), sympy.Pow(denominator, -1))
 
 
 def _rewrite(expr, assumptions):
