@@ -35,7 +35,7 @@ from symbolic_attn.errors import DerivationFailure, ProofError, ScriptError, Sym
 from symbolic_attn.notes.build import heading, render_documents, tex_builders
 from symbolic_attn.notes.document import compile_pdf, find_pdflatex
 from symbolic_attn.notes.markdown import markdown_document
-from symbolic_attn.notes.worked import all_examples
+from symbolic_attn.notes.worked import example_parts
 from symbolic_attn.proofs.parallel import MAX_JOBS, available_cores, map_forked
 from symbolic_attn.proofs.result import Result
 from symbolic_attn.proofs.scripts import DEFAULT_FOLDER, load_scripts
@@ -178,16 +178,16 @@ def derive(paths: Iterable = (), out_dir="out", builders: Sequence[Callable] | N
         find_pdflatex()  # before any work: missing pdflatex is one line, nothing written
     scripts = load(paths)
     tasks = [functools.partial(_verified_and_printed, script) for script in scripts]
-    examples = builders is None and is_builtin(paths)
-    if examples:
-        # The worked examples of the built-in notes are one more task, handed out first (one
-        # of the longest); a failure in them is raised after every script's verification.
-        tasks.append(all_examples)
+    examples = example_parts() if builders is None and is_builtin(paths) else ()
+    # The worked examples of the built-in notes are more tasks, after the scripts (a failure
+    # in them is raised after every script's verification); the longest is handed out first.
+    tasks.extend(examples)
     outputs = map_forked(tasks, jobs, start_with=[len(tasks) - 1] if examples else ())
     results = [_print(script, _titled_and_verified(script)) if output == _PRINTING_FAILED else output
                for script, output in zip(scripts, outputs)]
     if builders is None:
-        builders = builders_for(fmt, paths, title, outputs[-1] if examples else None)
+        blocks = [block for part in outputs[len(scripts):] for block in part] if examples else None
+        builders = builders_for(fmt, paths, title, blocks)
     documents = render_documents(results, builders)
     if pdf:
         documents["notes.pdf"] = compile_pdf(documents)

@@ -29,7 +29,7 @@ from symbolic_attn.render.blocks import Figure, Heading, Math, Text, dec_matrix,
 from symbolic_attn.model.masks import Mask
 from symbolic_attn.exact.certified import decimal_string
 
-__all__ = ["by_hand", "one_row", "lab", "all_examples"]
+__all__ = ["by_hand", "one_row", "lab", "all_examples", "example_parts"]
 
 X = sympy.ImmutableMatrix([[1, 0], [0, 1], [1, 1]])
 
@@ -191,9 +191,16 @@ def lab() -> list:
     ]
 
 
-def all_examples() -> list:
-    """The worked examples, in the order of the notes: attention (this module), then the
-    rest of the transformer (:mod:`.worked_block`)."""
-    from symbolic_attn.notes.worked_block import all_block_examples
+def example_parts() -> tuple:
+    """The worked examples as separate functions, in the order of the notes: attention (this
+    module), then the rest of the transformer (:mod:`.worked_block`).  Each returns its
+    blocks; ``derive`` computes them side by side."""
+    from symbolic_attn.notes import worked_block
 
-    return by_hand() + one_row() + lab() + all_block_examples()
+    return (by_hand, one_row, lab, worked_block.layer_norm_example, worked_block.positions_example,
+            worked_block.heads_example, worked_block.block_example)
+
+
+def all_examples() -> list:
+    """The worked examples' blocks, in the order of the notes."""
+    return [block for part in example_parts() for block in part()]

@@ -395,7 +395,10 @@ def _prove_sign(expr, assumptions, kind) -> Proof:
     # One fraction first, its numerator expanded: a quotient of sums of positive terms is
     # signed by the rules at once, while the sign calculus on the step as written may search
     # much longer (and reducing the fraction, as cancel does, costs a polynomial gcd).
-    for transform in (_one_fraction, lambda e: e, lambda e: sympy.cancel(sympy.together(e)),
+    # A sum over an index is signed termwise as written (bringing it over one denominator
+    # only hides its terms).
+    first, second = (lambda e: e, _one_fraction) if expr.has(sympy.Sum) else (_one_fraction, lambda e: e)
+    for transform in (first, second, lambda e: sympy.cancel(sympy.together(e)),
                       lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
         try:
             candidate = transform(expr)
