@@ -34,7 +34,7 @@ import sympy
 
 from symbolic_attn.errors import InexactStepError, UndecidedError
 from symbolic_attn.exact.certified import certified_sign, proved_zero
-from symbolic_attn.proofs.memo import MEMO_SIZE, memoized
+from symbolic_attn.exact.memo import MEMO_SIZE, memoized
 
 __all__ = ["Condition", "Facts", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number"]
 

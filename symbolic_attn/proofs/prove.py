@@ -53,9 +53,9 @@ import sympy
 
 from symbolic_attn.errors import ProofError, SideConditionError, UndecidedError
 from symbolic_attn.exact.certified import proved_zero
+from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.conditions import (
     Condition, Facts, prove_condition, reject_inexact, side_conditions)
-from symbolic_attn.proofs.memo import memoized
 from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free
 from symbolic_attn.proofs.strategies import (
     SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _expand_sums, _rewrite_exp, _sum_rules)

@@ -20,7 +20,7 @@ n
 import sympy
 
 from symbolic_attn.proofs.conditions import Condition, prove_condition
-from symbolic_attn.proofs.memo import memoized
+from symbolic_attn.exact.memo import memoized
 
 __all__ = ["SCALAR_STRATEGIES", "expand_sums", "sum_rules"]
 

@@ -16,6 +16,8 @@ import re
 
 import sympy
 
+from symbolic_attn.exact.memo import memoized
+
 __all__ = ["expr_latex", "matrix_latex", "escape_text", "plain_text", "prose_latex", "latex_width", "fitted_lines", "DISPLAY_WIDTH", "bracketed_rows"]
 
 _TEXT_ESCAPES = {
@@ -35,12 +37,14 @@ _TEXT_ESCAPES = {
 }
 
 
+@memoized
 def expr_latex(expr, order: str | None = None) -> str:
     """LaTeX of one exact SymPy expression (or matrix), with fixed printer settings.
 
     ``order="none"`` prints sums in SymPy's internal (canonical, deterministic) order
     instead of sorting their terms, which for big closed forms means evaluating every term
-    numerically: many times faster, the same value.
+    numerically: many times faster, the same value.  Remembered: a layout decision prints an
+    expression before it is printed for good.
     """
     if isinstance(expr, sympy.MatrixBase):
         return matrix_latex(expr, order)

@@ -1,8 +1,9 @@
-"""Remembered answers of the checker's pure functions of SymPy expressions.
+"""Remembered answers of pure functions of exact (SymPy) values.
 
 A step passes through the checker several times (its side conditions, its sides unfolded,
-each strategy's guard, the sign calculus on every subterm), and SymPy rebuilds equal
-expressions as new objects that have lost their own caches.  A memo keyed by the
+each strategy's guard, the sign calculus on every subterm), a printed chain prints an
+expression to decide its layout before printing it, and SymPy rebuilds equal expressions
+as new objects that have lost their own caches.  A memo keyed by the
 expression (SymPy's ``==`` and hash are structural, assumptions of symbols included) gives
 the answer again at once.  Each table is bounded: it is emptied when full, so a long
 session does not grow without end.  An argument that cannot be hashed (a mutable matrix)
@@ -33,15 +34,15 @@ def memoized(function: Callable | None = None, *, key: Callable | None = None, s
     table: dict = {}
 
     @functools.wraps(function)
-    def remembered(*args):
-        index = key(*args) if key is not None else args
+    def remembered(*args, **keywords):
+        index = key(*args, **keywords) if key is not None else (args, tuple(sorted(keywords.items())))
         try:
             return table[index]
         except KeyError:
             pass
         except TypeError:  # unhashable: nothing to remember it by
-            return function(*args)
-        answer = function(*args)
+            return function(*args, **keywords)
+        answer = function(*args, **keywords)
         if len(table) >= size:
             table.clear()
         table[index] = answer
