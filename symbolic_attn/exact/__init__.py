@@ -3,7 +3,8 @@
 Owns: the bounds on untrusted input (:mod:`.limits`), the safe parser, one grammar in
 which a nested list is a matrix everywhere (:mod:`.parse`), the float policy and Python
 value conversion (:mod:`.convert`), certified arb intervals and the exact zero test for
-numbers (:mod:`.certified`), and rounding decisions in integers (:mod:`.rounding`).
+numbers (:mod:`.certified`), rounding decisions in integers (:mod:`.rounding`), and the
+bounded memo for pure functions of exact values (:mod:`.memo`).
 
 May import: :mod:`symbolic_attn.errors` only.
 """
