@@ -15,8 +15,6 @@ import gc
 import sys
 
 from symbolic_attn.errors import doing, now_doing
-from symbolic_attn.grading.exercise import load_exercise
-from symbolic_attn.grading.report import check_exercise, render_json, render_text
 from symbolic_attn.grading.text import clean
 
 __all__ = ["add_parser", "run"]
@@ -40,6 +38,10 @@ def run(args) -> int:
     # A short-lived command whose allocations are bounded by the input limits: the cyclic
     # garbage collector, scanning SymPy's many small objects again and again, took half
     # the time of a 64x64 check (measured: 4.0 s with it, 2.0 s without, same peak memory).
+    # Imported here: every command builds the whole parser, and only this one needs the grader.
+    from symbolic_attn.grading.exercise import load_exercise
+    from symbolic_attn.grading.report import check_exercise, render_json, render_text
+
     collecting = gc.isenabled()
     gc.disable()
     try:

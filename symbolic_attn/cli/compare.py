@@ -22,7 +22,6 @@ from symbolic_attn.model.masks import EMPTY_ROW_POLICIES
 from symbolic_attn.numerics.adapters import CONVENTIONS
 from symbolic_attn.numerics.backends import FORMATS
 from symbolic_attn.numerics.battery import MAX_RANDOM
-from symbolic_attn.numerics.suite import run_battery
 
 __all__ = ["add_parser", "run", "load_function"]
 
@@ -121,6 +120,8 @@ def run(args) -> int:
             # The implementation's own warnings (overflow in exp...) are part of what is
             # being tested; the report says what went wrong.
             warnings.simplefilter("ignore")
+            from symbolic_attn.numerics.suite import run_battery  # only this command needs the battery
+
             report = run_battery(function, dtype=args.dtype, cases=args.cases, seed=args.seed,
                                  mask_convention=args.mask_convention, empty_row=args.empty_row)
     sys.stdout.write(report.to_json() if args.format == "json" else report.table())

@@ -13,12 +13,11 @@ not errors); 2 for a bad exercise file, a missing submission path or bad options
 
 import sys
 
-from symbolic_attn.grading.answer_key import load_answer_key
-from symbolic_attn.grading.batch import default_jobs, discover, grade_all
-from symbolic_attn.grading.exports import (clean, file_name, gradescope_json, grades_csv, prairielearn_json,
-                                           student_json)
-from symbolic_attn.grading.feedback import points_text
 from symbolic_attn.cli.output import write_documents
+from symbolic_attn.proofs.parallel import available_cores
+
+# The grading modules are imported by the handler, not here: every command builds the
+# whole parser, and `derive` or `--help` should not pay for loading the grader.
 
 __all__ = ["add_parser", "run", "summary_table"]
 
@@ -36,7 +35,7 @@ def add_parser(subparsers):
     parser.add_argument("submissions", metavar="SUBMISSION", nargs="+", help="a solution file or a folder of them")
     parser.add_argument("--out", metavar="DIR", help="write grades.csv and STUDENT.json files here")
     parser.add_argument("--jobs", metavar="N", type=int, default=None,
-                        help=f"worker processes (default: the number of cores, {default_jobs()})")
+                        help=f"worker processes (default: the number of cores, {available_cores()})")
     parser.add_argument("--gradescope", action="store_true", help="also write STUDENT/results.json for Gradescope")
     parser.add_argument("--prairielearn", action="store_true", help="also write STUDENT/results.json for PrairieLearn")
     parser.set_defaults(handler=run, parser=parser)
@@ -47,7 +46,10 @@ def run(args) -> int:
     """Grade, print the table, write the files; 0 when every submission was graded."""
     if (args.gradescope or args.prairielearn) and not args.out:
         args.parser.error("--gradescope and --prairielearn write files: give --out DIR")
-    jobs = default_jobs() if args.jobs is None else args.jobs
+    from symbolic_attn.grading.answer_key import load_answer_key
+    from symbolic_attn.grading.batch import discover, grade_all
+
+    jobs = available_cores() if args.jobs is None else args.jobs
     if not 1 <= jobs <= _MAX_JOBS:
         args.parser.error(f"--jobs must be from 1 to {_MAX_JOBS}, got {args.jobs}")
     key = load_answer_key(args.exercise)
@@ -68,6 +70,9 @@ def run(args) -> int:
 
 def summary_table(results, key) -> str:
     """One row per student: id, score, max, then the points of each question."""
+    from symbolic_attn.grading.exports import clean
+    from symbolic_attn.grading.feedback import points_text
+
     header = ["student", "score", "max"] + [clean(q.name) for q in key.questions]
     rows = [[clean(r.student)[:40], points_text(r.score), points_text(r.max_score)]
             + [points_text(q.points) for q in r.questions] + ([] if r.gradable else [f"(not gradable: {clean(r.reason)[:80]})"])
@@ -84,6 +89,8 @@ def summary_table(results, key) -> str:
 
 
 def _write(args, results, key):
+    from symbolic_attn.grading.exports import file_name, gradescope_json, grades_csv, prairielearn_json, student_json
+
     documents = {"grades.csv": grades_csv(results, key)}
     names = {}
     for result in results:

@@ -20,7 +20,6 @@ import json
 import sympy
 
 from symbolic_attn.errors import InputLimitError, ParseError
-from symbolic_attn.grading.computation import load_computation
 from symbolic_attn.render.display import stage_lines
 from symbolic_attn.render.exact_text import exact_string
 from symbolic_attn.render.latex import escape_text, matrix_latex
@@ -148,6 +147,8 @@ def check_printable(trace, limit: int = MAX_PRINTED_NODES) -> None:
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.digits <= MAX_DIGITS:
         raise ParseError(f"--digits must be between 0 and {MAX_DIGITS}, got {args.digits}")
+    from symbolic_attn.grading.computation import load_computation  # only this command reads computation files
+
     computation = load_computation(args.file)
     definitions = computation.definitions
     trace = computation.trace()

@@ -182,6 +182,10 @@ def _worker(tasks, schedule, send, parent) -> None:
     import queue
 
     _exit_with_parent(parent)
+    # A short-lived process: the cyclic garbage collector, scanning SymPy's many small
+    # objects again and again, is switched off (SymPy's expressions hold no cycles; memory
+    # is freed by reference counting as usual, and the process ends with its tasks).
+    gc.disable()
     outbox = queue.SimpleQueue()
 
     def post():
