@@ -201,6 +201,8 @@ def measure_commands(runs):
     ratio("json / text", medians["check --format json"], medians["check (text)"], "<= 1.2")
     ratio("list / --help", medians["list"], medians["--help"], "<= 1.5 (2 if verifying)")
     ratio("derive / import", medians["derive"], medians["import"], "<= 5")
+    paired = statistics.median(d / i for d, i in zip(times["derive"], times["import"]))
+    print(f"  {'derive / import, median of the runs paired':<44} {paired:8.2f}x   (each run: derive, then import)")
     ratio("derive --jobs 1 / import", medians["derive1"], medians["import"], "(one process, for reference)")
 
 
@@ -208,11 +210,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (default 5)")
     parser.add_argument("--skip-commands", action="store_true", help="only the in-process decimals figures")
+    parser.add_argument("--only-commands", action="store_true", help="only the whole-command figures")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, python-flint {flint.__version__}, mpmath {mpmath.__version__}, "
           f"{os.cpu_count()} cpus, load average {os.getloadavg()[0]:.2f}")
-    measure_decimals(args.runs)
-    measure_memory()
+    if not args.only_commands:
+        measure_decimals(args.runs)
+        measure_memory()
     if not args.skip_commands:
         measure_commands(args.runs)
 

@@ -24,7 +24,7 @@ PROVED = [
     ("cancel-with-condition", (x**2 - 1) / (x - 1), x + 1, "cancel"),
     ("exp-log", sympy.exp(2 * sympy.log(x)) * sympy.exp(x + y), x**2 * sympy.exp(x) * sympy.exp(y), "expand"),
     ("shift-sum", sympy.exp(s[i] + c) / sympy.Sum(sympy.exp(s[k] + c), (k, 1, n)),
-     sympy.exp(s[i]) / sympy.Sum(sympy.exp(s[k]), (k, 1, n)), "exp rules"),
+     sympy.exp(s[i]) / sympy.Sum(sympy.exp(s[k]), (k, 1, n)), "sum rules"),  # a sum: the sum rules right after expand
     ("sum-of-ones", sympy.Sum(1, (k, 1, n)), n, "sum rules"),
     ("trig-as-exp", sympy.sin(x) ** 2 + sympy.cos(x) ** 2, 1, "rewrite exp"),
     ("matrix-entrywise", sympy.Matrix([[x * (x + 1)]]), sympy.Matrix([[x**2 + x]]), "entrywise"),

@@ -23,7 +23,8 @@ calculus of :mod:`.conditions` and the rule library of :mod:`.rules`):
    (trigonometric and hyperbolic functions as exponentials), ``expand trig`` (angle addition,
    inside sums too), ``order`` (min/max resolved
    by the sign calculus), ``simplify`` (with every irrational number abstracted to a
-   symbol, so no numeric zero test can decide anything).
+   symbol, so no numeric zero test can decide anything).  After ``expand``, a residual with
+   a sum over an index tries the ``sum rules`` before the others.
 
 If no strategy succeeds the step is **not** proved.  Numbers then only *refute*: a point
 satisfying every declaration and stated condition, with sums evaluated by the empty-sum
@@ -296,7 +297,7 @@ def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
     if _symbol_free(residual):
         return _decide_number(residual)
     tried = [residual]
-    for name, transform in _SCALAR_STRATEGIES:
+    for name, transform in _strategies_for(residual):
         if not thorough and name in _LAST_RESORTS:
             continue
         try:
@@ -432,6 +433,17 @@ def _one_fraction(expr):
     """``expr`` over a common denominator, the numerator expanded (the fraction not reduced)."""
     numerator, denominator = sympy.fraction(sympy.together(expr))
     return sympy.Mul(sympy.expand(numerator), sympy.Pow(denominator, -1))
+
+
+def _strategies_for(residual) -> tuple:
+    """The scalar strategies in the order to try them on ``residual``: after ``expand``, a
+    residual with sums over an index goes to the sum rules before the fraction rules (which
+    cannot see into a sum and are slow on one).  Every strategy is still tried; only the
+    order differs."""
+    if not residual.has(sympy.Sum):
+        return _SCALAR_STRATEGIES
+    first = [entry for name in ("expand", "sum rules") for entry in _SCALAR_STRATEGIES if entry[0] == name]
+    return tuple(first) + tuple(entry for entry in _SCALAR_STRATEGIES if entry not in first)
 
 
 def _rewrite(expr, assumptions):
