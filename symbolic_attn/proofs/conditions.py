@@ -384,6 +384,12 @@ def _holds(expr, kind, facts, depth) -> bool:
         return _number_holds(expr, kind)
     if kind == "!=0" and _nonzero_by_factors(expr, facts, depth):
         return True
+    if isinstance(expr, (sympy.Symbol, sympy.Indexed)):
+        # A symbol's own flags (or a fact stating it) answer at once; comparing it with
+        # every fact first (expanding each difference) is what takes time.
+        sign = _sign(expr, facts, depth - 1)
+        if sign is not None and _sign_gives(sign, kind):
+            return True
     for fact in facts.conditions:
         if _follows(expr, kind, fact, facts, depth):
             return True
