@@ -38,14 +38,15 @@ def run(args) -> int:
     # A short-lived command whose allocations are bounded by the input limits: the cyclic
     # garbage collector, scanning SymPy's many small objects again and again, took half
     # the time of a 64x64 check (measured: 4.0 s with it, 2.0 s without, same peak memory).
-    # Imported here: every command builds the whole parser, and only this one needs the grader.
-    from symbolic_attn.grading.exercise import load_exercise
-    from symbolic_attn.grading.report import check_exercise, render_json, render_text
-
     collecting = gc.isenabled()
     gc.disable()
     try:
         with doing(f"reading {clean(args.exercise, 100)}"):
+            # Imported here: every command builds the whole parser, and only this one needs
+            # the grader (loading it is part of reading the exercise, for a time limit).
+            from symbolic_attn.grading.exercise import load_exercise
+            from symbolic_attn.grading.report import check_exercise, render_json, render_text
+
             exercise = load_exercise(args.exercise)
             report = check_exercise(exercise, progress=now_doing)
             now_doing("printing the report")

@@ -23,8 +23,9 @@ calculus of :mod:`.conditions` and the rule library of :mod:`.rules`):
    (trigonometric and hyperbolic functions as exponentials), ``expand trig`` (angle addition,
    inside sums too), ``order`` (min/max resolved
    by the sign calculus), ``simplify`` (with every irrational number abstracted to a
-   symbol, so no numeric zero test can decide anything).  After ``expand``, a residual with
-   a sum over an index tries the ``sum rules`` before the others.
+   symbol, so no numeric zero test can decide anything).  A residual with a sum over an
+   index tries the ``sum rules`` right after ``expand``; any other residual with a
+   denominator tries ``cancel`` first.
 
 If no strategy succeeds the step is **not** proved.  Numbers then only *refute*: a point
 satisfying every declaration and stated condition, with sums evaluated by the empty-sum
@@ -59,7 +60,8 @@ from symbolic_attn.proofs.conditions import (
     Condition, Facts, prove_condition, reject_inexact, side_conditions)
 from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free
 from symbolic_attn.proofs.strategies import (
-    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _expand_sums, _rewrite_exp, _sum_rules)
+    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _expand_sums, _has_denominator, _rewrite_exp,
+    _sum_rules)
 
 __all__ = [
     "Assumption",
@@ -436,13 +438,17 @@ def _one_fraction(expr):
 
 
 def _strategies_for(residual) -> tuple:
-    """The scalar strategies in the order to try them on ``residual``: after ``expand``, a
-    residual with sums over an index goes to the sum rules before the fraction rules (which
-    cannot see into a sum and are slow on one).  Every strategy is still tried; only the
-    order differs."""
-    if not residual.has(sympy.Sum):
+    """The scalar strategies in the order to try them on ``residual``: a residual with sums
+    over an index goes to the sum rules right after ``expand``, before the fraction rules
+    (which cannot see into a sum and are slow on one); any other residual with a denominator
+    goes to ``cancel`` first.  Every strategy is still tried; only the order differs."""
+    if residual.has(sympy.Sum):
+        wanted = ("expand", "sum rules")
+    elif _has_denominator(residual):
+        wanted = ("cancel",)  # a quotient: expanding alone rarely decides it
+    else:
         return _SCALAR_STRATEGIES
-    first = [entry for name in ("expand", "sum rules") for entry in _SCALAR_STRATEGIES if entry[0] == name]
+    first = [entry for name in wanted for entry in _SCALAR_STRATEGIES if entry[0] == name]
     return tuple(first) + tuple(entry for entry in _SCALAR_STRATEGIES if entry not in first)
 
 
