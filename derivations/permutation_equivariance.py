@@ -218,6 +218,14 @@ def _permutation_matrix(permutation):
     return sympy.ImmutableMatrix(size, size, lambda i, j: 1 if permutation[i] == j else 0)
 
 
+def _permute(permutation, matrix, columns=False):
+    """``P M`` (rows reordered), or ``P M P^T`` with ``columns``: the products with the
+    permutation matrix, computed by reindexing (the same entries, no arithmetic)."""
+    rows, cols = matrix.shape
+    order = list(permutation)
+    return sympy.ImmutableMatrix(rows, cols, lambda i, j: matrix[order[i], order[j] if columns else j])
+
+
 def _lemma_permutations(size):
     if size <= 4:
         return list(itertools.permutations(range(size)))
@@ -233,10 +241,10 @@ def lemma_check() -> Check:
         weights = softmax(S_n)  # the same for every permutation: computed once
         permutations = _lemma_permutations(size)
         for permutation in permutations:
-            P_n = _permutation_matrix(permutation)
             cases.append(Case(f"$n = {size}$, permutation {list(permutation)}",
-                              Computed(r"\operatorname{softmax}(P S P^{T})", softmax(P_n * S_n * P_n.T)),
-                              Computed(r"P \operatorname{softmax}(S) P^{T}", P_n * weights * P_n.T)))
+                              Computed(r"\operatorname{softmax}(P S P^{T})",
+                                       softmax(_permute(permutation, S_n, columns=True))),
+                              Computed(r"P \operatorname{softmax}(S) P^{T}", _permute(permutation, weights, columns=True))))
         kind = "all" if size <= 4 else "the adjacent transpositions,"
         summary.append(f"$n = {size}$: {kind} {len(permutations)} permutation(s), $S$ with $n^2$ independent symbols")
     return Check(
@@ -284,12 +292,11 @@ def restored_check() -> Check:
         output = attention(X_n, X_n, X_n, causal).output  # the same for every permutation: computed once
         permutations = list(itertools.permutations(range(size)))
         for permutation in permutations:
-            P_n = _permutation_matrix(permutation)
-            permuted = Mask.keep(P_n * _grid(causal) * P_n.T)
-            PX = P_n * X_n
+            permuted = Mask.keep(_permute(permutation, _grid(causal), columns=True))
+            PX = _permute(permutation, X_n)
             cases.append(Case(f"$n = {size}$, permutation {list(permutation)}",
                               Computed(r"\operatorname{Attn}_{P M P^{T}}(PX)", attention(PX, PX, PX, permuted).output),
-                              Computed(r"P \operatorname{Attn}_M(X)", P_n * output)))
+                              Computed(r"P \operatorname{Attn}_M(X)", _permute(permutation, output))))
         summary.append(f"$n = {size}$: all {len(permutations)} permutations, $X$ an $n \\times 2$ matrix of symbols")
     return Check(
         "Permuting the mask with the input restores it",
