@@ -52,7 +52,9 @@ def _exp_rules(expr, facts=None):
     if not _has_exp_or_symbolic_power(expr):
         return expr  # nothing for e^{a+b} = e^a e^b or x^a x^b = x^{a+b} to do: as "cancel" left it
     expanded = sympy.expand(expr, power_exp=True, mul=True, multinomial=False)
-    return sympy.cancel(sympy.together(sympy.powsimp(expanded, combine="exp")))
+    combined = sympy.powsimp(expanded, combine="exp")
+    # One fraction, reduced; the cheap numerator test of "cancel" first.
+    return _cancel(combined) if _has_denominator(combined) else sympy.expand(combined)
 
 
 def _has_denominator(expr) -> bool:
