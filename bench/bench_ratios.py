@@ -143,17 +143,28 @@ def measure_decimals(runs):
         ratio("ours (unmasked) / mpmath", medians["unmasked"], medians["mpmath"])
 
 
+# The process's own peak resident memory: /proc/self/status VmHWM where there is one.
+# (getrusage's ru_maxrss is not reset by exec: a probe started from this big process would
+# report this process's peak instead of its own.)
 MEMORY_PROBE = """
 import resource, sys, tracemalloc
 sys.path.insert(0, {bench!r})
 from bench_ratios import ours, workload
+
+def peak_kib():
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
 Q, K, V = workload(256)
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak_kib()
 tracemalloc.start()
 ours(Q, K, V, mask={mask!r})
 peak = tracemalloc.get_traced_memory()[1]
 tracemalloc.stop()
-print(peak, before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(peak, before, peak_kib())
 """
 
 

@@ -237,13 +237,19 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc: Linux")
-def test_a_time_limit_ends_the_workers_too(tmp_path):
+def slow_folder(tmp_path):
+    """Two scripts whose builds record their process id in ``pids`` and then sleep 30 s."""
     folder, pids = tmp_path / "slow", tmp_path / "pids"
     folder.mkdir()
     pids.mkdir()
     for name in ("one", "two"):
         (folder / f"{name}.py").write_text(SLOW.format(name=name, pids=pids), encoding="utf-8")
+    return folder, pids
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc: Linux")
+def test_a_time_limit_ends_the_workers_too(tmp_path):
+    folder, pids = slow_folder(tmp_path)
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "symbolic_attn", "derive", str(folder), "--out", str(tmp_path / "out"),
                            "--jobs", "2", "--timeout", "2"], capture_output=True, text=True, timeout=60)
@@ -260,11 +266,7 @@ def test_a_time_limit_ends_the_workers_too(tmp_path):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc: Linux")
 def test_a_worker_ends_when_its_parent_is_killed(tmp_path):
-    folder, pids = tmp_path / "slow", tmp_path / "pids"
-    folder.mkdir()
-    pids.mkdir()
-    for name in ("one", "two"):
-        (folder / f"{name}.py").write_text(SLOW.format(name=name, pids=pids), encoding="utf-8")
+    folder, pids = slow_folder(tmp_path)
     process = subprocess.Popen([sys.executable, "-m", "symbolic_attn", "derive", str(folder), "--out",
                                 str(tmp_path / "out"), "--jobs", "2", "--timeout", "0"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
