@@ -34,7 +34,7 @@ import sympy
 
 from symbolic_attn.errors import InexactStepError, UndecidedError
 from symbolic_attn.exact.certified import certified_sign, proved_zero
-from symbolic_attn.exact.memo import MEMO_SIZE, memoized
+from symbolic_attn.exact.memo import memoized
 
 __all__ = ["Condition", "Facts", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number"]
 
@@ -123,15 +123,9 @@ def normalise(item) -> list:
 _NON_FINITE = (sympy.core.numbers.NaN, sympy.core.numbers.ComplexInfinity, sympy.core.numbers.Infinity,
                sympy.core.numbers.NegativeInfinity)
 
-#: Expressions already found free of floats and non-finite values (bounded; cleared when full).
-_EXACT_SEEN: set = set()
-
 
 def reject_inexact(value, where: str = "") -> None:
     """Raise InexactStepError if a float or non-finite value occurs anywhere in ``value``.
-
-    Each distinct subtree is visited once (SymPy shares subtrees, and the same step is
-    checked several times on its way through the checker), so the cost is the tree's size.
 
     >>> reject_inexact(sympy.Symbol("x") + sympy.Rational(1, 3))
     >>> reject_inexact(sympy.Symbol("x") + sympy.Float("0.5"))
@@ -139,44 +133,45 @@ def reject_inexact(value, where: str = "") -> None:
     ...
     symbolic_attn.errors.InexactStepError: float 0.500000000000000 in the step: use exact numbers (Rational)
     """
-    if isinstance(value, float):
-        raise InexactStepError(f"{where}Python float {value!r}: use exact numbers (Rational)")
     if isinstance(value, sympy.MatrixBase):
         for entry in value:
             reject_inexact(entry, where)
         return
-    if not isinstance(value, sympy.Basic) or value in _EXACT_SEEN:
-        return
+    try:
+        # Only SymPy trees are remembered: a Python 2.0 equals, and hashes like, a clean 2.
+        (_exact_basic if isinstance(value, sympy.Basic) else _exact_tree)(value)
+    except InexactStepError as error:
+        raise InexactStepError(f"{where}{error}") from None
+
+
+def _exact_tree(value) -> None:
+    """Raise for a float or non-finite value anywhere in ``value`` (its arguments, and plain
+    containers among them).  Each distinct subtree is visited once: SymPy shares subtrees."""
     stack, visited = [value], set()
     while stack:
         node = stack.pop()
         if isinstance(node, float):
-            raise InexactStepError(f"{where}Python float {node!r}: use exact numbers (Rational)")
+            raise InexactStepError(f"Python float {node!r}: use exact numbers (Rational)")
         if isinstance(node, (tuple, list, frozenset, set)):
             stack.extend(node)
             continue
         if not isinstance(node, sympy.Basic):
             continue
         try:
-            if node in visited or node in _EXACT_SEEN:
+            if node in visited:
                 continue
             visited.add(node)
         except TypeError:  # an unhashable node: visited each time it occurs
             pass
         if isinstance(node, sympy.Float):
-            raise InexactStepError(f"{where}float {node} in the step: use exact numbers (Rational)")
+            raise InexactStepError(f"float {node} in the step: use exact numbers (Rational)")
         if isinstance(node, _NON_FINITE):
-            raise InexactStepError(f"{where}non-finite value {node} in the step (an undefined expression)")
-        for arg in node.args:
-            if isinstance(arg, sympy.Basic):
-                stack.append(arg)
-            elif isinstance(arg, float):
-                raise InexactStepError(f"{where}Python float {arg!r}: use exact numbers (Rational)")
-            elif isinstance(arg, (tuple, list, frozenset, set)):  # plain containers inside a node's args
-                stack.extend(arg)
-    if len(_EXACT_SEEN) > MEMO_SIZE:
-        _EXACT_SEEN.clear()
-    _EXACT_SEEN.add(value)
+            raise InexactStepError(f"non-finite value {node} in the step (an undefined expression)")
+        stack.extend(node.args)
+
+
+#: A SymPy tree found clean is remembered: a step passes the checker several times.
+_exact_basic = memoized(_exact_tree)
 
 
 @memoized
@@ -396,12 +391,11 @@ def _holds(expr, kind, facts, depth) -> bool:
     sign = _sign(expr, facts, depth - 1)
     if sign is not None and _sign_gives(sign, kind):
         return True
-    if kind == "!=0":
-        factored = sympy.factor(expr) if len(expr.free_symbols) < 6 else expr
-        if isinstance(factored, sympy.Mul) and factored != expr:
-            return all(_holds(f, "!=0", facts, depth - 1) for f in factored.args)
-        if isinstance(factored, sympy.Pow) and factored.exp.is_positive:
-            return _holds(factored.base, "!=0", facts, depth - 1)
+    if kind == "!=0" and len(expr.free_symbols) < 6:
+        # Factored, a sum may become a product whose factors are shown non-zero one by one.
+        factored = sympy.factor(expr)
+        if factored != expr and _nonzero_by_factors(factored, facts, depth):
+            return True
     return False
 
 

@@ -401,7 +401,7 @@ def _prove_sign(expr, assumptions, kind) -> Proof:
     # A sum over an index is signed termwise as written (bringing it over one denominator
     # only hides its terms).
     first, second = (lambda e: e, _one_fraction) if expr.has(sympy.Sum) else (_one_fraction, lambda e: e)
-    for transform in (first, second, lambda e: sympy.cancel(sympy.together(e)),
+    for transform in (first, second, _cancel,
                       lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
         try:
             candidate = transform(expr)
