@@ -361,7 +361,7 @@ def test_list_verify_is_the_same_with_one_or_two_jobs(tmp_path):
     assert outputs[0].stdout.count("verification failed") == 1 and "s2.py" in outputs[0].stdout
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "x", "2.5", "33", "٣"])
+@pytest.mark.parametrize("value", ["0", "-1", "x", "2.5", "65", "٣"])
 def test_bad_jobs_is_one_line_exit_2(value):
     done = derive_command("derive", "--out", "/nonexistent/never-written", "--jobs", value)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--jobs" in done.stderr

@@ -22,7 +22,7 @@ import sys
 
 from symbolic_attn.errors import SymbolicAttnError, TimeLimitError, current_activity, one_line
 
-__all__ = ["main", "console_main", "build_parser", "__version__", "DEFAULT_TIMEOUT"]
+__all__ = ["main", "console_main", "build_parser", "add_jobs_option", "__version__", "DEFAULT_TIMEOUT"]
 
 PROG = "symbolic-attn"
 __version__ = "0.1.0"  # the version in pyproject.toml (a test keeps them equal)
@@ -36,6 +36,24 @@ class _OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {one_line(message)} (see --help)\n")
+
+
+def add_jobs_option(parser, what: str) -> None:
+    """``--jobs N`` on a subcommand: ``what`` N processes do (default: every core)."""
+    from symbolic_attn.proofs.parallel import available_cores
+
+    parser.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+                        help=f"{what} (default: the number of cores, {available_cores()})")
+
+
+def _jobs(text: str) -> int:
+    """``--jobs N``: a whole number (ASCII digits) from 1 to MAX_JOBS."""
+    from symbolic_attn.proofs.parallel import MAX_JOBS
+
+    text = text.strip()
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_JOBS):
+        raise argparse.ArgumentTypeError(f"--jobs must be from 1 to {MAX_JOBS} (a whole number), got {text[:20]!r}")
+    return int(text)
 
 
 def _timeout(text: str) -> float:

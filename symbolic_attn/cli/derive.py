@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from symbolic_attn.errors import describe_exception, one_line
+from symbolic_attn.cli import add_jobs_option
 from symbolic_attn.cli.output import write_documents
 from symbolic_attn.errors import DerivationFailure, ProofError, ScriptError, SymbolicAttnError, UndecidedError
 from symbolic_attn.notes.build import heading, render_documents, tex_builders
 from symbolic_attn.notes.document import compile_pdf, find_pdflatex
 from symbolic_attn.notes.markdown import markdown_document
 from symbolic_attn.notes.worked import example_parts
-from symbolic_attn.proofs.parallel import MAX_JOBS, available_cores, map_forked
+from symbolic_attn.proofs.parallel import map_forked
 from symbolic_attn.proofs.result import Result
 from symbolic_attn.proofs.scripts import DEFAULT_FOLDER, load_scripts
 from symbolic_attn.render.latex import plain_text
@@ -212,9 +213,7 @@ def add_parser(subparsers) -> None:
                                     "'Verified derivations'")
     derive_parser.add_argument("--pdf", action="store_true",
                                help="also compile notes.tex to DIR/notes.pdf with pdflatex")
-    derive_parser.add_argument("--jobs", type=_jobs, default=None, metavar="N",
-                               help=f"processes that verify side by side (default: the number of cores, "
-                                    f"{available_cores()}; 1: one process)")
+    add_jobs_option(derive_parser, "processes that verify side by side (1: one process)")
     derive_parser.set_defaults(handler=run_derive)
 
     listing = subparsers.add_parser(
@@ -227,19 +226,8 @@ def add_parser(subparsers) -> None:
                          help="folder of derivation scripts; default: the built-in derivations/")
     listing.add_argument("--verify", action="store_true",
                          help="build and verify each script, then show its scopes (slower)")
-    listing.add_argument("--jobs", type=_jobs, default=None, metavar="N",
-                         help=f"with --verify: processes that verify side by side (default: the number of cores, "
-                              f"{available_cores()})")
+    add_jobs_option(listing, "with --verify: processes that verify side by side")
     listing.set_defaults(handler=run_list)
-
-
-def _jobs(text: str) -> int:
-    """``--jobs N``: a whole number from 1 to MAX_JOBS."""
-    import argparse
-
-    if not text.strip().isascii() or not text.strip().isdigit() or not 1 <= int(text) <= MAX_JOBS:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_JOBS}, got {text!r}")
-    return int(text)
 
 
 def _check_title(title):

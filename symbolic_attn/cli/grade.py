@@ -13,6 +13,7 @@ not errors); 2 for a bad exercise file, a missing submission path or bad options
 
 import sys
 
+from symbolic_attn.cli import add_jobs_option
 from symbolic_attn.cli.output import write_documents
 from symbolic_attn.proofs.parallel import available_cores
 
@@ -20,8 +21,6 @@ from symbolic_attn.proofs.parallel import available_cores
 # whole parser, and `derive` or `--help` should not pay for loading the grader.
 
 __all__ = ["add_parser", "run", "summary_table"]
-
-_MAX_JOBS = 64
 
 
 def add_parser(subparsers):
@@ -34,8 +33,7 @@ def add_parser(subparsers):
     parser.add_argument("exercise", metavar="EXERCISE.toml", help="the exercise file with [[questions]]")
     parser.add_argument("submissions", metavar="SUBMISSION", nargs="+", help="a solution file or a folder of them")
     parser.add_argument("--out", metavar="DIR", help="write grades.csv and STUDENT.json files here")
-    parser.add_argument("--jobs", metavar="N", type=int, default=None,
-                        help=f"worker processes (default: the number of cores, {available_cores()})")
+    add_jobs_option(parser, "worker processes")
     parser.add_argument("--gradescope", action="store_true", help="also write STUDENT/results.json for Gradescope")
     parser.add_argument("--prairielearn", action="store_true", help="also write STUDENT/results.json for PrairieLearn")
     parser.set_defaults(handler=run, parser=parser)
@@ -50,8 +48,6 @@ def run(args) -> int:
     from symbolic_attn.grading.batch import discover, grade_all
 
     jobs = available_cores() if args.jobs is None else args.jobs
-    if not 1 <= jobs <= _MAX_JOBS:
-        args.parser.error(f"--jobs must be from 1 to {_MAX_JOBS}, got {args.jobs}")
     key = load_answer_key(args.exercise)
     if not key.questions:
         from symbolic_attn.errors import ExerciseError

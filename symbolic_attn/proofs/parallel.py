@@ -45,7 +45,7 @@ from typing import Callable, Sequence
 __all__ = ["available_cores", "can_fork", "map_forked", "MAX_JOBS", "MAX_TASKS"]
 
 #: At most this many worker processes, whatever the machine has.
-MAX_JOBS = 32
+MAX_JOBS = 64
 #: At most this many tasks are handed out through the pipe (its buffer holds them all).
 MAX_TASKS = 8192
 
