@@ -90,16 +90,21 @@ def verify_scripts(scripts: Sequence) -> list:
     return [_verified(script) for script in scripts]
 
 
-def printed_results(scripts: Sequence, jobs: int | None = None) -> list:
-    """Build, verify and print every script's result: a :class:`~symbolic_attn.proofs.result.Printed`
-    per script, in order (``jobs`` processes side by side; default: every core).
+def printed_results(scripts: Sequence, jobs: int | None = None, also: Sequence[Callable] = ()) -> tuple:
+    """Build, verify and print every script's result: ``(printed, values)``, a
+    :class:`~symbolic_attn.proofs.result.Printed` per script in order, and the values of the
+    tasks ``also`` computed beside them (the last one is handed out first) -- ``jobs``
+    processes side by side (default: every core).
 
     Raises what a one-process run raises: the first build or verification failure in file
-    order; only when every script verified, the first failure to print.
+    order, then a failure of ``also``; only when all of these passed, the first failure to
+    print.
     """
-    printed = map_forked([functools.partial(_verified_and_printed, script) for script in scripts], jobs)
-    return [_print(script, _titled_and_verified(script)) if output == _PRINTING_FAILED else output
-            for script, output in zip(scripts, printed)]
+    tasks = [functools.partial(_verified_and_printed, script) for script in scripts] + list(also)
+    outputs = map_forked(tasks, jobs, start_with=[len(tasks) - 1] if also else ())
+    printed = [_print(script, _titled_and_verified(script)) if output == _PRINTING_FAILED else output
+               for script, output in zip(scripts, outputs)]
+    return printed, outputs[len(scripts):]
 
 
 #: What a worker returns when a verified result fails to print: printing errors are raised
@@ -177,17 +182,12 @@ def derive(paths: Iterable = (), out_dir="out", builders: Sequence[Callable] | N
     paths = list(paths)
     if pdf:
         find_pdflatex()  # before any work: missing pdflatex is one line, nothing written
-    scripts = load(paths)
-    tasks = [functools.partial(_verified_and_printed, script) for script in scripts]
+    # The worked examples of the built-in notes are computed beside the results (the
+    # longest, the encoder block, is handed out first).
     examples = example_parts() if builders is None and is_builtin(paths) else ()
-    # The worked examples of the built-in notes are more tasks, after the scripts (a failure
-    # in them is raised after every script's verification); the longest is handed out first.
-    tasks.extend(examples)
-    outputs = map_forked(tasks, jobs, start_with=[len(tasks) - 1] if examples else ())
-    results = [_print(script, _titled_and_verified(script)) if output == _PRINTING_FAILED else output
-               for script, output in zip(scripts, outputs)]
+    results, parts = printed_results(load(paths), jobs, also=examples)
     if builders is None:
-        blocks = [block for part in outputs[len(scripts):] for block in part] if examples else None
+        blocks = [block for part in parts for block in part] if examples else None
         builders = builders_for(fmt, paths, title, blocks)
     documents = render_documents(results, builders)
     if pdf:
@@ -278,7 +278,7 @@ def run_list(args) -> int:
     def show(index, outcome):
         statuses.append(_show_listing(scripts[index], outcome))
 
-    map_forked([functools.partial(_listing, script) for script in scripts], getattr(args, "jobs", None),
+    map_forked([functools.partial(_listing, script) for script in scripts], args.jobs,
                on_value=show)
     return max(statuses, default=0)
 
