@@ -146,13 +146,13 @@ def _run_forked(tasks, jobs, schedule, on_value):
             for receive in wait(list(workers)):
                 try:
                     index, ok, payload = pickle.loads(receive.recv_bytes())
-                    value = pickle.loads(payload) if ok else None
-                except Exception:  # end of file (done, or died mid-message) or a value that does not load
+                except Exception:  # end of file: the worker is done, or died (even mid-message)
                     _stop(workers.pop(receive), receive)
                     continue
+                value, ok = _loaded(payload) if ok else (None, False)
                 if ok:
                     values[index] = value
-                else:
+                else:  # failed in the worker, or a value that does not load here: computed here
                     failed.add(index)
             while emitted in values:
                 if on_value is not None:
@@ -168,6 +168,14 @@ def _run_forked(tasks, jobs, schedule, on_value):
             _stop(process, receive)
         if froze:
             gc.unfreeze()
+
+
+def _loaded(payload) -> tuple:
+    """``(value, True)``, or ``(None, False)`` for a value that does not unpickle here."""
+    try:
+        return pickle.loads(payload), True
+    except Exception:  # noqa: BLE001 - whatever the reason, the parent computes it itself
+        return None, False
 
 
 def _stop(process, receive) -> None:
