@@ -13,6 +13,7 @@ from sympy import KroneckerDelta, Rational, Sum
 from symbolic_attn.model.attention import attention
 from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step
 from symbolic_attn.proofs.operators import NamedOperator, SoftmaxAt
+from symbolic_attn.proofs.prove import ForAll
 from symbolic_attn.proofs.result import Case, Check, Result
 
 NAME = "attention_mixes_values"
@@ -50,7 +51,7 @@ def output(values):
 
 
 BOUNDS = Assumption("A1", "every allowed value lies in $[L, U]$ (in this coordinate)", r"L \le v_k \le U",
-                    condition=[v[k] - L >= 0, U - v[k] >= 0])
+                    condition=ForAll(k, 1, n, [v[k] - L >= 0, U - v[k] >= 0]))
 ROW = Assumption("A2", "the changed row $j$ is an allowed key", r"1 \le j \le n", condition=j <= n)
 
 

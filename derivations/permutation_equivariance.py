@@ -32,6 +32,10 @@ W_Q, W_K, W_V = MatrixSymbol("W_Q", d, d_k), MatrixSymbol("W_K", d, d_k), Matrix
 class Softmax(MatrixExpr):
     """Row-wise softmax of a matrix expression: notation only (no general-n evaluation)."""
 
+    def domain_conditions(self):
+        # Notation defined for every argument (a row softmax of a real matrix): its entry in the checker's closed domain table.
+        return []
+
     def __new__(cls, argument):
         return super().__new__(cls, argument)
 
@@ -51,6 +55,10 @@ class Softmax(MatrixExpr):
 
 class Attn(MatrixExpr):
     """Attn(Y) = softmax(Y W_Q (Y W_K)^T / sqrt(d_k)) Y W_V; ``doit`` unfolds the definition."""
+
+    def domain_conditions(self):
+        # Notation defined for every argument (d_k is declared positive, a row softmax is defined everywhere): its entry in the checker's closed domain table.
+        return []
 
     def __new__(cls, argument):
         return super().__new__(cls, argument)
@@ -106,6 +114,10 @@ W_ = sympy.IndexedBase("W", real=True)
 class PermutedEntry(sympy.Function):
     r"""``(P M P^T)_{uv}`` for the permutation matrix ``P`` of ``sigma`` (``P_{ua} = [a = sigma(u)]``),
     as notation: only the entry lemma (proved below) rewrites it."""
+
+    def domain_conditions(self):
+        # Notation defined for every argument (an entry of a permuted matrix): its entry in the checker's closed domain table.
+        return []
 
     nargs = 3
 

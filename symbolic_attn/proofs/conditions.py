@@ -35,11 +35,13 @@ import sympy
 from symbolic_attn.errors import InexactStepError, UndecidedError
 from symbolic_attn.exact.certified import certified_sign, proved_zero
 from symbolic_attn.exact.memo import memoized
+from symbolic_attn.proofs.binders import bind_fresh, binder_limits, bound_stand_in, original_of, substitute
+from symbolic_attn.proofs.domains import domain_conditions
 
-__all__ = ["Condition", "Facts", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number"]
+__all__ = ["Condition", "Facts", "ForAll", "proves_integer", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number"]
 
-_KINDS = (">0", ">=0", "!=0", "invertible")
-_SHOWN = {">0": "> 0", ">=0": ">= 0", "!=0": "!= 0"}
+_KINDS = (">0", ">=0", "!=0", "invertible", "integer")
+_SHOWN = {">0": "> 0", ">=0": ">= 0", "!=0": "!= 0", "integer": "is an integer"}
 #: Recursion depth of the sign calculus (its terms are small; deeper means "not proved").
 _DEPTH = 12
 
@@ -51,11 +53,24 @@ class Condition:
     expr: object
     kind: str
     why: str = ""
+    #: Another condition that makes this one unnecessary (``b^k`` needs ``b != 0`` unless ``k >= 0``).
+    unless: object = None
 
     def __str__(self) -> str:
         if self.kind == "invertible":
-            return f"{sympy.sstr(self.expr)} invertible"
-        return f"{sympy.sstr(self.expr)} {_SHOWN[self.kind]}"
+            return f"{_safe_str(self.expr)} invertible"
+        text = f"{_safe_str(self.expr)} {_SHOWN[self.kind]}"
+        return text + (f" (or {self.unless})" if self.unless is not None else "")
+
+
+def _safe_str(expr, limit: int = 10**5) -> str:
+    """``sstr(expr)``, or a description when printing it is refused or too long (Python will not
+    print an integer of more than 4300 digits)."""
+    try:
+        text = sympy.sstr(expr)
+    except (ValueError, RecursionError):
+        return "<an expression too large to print>"
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 @dataclass(frozen=True)
@@ -65,23 +80,64 @@ class Facts:
     conditions: tuple = ()
     invertible: frozenset = field(default_factory=frozenset)
     bijections: frozenset = field(default_factory=frozenset)
+    #: Stated facts for every index of a range: ``(variable, low, high, Condition)`` (:class:`ForAll`).
+    universal: tuple = ()
 
     @classmethod
     def from_conditions(cls, stated) -> "Facts":
         """Facts from relations (``x > 0``, ``a <= b``, ``Ne(a, b)``) and ``Q.invertible(X)``."""
-        conditions, invertible, bijections = [], set(), set()
+        conditions, invertible, bijections, universal = [], set(), set(), []
         for item in stated:
             for normal in normalise(item):
                 if normal.kind == "invertible":
                     invertible.add(normal.expr)
                 elif normal.kind == "bijection":
                     bijections.add(normal.expr)
+                elif normal.kind == "forall":
+                    universal.append(normal.expr)
                 else:
-                    conditions.append(normal)
-        return cls(tuple(conditions), frozenset(invertible), frozenset(bijections))
+                    # Bound as every step is, so that a fact about a sum meets the sum.
+                    conditions.append(Condition(bind_fresh(normal.expr), normal.kind, normal.why))
+        return cls(tuple(conditions), frozenset(invertible), frozenset(bijections), tuple(universal))
 
     def plus(self, extra) -> "Facts":
-        return Facts(self.conditions + tuple(extra), self.invertible, self.bijections)
+        return Facts(self.conditions + tuple(extra), self.invertible, self.bijections, self.universal)
+
+    def within(self, variable, low, high, depth: int = 4) -> "Facts":
+        """These facts inside a range: ``low <= variable <= high``, and every :class:`ForAll` fact
+        whose range is shown to contain this one, instantiated at ``variable``."""
+        extra = [Condition(variable - low, ">=0"), Condition(high - variable, ">=0")]
+        return self.plus(extra + self._instances(variable, low, high, depth))
+
+    def at(self, term, depth: int = 4) -> "Facts":
+        """These facts with every :class:`ForAll` fact instantiated at the integer ``term`` where
+        ``term`` is shown to lie in its range."""
+        return self.plus(self._instances(term, term, term, depth)) if self.universal else self
+
+    def _instances(self, variable, low, high, depth) -> list:
+        found = []
+        plain = Facts(self.conditions, self.invertible, self.bijections)
+        for bound, first, last, condition in self.universal:
+            if not getattr(variable, "is_integer", False):
+                continue
+            if _holds(low - first, ">=0", plain, depth) and _holds(last - high, ">=0", plain, depth):
+                found.append(Condition(substitute(condition.expr, {bound: variable}), condition.kind))
+        return found
+
+
+@dataclass(frozen=True)
+class ForAll:
+    """A stated fact for every integer ``variable`` in ``low..high``: ``ForAll(k, 1, n, v[k] >= L)``.
+
+    A fact about a free ``k`` says nothing about a bound ``k``; a fact meant for every index
+    of a range is stated with this, and the checker uses it at every index it can show to
+    lie in the range (inside sums over a sub-range, and at integer terms in the range).
+    """
+
+    variable: object
+    low: object
+    high: object
+    relation: object
 
 
 def normalise(item) -> list:
@@ -95,9 +151,16 @@ def normalise(item) -> list:
         return [Condition(sympy.Integer(-1), ">0", "states a relation that SymPy already evaluates to False")]
     if all(hasattr(item, name) for name in ("function", "low", "high")):  # a rules.Bijection
         sigma, low, high = item.function, sympy.sympify(item.low, strict=True), sympy.sympify(item.high, strict=True)
-        variable = sympy.Dummy("x", integer=True)
+        _check_explicit_bijection(sigma, low, high)
         # sigma maps low..high into low..high: the values of sigma are in the range.
         return [Condition((sigma, low, high), "bijection")]
+    if isinstance(item, ForAll):
+        variable = bound_stand_in(item.variable, -1)  # the same stand-in each time: facts stay equal
+        low, high = sympy.sympify(item.low, strict=True), sympy.sympify(item.high, strict=True)
+        relations = item.relation if isinstance(item.relation, (list, tuple)) else [item.relation]
+        return [Condition((variable, low, high, Condition(bind_fresh(substitute(c.expr, {item.variable: variable})),
+                                                          c.kind)), "forall")
+                for relation in relations for c in normalise(relation)]
     if isinstance(item, sympy.logic.boolalg.And):
         return [c for arg in item.args for c in normalise(arg)]
     if isinstance(item, sympy.assumptions.AppliedPredicate) and item.function == sympy.Q.invertible:
@@ -115,6 +178,35 @@ def normalise(item) -> list:
     from symbolic_attn.errors import ProofError
 
     raise ProofError(f"not a condition: {str(item)[:80]!r} (use x > 0, a <= b, Ne(a, b), Q.invertible(X))")
+
+
+def _check_explicit_bijection(sigma, low, high) -> None:
+    """A stated bijection that is an explicit map is checked, not trusted.
+
+    An undefined function (``sympy.Function("sigma")``) is a hypothesis, printed as such.
+    An explicit map (a ``Lambda`` or a Python function) must be the identity or the reversal
+    ``k -> a + b - k`` of ``a..b``, or, for concrete limits (at most 1000 values), map them
+    one-to-one onto themselves.
+    """
+    from symbolic_attn.errors import ProofError
+
+    if isinstance(sigma, sympy.core.function.UndefinedFunction):
+        return
+    k = sympy.Dummy("k", integer=True)
+    try:
+        image = sympy.sympify(sigma(k), strict=True)
+    except (TypeError, ValueError, sympy.SympifyError) as error:
+        raise ProofError(f"the stated bijection {sigma!r} cannot be applied to an index: {error}") from None
+    if sympy.expand(image - k) == 0 or sympy.expand(image + k - low - high) == 0:
+        return
+    if low.is_Integer and high.is_Integer and 0 <= high - low < 1000:
+        values = [substitute(image, {k: sympy.Integer(v)}) for v in range(int(low), int(high) + 1)]
+        if all(v.is_Integer for v in values) and sorted(int(v) for v in values) == list(range(int(low), int(high) + 1)):
+            return
+        raise ProofError(f"the stated map k -> {_safe_str(image, 80)} is not a bijection of {low}..{high}")
+    raise ProofError(f"the stated map k -> {_safe_str(image, 80)} is explicit and cannot be checked to be a "
+                     f"bijection of {_safe_str(low, 40)}..{_safe_str(high, 40)} (only the identity and the reversal "
+                     "are recognised): state the permutation as an undefined function, sympy.Function('sigma')")
 
 
 # ------------------------------------------------------------------- exactness of a step
@@ -201,7 +293,8 @@ def _side_conditions(expr, inside) -> tuple:
     _collect(expr, inside, found)
     unique, seen = [], set()
     for condition in found:
-        pair = (condition.expr, condition.kind)
+        # The ranges are part of a condition: k != 0 on 1..n is not k != 0 on 0..n.
+        pair = (condition.expr, condition.kind, getattr(condition, "ranges", ()))
         if pair not in seen:
             seen.add(pair)
             unique.append(condition)
@@ -215,8 +308,8 @@ class Bounded(Condition):
     ranges: tuple = ()
 
 
-def _add(found, expr, kind, why, inside):
-    found.append(Bounded(expr, kind, why, inside) if inside else Condition(expr, kind, why))
+def _add(found, expr, kind, why, inside, unless=None):
+    found.append(Bounded(expr, kind, why, unless, inside) if inside else Condition(expr, kind, why, unless))
 
 
 def _display_fraction():
@@ -233,73 +326,91 @@ _FRAC = None
 
 
 def _collect(expr, inside, found):
+    """Walk ``expr``: each node's own conditions from the closed domain table
+    (:mod:`.domains`), each range's from :func:`_collect_range`, then the arguments'."""
     if isinstance(expr, sympy.MatrixBase):
         for entry in expr:
             _collect(entry, inside, found)
         return
     if not isinstance(expr, sympy.Basic):
         return
-    if isinstance(expr, sympy.Sum):
+    if isinstance(expr, (sympy.Sum, sympy.Product)):
         ranges = inside
-        for variable, low, high in expr.limits:
-            _collect(low, ranges, found)
-            _collect(high, ranges, found)
-            _add(found, high - low + 1, ">=0", f"the range {variable} = {low}..{high} is not reversed", ranges)
-            ranges = ranges + ((variable, low, high),)
+        for limit in binder_limits(expr):
+            ranges = _collect_range(expr, limit, ranges, found)
         _collect(expr.function, ranges, found)
         return
-    if isinstance(expr, _display_fraction()):  # its denominator counts
+    if getattr(expr, "is_named_operator", False):
+        pass  # its arguments are collected here; what it stands for is checked unfolded
+    elif isinstance(expr, _display_fraction()):  # its denominator counts
         _add(found, expr.args[1], "!=0", "denominator", inside)
-    elif isinstance(expr, (sympy.Inverse,)):
-        _add(found, expr.args[0], "invertible", "inverse", inside)
-    elif isinstance(expr, sympy.MatPow) and expr.args[1].is_negative:
-        _add(found, expr.args[0], "invertible", "inverse", inside)
-    elif isinstance(expr, sympy.Pow) and not isinstance(expr, sympy.MatPow):
-        base, exponent = expr.args
-        if exponent.is_integer and exponent.is_nonnegative:
-            pass
-        elif exponent.is_integer:
-            # A negative (or possibly negative) integer power divides by the base.
-            _add(found, base, "!=0", "denominator" if exponent.is_negative else "integer power of unknown sign",
-                 inside)
-        elif exponent.is_Rational or exponent.is_nonnegative:
-            _add(found, base, ">0" if exponent.is_negative else ">=0", "root", inside)
-        else:
-            _add(found, base, ">0", "power with a non-integer exponent", inside)
-    elif isinstance(expr, sympy.log):
-        _add(found, expr.args[0], ">0", "logarithm", inside)
-    elif isinstance(expr, (sympy.asin, sympy.acos)):
-        _add(found, 1 - expr.args[0] ** 2, ">=0", "arcsine/arccosine argument in [-1, 1]", inside)
-    elif isinstance(expr, sympy.tan):
-        _add(found, sympy.cos(expr.args[0]), "!=0", "tangent", inside)
-    elif isinstance(expr, sympy.tanh):
-        _add(found, sympy.cosh(expr.args[0]), "!=0", "hyperbolic tangent", inside)
-    elif isinstance(expr, (sympy.Indexed,)):
-        return
+    else:
+        for needed in domain_conditions(expr):
+            unless = None
+            if len(needed) > 3:
+                unless = Bounded(needed[3][0], needed[3][1], "", inside) if inside else Condition(*needed[3])
+            _add(found, needed[0], needed[1], needed[2], inside, unless)
     for arg in expr.args:
         _collect(arg, inside, found)
+
+
+def _collect_range(expr, limit, ranges, found):
+    """A sum's or product's range ``k = a..b``: integer limits (the index runs over integers)
+    and not reversed (``b >= a - 1``: SymPy's Karr convention gives a reversed range a value
+    that is not the ordinary empty sum or product).  Returns the ranges inside it."""
+    kind = "sum" if isinstance(expr, sympy.Sum) else "product"
+    if len(limit) != 3:
+        raise UndecidedError(f"no domain rule for an indefinite {kind} over {limit[0]}: cannot check this step")
+    variable, low, high = limit
+    _collect(low, ranges, found)
+    _collect(high, ranges, found)
+    for end, name in ((low, "lower"), (high, "upper")):
+        _add(found, end, "integer", f"the {name} limit of the {kind} over {original_of(variable)} is an integer",
+             ranges)
+    _add(found, high - low + 1, ">=0", f"the range {original_of(variable)} = {_safe_str(low, 80)}..{_safe_str(high, 80)} "
+         f"is not reversed", ranges)
+    return ranges + ((variable, low, high),)
 
 
 # ------------------------------------------------------------------- proving conditions
 
 
-@memoized(key=lambda condition, facts: (condition.expr, condition.kind, getattr(condition, "ranges", ()), facts))
+@memoized(key=lambda condition, facts: (condition.expr, condition.kind, condition.unless,
+                                        getattr(condition, "ranges", ()), facts))
 def prove_condition(condition: Condition, facts: Facts) -> bool:
     """True when the condition follows from declarations and ``facts`` (False: not proved)."""
+    if condition.unless is not None and prove_condition(condition.unless, facts):
+        return True
     return _prove_condition(condition, facts)
 
 
 def _prove_condition(condition: Condition, facts: Facts) -> bool:
-    if condition.kind == "invertible":
-        return condition.expr in facts.invertible or _identity(condition.expr)
-    extra = []
     expr = condition.expr
+    if condition.kind == "invertible":
+        return _invertible(expr, facts, _DEPTH)
+    if condition.kind == "integer":
+        # Only the flags (exact reasoning, nothing evaluated): a bound index is an integer,
+        # a declared integer is; n/2 for an integer n is not known to be.
+        return proves_integer(expr, facts)
+    expr = bind_fresh(expr)
     for variable, low, high in getattr(condition, "ranges", ()):
-        extra += [Condition(variable - low, ">=0"), Condition(high - variable, ">=0")]
-    facts = facts.plus(extra) if extra else facts
+        facts = facts.within(variable, low, high)
+    if facts.universal:
+        for index in _integer_indices(expr):
+            facts = facts.at(index)
     facts = _bijection_facts(expr, facts)
     expr, facts = _flagged(expr, facts)
     return _holds(expr, condition.kind, facts, _DEPTH)
+
+
+def _integer_indices(expr) -> list:
+    """The integer indices of the sequences in ``expr`` (where a ForAll fact may apply)."""
+    found = {}
+    for indexed in sorted(expr.atoms(sympy.Indexed), key=sympy.default_sort_key) if isinstance(expr, sympy.Basic) else ():
+        for index in indexed.indices:
+            if getattr(index, "is_integer", False) and not index.is_number:
+                found.setdefault(index, None)
+    return list(found)
 
 
 def _bijection_facts(expr, facts):
@@ -317,9 +428,52 @@ def _bijection_facts(expr, facts):
     return facts.plus(extra) if extra else facts
 
 
+def proves_integer(expr, facts: Facts) -> bool:
+    """``expr`` is an integer: by its flags (exact reasoning), or as the value of a stated
+    bijection of an integer range at an integer argument."""
+    if getattr(expr, "is_integer", False):
+        return True
+    if isinstance(expr, sympy.core.function.AppliedUndef) and len(expr.args) == 1:
+        return any(expr.func == sigma for sigma, _, _ in facts.bijections) and proves_integer(expr.args[0], facts)
+    return False
+
+
+def decide_relation(relation, facts: Facts):
+    """True or False when the facts decide ``relation`` (``Eq``, ``Ne``, ``<``, ... and their
+    ``And``/``Or``/``Not``), None otherwise."""
+    if relation is sympy.true or relation is True:
+        return True
+    if relation is sympy.false or relation is False:
+        return False
+    if isinstance(relation, (sympy.Equality, sympy.Unequality)):
+        difference = relation.lhs - relation.rhs
+        if sympy.expand(difference) == 0:
+            verdict = True
+        elif prove_condition(Condition(difference, "!=0"), facts):
+            verdict = False
+        else:
+            return None
+        return verdict if isinstance(relation, sympy.Equality) else not verdict
+    if isinstance(relation, sympy.Not):
+        inner = decide_relation(relation.args[0], facts)
+        return None if inner is None else not inner
+    if isinstance(relation, (sympy.And, sympy.Or)):
+        verdicts = [decide_relation(arg, facts) for arg in relation.args]
+        if isinstance(relation, sympy.And):
+            return False if False in verdicts else (True if all(v is True for v in verdicts) else None)
+        return True if True in verdicts else (False if all(v is False for v in verdicts) else None)
+    if isinstance(relation, sympy.core.relational.Relational):
+        (condition,) = normalise(relation)
+        if prove_condition(condition, facts):
+            return True
+        if contradicts(condition, facts):
+            return False
+    return None
+
+
 def contradicts(condition: Condition, facts: Facts = Facts()) -> bool:
     """True when the declarations prove the stated condition false."""
-    if condition.kind == "invertible":
+    if condition.kind not in (">0", ">=0", "!=0"):
         return False
     expr = condition.expr
     if condition.kind == ">0":
@@ -329,10 +483,26 @@ def contradicts(condition: Condition, facts: Facts = Facts()) -> bool:
     return expr == 0 or (expr.is_number and proved_zero(expr))
 
 
-def _identity(matrix) -> bool:
-    return isinstance(matrix, sympy.Identity) or (isinstance(matrix, sympy.MatrixBase) and matrix.is_square
-                                                   and matrix.det() != 0 and matrix.is_Matrix and
-                                                   all(e.is_Rational for e in matrix))
+def _invertible(matrix, facts, depth) -> bool:
+    """``matrix`` invertible: stated, the identity, or built from invertible square matrices by
+    transposes, inverses, integer powers and products (with non-zero scalar factors); an
+    explicit matrix whose determinant is proved non-zero."""
+    if depth <= 0:
+        return False
+    if matrix in facts.invertible or isinstance(matrix, sympy.Identity):
+        return True
+    if isinstance(matrix, (sympy.Transpose, sympy.Inverse)):
+        return _invertible(matrix.args[0], facts, depth - 1)
+    if isinstance(matrix, sympy.MatPow) and matrix.args[1].is_integer:
+        return _invertible(matrix.args[0], facts, depth - 1)
+    if isinstance(matrix, sympy.MatMul):
+        scalars = [f for f in matrix.args if not getattr(f, "is_Matrix", False) and not isinstance(f, sympy.MatrixExpr)]
+        factors = [f for f in matrix.args if f not in scalars]
+        return (all(f.is_square and _invertible(f, facts, depth - 1) for f in factors)
+                and all(prove_condition(Condition(c, "!=0"), facts) for c in scalars))
+    if isinstance(matrix, sympy.MatrixBase) and matrix.is_square and matrix.rows <= 6:
+        return prove_condition(Condition(sympy.expand(matrix.det()), "!=0"), facts)
+    return False
 
 
 def _flagged(expr, facts):
@@ -362,8 +532,9 @@ def _flagged(expr, facts):
         replace[symbol] = _STAND_INS[key]
     if not replace:
         return expr, facts
-    swap = lambda e: e.xreplace(replace)  # noqa: E731
-    return swap(expr), Facts(tuple(Condition(swap(c.expr), c.kind) for c in facts.conditions), facts.invertible, facts.bijections)
+    swap = lambda e: substitute(e, replace)  # noqa: E731
+    return swap(expr), Facts(tuple(Condition(swap(c.expr), c.kind) for c in facts.conditions), facts.invertible,
+                             facts.bijections, facts.universal)
 
 
 _STAND_INS: dict = {}
@@ -628,8 +799,61 @@ def _add_sign(expr, facts, depth):
                                - sympy.expand_log(sympy.log(-second), force=False))
             if not gap.has(sympy.log) or gap.is_number:
                 sign = _sign(gap, facts, depth - 1)
-                return sign if sign in ("+", "0+", "-", "0-") else None
+                if sign in ("+", "0+", "-", "0-"):
+                    return sign
+    lowered = _lower_bound(expr, signs, facts, depth)
+    if lowered is not None:
+        sign = _sign(lowered, facts, depth - 1)
+        if sign in ("+", "0+"):
+            return sign  # expr >= lowered
     return None
+
+
+def _lower_bound(expr, signs, facts, depth):
+    """A smaller expression than the sum ``expr``, term by term, or None.
+
+    Two exact inequalities, each applied to a term where it holds:
+
+    * ``c e^u >= c (1 + u)`` for ``c > 0`` and real ``u`` (the tangent line of a convex
+      function lies below it);
+    * ``c (sum_{k=a}^{b} f(k)) - c f(t) >= 0`` for ``f >= 0`` on the range and an integer
+      ``t`` with ``a <= t <= b`` (the sum minus one of its terms is the sum of the others).
+    """
+    terms = list(expr.args)
+    changed = False
+    for position, term in enumerate(terms):
+        coefficient, rest = term.as_coeff_Mul()
+        if isinstance(rest, sympy.exp) and coefficient > 0 and _real(rest.args[0]):
+            terms[position] = coefficient * (1 + rest.args[0])
+            changed = True
+    for position, term in enumerate(terms):
+        coefficient, total = term.as_coeff_Mul()
+        if not isinstance(total, sympy.Sum) or coefficient <= 0 or len(total.limits) != 1:
+            continue
+        for other, candidate in enumerate(terms):
+            if other != position and candidate != 0 and _is_term_of(total, -candidate / coefficient, facts, depth):
+                terms[position], terms[other] = sympy.Integer(0), sympy.Integer(0)
+                changed = True
+                break
+    return sympy.Add(*terms) if changed else None
+
+
+def _is_term_of(total, term, facts, depth) -> bool:
+    """``term`` is ``f(t)`` for the summand ``f`` of ``total``, an integer ``t`` in its range, and
+    ``f >= 0`` on the range."""
+    (variable, low, high), function = total.limits[0], total.function
+    pieces = []
+    for atom in sorted(term.atoms(sympy.Indexed, sympy.Symbol), key=sympy.default_sort_key):
+        pieces.extend(atom.indices if isinstance(atom, sympy.Indexed) else (atom,))
+    for target in dict.fromkeys(pieces):
+        if not target.is_integer or variable in getattr(target, "free_symbols", ()):
+            continue
+        if sympy.expand(substitute(function, {variable: target}) - term) != 0:
+            continue
+        bounds = facts.within(variable, low, high)
+        return (_holds(target - low, ">=0", facts, depth - 1) and _holds(high - target, ">=0", facts, depth - 1)
+                and _holds(function, ">=0", bounds, depth - 1))
+    return False
 
 
 def _pow_sign(expr, facts, depth):
@@ -650,23 +874,30 @@ def _pow_sign(expr, facts, depth):
 
 
 def _sum_sign(expr, facts, depth):
-    if len(expr.limits) != 1:
-        inner = sympy.Sum(expr.function, *expr.limits[:-1])
-        return _sum_sign(sympy.Sum(inner, expr.limits[-1]), facts, depth)
-    variable, low, high = expr.limits[0]
-    constant = [f for f in sympy.Mul.make_args(expr.function) if variable not in f.free_symbols]
+    """The sign of a sum, from the sign of its terms over its (non-empty or empty) range.
+
+    A multiple sum is a sum over its outermost index of the sum over the others; it is
+    taken apart here (rebuilding ``Sum(Sum(f, inner), outer)`` would merge back into the
+    same multiple sum).
+    """
+    if len(expr.limits) > 1:
+        function = sympy.Sum(expr.function, *expr.limits[:-1])
+    else:
+        function = expr.function
+    variable, low, high = expr.limits[-1]
+    constant = [f for f in sympy.Mul.make_args(function) if variable not in f.free_symbols]
     if constant and _holds(high - low + 1, ">=0", facts, depth - 1):
         # A factor free of the index leaves the sum (valid for a non-reversed range).
-        rest = sympy.Mul(*[f for f in sympy.Mul.make_args(expr.function) if variable in f.free_symbols])
+        rest = sympy.Mul(*[f for f in sympy.Mul.make_args(function) if variable in f.free_symbols])
         inner = sympy.Sum(rest, (variable, low, high))
         return _mul_sign([_sign(sympy.Mul(*constant), facts, depth - 1), _sign(inner, facts, depth - 1)])
-    bounds = facts.plus([Condition(variable - low, ">=0"), Condition(high - variable, ">=0")])
+    bounds = facts.within(variable, low, high)
     if not _holds(high - low + 1, ">=0", facts, depth - 1):
         return None
-    term = _sign(expr.function, bounds, depth - 1)
+    term = _sign(function, bounds, depth - 1)
     if term is None:
-        term = "+" if _holds(expr.function, ">0", bounds, depth - 1) else (
-            "0+" if _holds(expr.function, ">=0", bounds, depth - 1) else None)
+        term = "+" if _holds(function, ">0", bounds, depth - 1) else (
+            "0+" if _holds(function, ">=0", bounds, depth - 1) else None)
     if term == "+":
         return "+" if _holds(high - low, ">=0", facts, depth - 1) else "0+"
     if term == "0+":

@@ -53,18 +53,23 @@ from typing import Callable, Iterable, Optional
 
 import sympy
 
-from symbolic_attn.errors import ProofError, SideConditionError, UndecidedError
+import functools
+
+from symbolic_attn.errors import (
+    AssumptionConflictError, ProofError, SideConditionError, SymbolicAttnError, UndecidedError)
 from symbolic_attn.exact.certified import proved_zero
 from symbolic_attn.exact.memo import memoized
+from symbolic_attn.proofs.binders import bind_fresh, unbind
 from symbolic_attn.proofs.conditions import (
-    Condition, Facts, prove_condition, reject_inexact, side_conditions)
-from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free
+    Condition, Facts, ForAll, contradicts, prove_condition, reject_inexact, side_conditions)
+from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free, _text
 from symbolic_attn.proofs.strategies import (
-    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _expand_sums, _has_denominator, _rewrite_exp,
-    _sum_rules)
+    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _closed_forms, _expand_sums, _has_denominator,
+    _rewrite_exp, _sum_rules)
 
 __all__ = [
     "Assumption",
+    "ForAll",
     "Frac",
     "Proof",
     "Disproof",
@@ -87,6 +92,8 @@ STRATEGIES = (
     "cancel",
     "exp rules",
     "sum rules",
+    "sum closed forms",
+    "trace",
     "rewrite exp",
     "expand trig",
     "order",
@@ -211,8 +218,37 @@ class Disproof:
 
 
 def facts_of(assumptions) -> Facts:
-    """The stated conditions of ``assumptions`` as :class:`Facts`."""
+    """The stated conditions of ``assumptions`` as :class:`Facts`, once they are shown not to
+    contradict each other (:func:`check_consistent`)."""
+    assumptions = tuple(assumptions)
+    check_consistent(assumptions)
     return Facts.from_conditions([c for a in assumptions for c in a.conditions()])
+
+
+def check_consistent(assumptions) -> None:
+    """Raise AssumptionConflictError when two stated conditions contradict each other.
+
+    Assumptions that cannot hold together prove anything (``x > 1`` and ``x < 1/2``), so
+    each stated condition is checked against each other one (and against the declared flags)
+    by the sign calculus: a contradiction names both assumptions.
+    """
+    stated = [(a.label, c) for a in assumptions for c in a.conditions() if c.kind in (">0", ">=0", "!=0")]
+    if stated:
+        _check_consistent(tuple((label, c.expr, c.kind) for label, c in stated))
+
+
+@memoized
+def _check_consistent(stated) -> None:
+    for index, (label, expr, kind) in enumerate(stated):
+        if contradicts(Condition(expr, kind)):
+            raise AssumptionConflictError(f"assumption ({label}) states {Condition(expr, kind)}, which contradicts "
+                                          "the declarations of its symbols")
+        for other_label, other_expr, other_kind in stated[index + 1:]:
+            facts = Facts.from_conditions([Condition(other_expr, other_kind)])
+            if contradicts(Condition(bind_fresh(expr), kind), facts):
+                raise AssumptionConflictError(
+                    f"assumptions ({other_label}) and ({label}) contradict each other: {Condition(other_expr, other_kind)} "
+                    f"and {Condition(expr, kind)} cannot both hold")
 
 
 def check_conditions(expressions, facts: Facts) -> None:
@@ -220,15 +256,16 @@ def check_conditions(expressions, facts: Facts) -> None:
     seen = set()
     for expr in expressions:
         for condition in side_conditions(expr):
-            if (condition.expr, condition.kind) in seen:
+            key = (condition.expr, condition.kind, condition.unless, getattr(condition, "ranges", ()))
+            if key in seen:
                 continue
-            seen.add((condition.expr, condition.kind))
+            seen.add(key)
             if not prove_condition(condition, facts) and not (
                     condition.kind != "invertible" and _has_operator(condition.expr)
                     and prove_condition(dataclasses.replace(condition, expr=_unfold(condition.expr)), facts)):
                 why = f" ({condition.why})" if condition.why else ""
                 raise SideConditionError(
-                    f"needs {_short(str(condition), 200)}{why}: not proved from the declarations and stated assumptions")
+                    f"needs {_short(_text(condition), 200)}{why}: not proved from the declarations and stated assumptions")
 
 
 def _has_operator(expr) -> bool:
@@ -236,6 +273,35 @@ def _has_operator(expr) -> bool:
         getattr(node, "is_named_operator", False) or isinstance(node, Frac) for node in sympy.preorder_traversal(expr))
 
 
+def _typed(function):
+    """Every failure of a public entry point is a typed error of the library.
+
+    SymPy and Python can fail inside the checker on pathological input (a recursion too
+    deep, an integer too long to print): that is not a verdict, so it becomes an
+    UndecidedError naming what happened -- the step is not proved, never passed.
+    """
+
+    @functools.wraps(function)
+    def typed(*args, **keywords):
+        try:
+            return function(*args, **keywords)
+        except SymbolicAttnError:
+            raise
+        except (RecursionError, ValueError, TypeError, AttributeError, IndexError, KeyError, ZeroDivisionError,
+                NotImplementedError, OverflowError, MemoryError, StopIteration) as error:
+            detail = _short(" ".join(str(error).split()), 160) if not isinstance(error, RecursionError) else \
+                "the expression is nested too deeply"
+            raise UndecidedError(f"the checker could not decide this ({type(error).__name__}: {detail})") from None
+
+    return typed
+
+
+def _bound(expr):
+    """``expr`` with every bound index replaced by its stand-in (:mod:`.binders`)."""
+    return bind_fresh(expr)
+
+
+@_typed
 def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterable = ()) -> Proof:
     """Prove ``lhs = rhs`` by the documented strategies; raise if not proved.
 
@@ -252,13 +318,17 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterabl
     reject_inexact(lhs)
     reject_inexact(rhs)
     facts = facts_of(assumptions)
+    # Every bound index becomes its stand-in before anything else looks at the step.
+    written = (_bound(lhs), _bound(rhs))
+    unfolded = (_bound(_unfold(lhs)), _bound(_unfold(rhs)))
     # Conditions of the sides as written, and of what their named operators stand for.
-    check_conditions((lhs, rhs, _unfold(lhs), _unfold(rhs)), facts)
+    check_conditions(written + unfolded, facts)
     if not rules:
-        return _decide(lhs, rhs, assumptions, facts)
+        return _decide(*unfolded, assumptions, facts)
     from symbolic_attn.proofs.rules import apply_rules
 
-    candidates, applied, unmet = apply_rules(_unfold(lhs), _unfold(rhs), rules, facts)
+    candidates, applied, unmet = apply_rules(*unfolded, rules, facts)
+    candidates = [(_bound(left), _bound(right)) for left, right in candidates]
     if len(candidates) > 1:
         # Several ways to apply the rules: the quick strategies on each first, so that a
         # candidate that does not fit never costs a last resort (simplify, refutation).
@@ -284,11 +354,11 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterabl
 def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
     """Decide ``lhs = rhs``; ``thorough=False`` tries only the quick strategies (no simplify,
     no refutation) and raises UndecidedError when they do not prove it."""
-    lhs, rhs = _unfold(lhs), _unfold(rhs)
+    lhs, rhs = _bound(_unfold(lhs)), _bound(_unfold(rhs))
     if lhs == rhs:
         return Proof("structural")
     if assumptions:
-        lhs, rhs = _unfold(_rewrite(lhs, assumptions)), _unfold(_rewrite(rhs, assumptions))
+        lhs, rhs = _bound(_unfold(_rewrite(lhs, assumptions))), _bound(_unfold(_rewrite(rhs, assumptions)))
         if lhs == rhs:
             return Proof("assumptions")
     reject_inexact(lhs)
@@ -320,9 +390,11 @@ def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
     shortest = min(tried, key=lambda e: (len(sympy.sstr(e)), sympy.sstr(e)))
     if _symbol_free(shortest):
         _decide_number(shortest)
-    _refute_or_undecided(shortest, facts)
+    # Reported with the author's names for the bound indices.
+    _refute_or_undecided(unbind(shortest), facts)
 
 
+@_typed
 def prove_unequal(lhs, rhs) -> Disproof:
     """Certify that two concrete values (or matrices) differ: the counterexample check.
 
@@ -334,7 +406,7 @@ def prove_unequal(lhs, rhs) -> Disproof:
     >>> prove_unequal(sympy.exp(1), 3).approx
     '-0.281718'
     """
-    lhs, rhs = _unfold(_sympify(lhs)), _unfold(_sympify(rhs))
+    lhs, rhs = _bound(_unfold(_sympify(lhs))), _bound(_unfold(_sympify(rhs)))
     reject_inexact(lhs)
     reject_inexact(rhs)
     if _is_matrix(lhs) or _is_matrix(rhs):
@@ -347,21 +419,22 @@ def prove_unequal(lhs, rhs) -> Disproof:
                 except (ProofError, UndecidedError):
                     continue
                 return Disproof(f"entry ({i + 1}, {j + 1})", found.residual, found.approx)
-        raise ProofError(f"not a counterexample: every entry of {_short(str(lhs))} and {_short(str(rhs))} agrees "
+        raise ProofError(f"not a counterexample: every entry of {_short(_text(lhs))} and {_short(_text(rhs))} agrees "
                          "or is undecided")
     residual = _expand_sums(lhs - rhs)
     if residual.free_symbols:
         residual = sympy.cancel(sympy.together(residual))
     if residual.free_symbols:
-        raise UndecidedError(f"residual {_short(str(residual))} has free symbols: not a concrete counterexample")
+        raise UndecidedError(f"residual {_short(_text(residual))} has free symbols: not a concrete counterexample")
     if residual == 0 or proved_zero(residual):
-        raise ProofError(f"not a counterexample: {_short(str(lhs))} = {_short(str(rhs))}")
+        raise ProofError(f"not a counterexample: {_short(_text(lhs))} = {_short(_text(rhs))}")
     value = _certified_value(residual)
     if value is None:
-        raise UndecidedError(f"cannot certify that residual {_short(str(residual))} is non-zero")
+        raise UndecidedError(f"cannot certify that residual {_short(_text(residual))} is non-zero")
     return Disproof("value", residual, value)
 
 
+@_typed
 def prove_positive(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
     """Prove ``expr > 0`` by the sign calculus from declarations and stated facts, no floats.
 
@@ -373,6 +446,7 @@ def prove_positive(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
     return _prove_sign(expr, assumptions, ">0")
 
 
+@_typed
 def prove_nonnegative(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
     """Prove ``expr >= 0`` (as :func:`prove_positive`)."""
     return _prove_sign(expr, assumptions, ">=0")
@@ -383,8 +457,8 @@ def _prove_sign(expr, assumptions, kind) -> Proof:
     expr = _sympify(expr)
     reject_inexact(expr)
     facts = facts_of(assumptions)
-    check_conditions((expr, _unfold(expr)), facts)
-    expr = _rewrite(_unfold(expr), assumptions)
+    check_conditions((_bound(expr), _bound(_unfold(expr))), facts)
+    expr = _bound(_unfold(_rewrite(_bound(_unfold(expr)), assumptions)))
     reject_inexact(expr)
     shown = "> 0" if kind == ">0" else ">= 0"
     if _symbol_free(expr):
@@ -393,8 +467,8 @@ def _prove_sign(expr, assumptions, kind) -> Proof:
             return Proof("exact arithmetic")
         sign = _safe_sign(expanded)
         if sign is not None and (sign < 0 or (sign == 0 and kind == ">0")):
-            raise ProofError(f"refuted: {_short(str(expr))} is not {shown}")
-        raise UndecidedError(f"cannot show {_short(str(expr))} {shown}")
+            raise ProofError(f"refuted: {_short(_text(expr))} is not {shown}")
+        raise UndecidedError(f"cannot show {_short(_text(expr))} {shown}")
     # One fraction first, its numerator expanded: a quotient of sums of positive terms is
     # signed by the rules at once, while the sign calculus on the step as written may search
     # much longer (and reducing the fraction, as cancel does, costs a polynomial gcd).
@@ -404,12 +478,12 @@ def _prove_sign(expr, assumptions, kind) -> Proof:
     for transform in (first, second, _cancel,
                       lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
         try:
-            candidate = transform(expr)
+            candidate = _bound(transform(expr))
         except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
             continue
         if prove_condition(Condition(candidate, kind), facts):
             return Proof("sign calculus")
-    raise UndecidedError(f"cannot show {_short(str(expr))} {shown}")
+    raise UndecidedError(f"cannot show {_short(_text(expr))} {shown}")
 
 
 # ---------------------------------------------------------------------------- internals
@@ -453,6 +527,15 @@ def _strategies_for(residual) -> tuple:
 
 
 def _rewrite(expr, assumptions):
+    """``expr`` rewritten by the assumptions' rules until nothing changes (bounded).
+
+    The rules are the author's, written for the author's own names: they see the sums with
+    the author's bound variables back wherever that captures nothing (:func:`.binders.unbind`),
+    and what they return is bound again before any strategy sees it.
+    """
+    if not any(a.rewrite is not None for a in assumptions):
+        return expr
+    expr = unbind(expr)
     for _ in range(_REWRITE_ROUNDS):
         new = expr
         for assumption in assumptions:
@@ -466,7 +549,7 @@ def _rewrite(expr, assumptions):
 def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
     """A symbol-free residual: zero only by exact proof; non-zero only by a certified enclosure."""
     expanded = _expand_sums(residual)
-    exact_forms = (lambda e: e, sympy.expand, _cancel, _rewrite_exp)
+    exact_forms = (lambda e: e, sympy.expand, _cancel, _rewrite_exp, _closed_forms)
     for transform in exact_forms:
         try:
             candidate = transform(expanded)
@@ -474,7 +557,7 @@ def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
             continue
         if candidate == 0 or proved_zero(candidate):
             return Proof(strategy)
-    shown = _short(str(residual))
+    shown = _short(_text(residual))
     sign = _safe_sign(expanded)
     if sign:
         raise ProofError(f"refuted: residual {shown} is not zero")
@@ -507,7 +590,7 @@ def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
             return Proof("entrywise")
         if isinstance(left, sympy.MatrixBase) and isinstance(right, sympy.MatrixBase):
             return _prove_matrix(left, right, assumptions, facts, thorough)
-    raise UndecidedError(f"residual {_short(str(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
+    raise UndecidedError(f"residual {_short(_text(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
 
 
 def _explicit(matrix):

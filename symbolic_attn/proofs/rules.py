@@ -48,7 +48,8 @@ from typing import Callable
 import sympy
 
 from symbolic_attn.errors import ProofError, SideConditionError, UndecidedError
-from symbolic_attn.proofs.conditions import Condition, prove_condition
+from symbolic_attn.proofs.binders import bind_fresh, original_of, substitute
+from symbolic_attn.proofs.conditions import Bounded, Condition, prove_condition, proves_integer
 
 __all__ = ["Rule", "Bijection", "RULES", "rule", "shift_index", "rename_index", "reindex_by", "split_blocks",
            "apply_rules",
@@ -87,24 +88,39 @@ def _rewrite_sums(transform):
     """A rewrite applying ``transform(sum) -> (new, conditions)`` to every Sum (innermost index).
 
     ``accept(conditions)`` decides, site by site, whether the conditions of an application are
-    proved; a site whose conditions are not proved is left unchanged.
+    proved; a site whose conditions are not proved is left unchanged.  The conditions of a
+    site inside other sums hold under their ranges (``1 <= i <= n`` for the outer index ``i``),
+    which they carry: an outer index's declared flags are not what it ranges over.
     """
 
     def rewrite(expr, accept=lambda needed: True):
-        conditions = []
-
-        def apply(total):
+        def walk(node, ranges):
+            if not isinstance(node, sympy.Basic) or not node.args or not node.has(sympy.Sum):
+                return node
+            if not isinstance(node, sympy.Sum):
+                return node.func(*[walk(arg, ranges) for arg in node.args])
+            outer = [tuple(limit) for limit in reversed(node.limits)]  # outermost first
+            inside = ranges + tuple(limit for limit in outer[:-1] if len(limit) == 3)
+            function = walk(node.function, inside + ((outer[-1],) if len(outer[-1]) == 3 else ()))
             # A multiple sum: the rule acts on its innermost index.
-            inner = sympy.Sum(total.function, total.limits[0])
-            new, needed = transform(inner)
-            if new == inner or not accept(needed):
-                return total
-            return sympy.Sum(new, *total.limits[1:]) if len(total.limits) > 1 else new
+            site = sympy.Sum(function, node.limits[0])
+            new, needed = transform(site)
+            if new == site or not accept([_under(c, inside) for c in needed]):
+                new = site
+            return sympy.Sum(new, *node.limits[1:]) if len(node.limits) > 1 else new
 
-        new = expr.replace(_sums, apply) if isinstance(expr, sympy.Basic) else expr
-        return new, conditions
+        new = walk(expr, ()) if isinstance(expr, sympy.Basic) else expr
+        return new, []
 
     return rewrite
+
+
+def _under(condition, ranges):
+    """``condition`` under the ranges of the sums around its site."""
+    if not ranges or condition.kind == "bijection":
+        return condition
+    return Bounded(condition.expr, condition.kind, condition.why, condition.unless,
+                   tuple(getattr(condition, "ranges", ())) + tuple(ranges))
 
 
 def _linearity(total):
@@ -125,23 +141,27 @@ def _factor_out(total):
 
 def _split_first(total):
     (variable, low, high), function = total.limits[0], total.function
-    return (function.xreplace({variable: low}) + sympy.Sum(function, (variable, low + 1, high)),
+    return (substitute(function, {variable: low}) + sympy.Sum(function, (variable, low + 1, high)),
             [Condition(high - low, ">=0", f"split off the first term: {variable} = {low}..{high} is not empty")])
 
 
 def _split_last(total):
     (variable, low, high), function = total.limits[0], total.function
-    return (sympy.Sum(function, (variable, low, high - 1)) + function.xreplace({variable: high}),
+    return (sympy.Sum(function, (variable, low, high - 1)) + substitute(function, {variable: high}),
             [Condition(high - low, ">=0", f"split off the last term: {variable} = {low}..{high} is not empty")])
 
 
 def shift_index(m) -> Rule:
-    """``sum_{k=a}^{b} f(k) = sum_{k=a+m}^{b+m} f(k - m)``."""
+    """``sum_{k=a}^{b} f(k) = sum_{k=a+m}^{b+m} f(k - m)`` (``m`` an integer free of ``k``)."""
     m = sympy.sympify(m, strict=True)
 
     def shift(total):
         (variable, low, high), function = total.limits[0], total.function
-        return sympy.Sum(function.xreplace({variable: variable - m}), (variable, low + m, high + m)), []
+        if variable in m.free_symbols or original_of(variable) in m.free_symbols:
+            raise SideConditionError(f"rule sum.shift({m}): the shift may not mention the index {original_of(variable)} "
+                                     "it shifts")
+        return (sympy.Sum(substitute(function, {variable: variable - m}), (variable, low + m, high + m)),
+                [Condition(m, "integer", f"the shift {m} is an integer (an index runs over the integers)")])
 
     return Rule(f"sum.shift({m})", r"\sum_{k=a}^{b} f(k) = \sum_{k=a+m}^{b+m} f(k-m)", _rewrite_sums(shift))
 
@@ -151,11 +171,13 @@ def rename_index(old, new) -> Rule:
 
     def rename(total):
         (variable, low, high), function = total.limits[0], total.function
-        if variable != old:
+        if variable != old and original_of(variable) != old:
             return total, []
         if new in function.free_symbols or new in low.free_symbols | high.free_symbols:
             raise SideConditionError(f"rule sum.rename: the new index {new} already occurs in {total}")
-        return sympy.Sum(function.xreplace({old: new}), (new, low, high)), []
+        # The author's new name, with none of its flags inside the sum: a renamed sum is the
+        # same sum (alpha-equivalence), which the checker compares after binding both.
+        return sympy.Sum(substitute(function, {variable: new}), (new, low, high)), []
 
     return Rule(f"sum.rename({old}->{new})", r"\sum_k f(k) = \sum_j f(j)", _rewrite_sums(rename))
 
@@ -165,7 +187,7 @@ def reindex_by(sigma) -> Rule:
 
     def reindex(total):
         (variable, low, high), function = total.limits[0], total.function
-        return (sympy.Sum(function.xreplace({variable: sigma(variable)}), (variable, low, high)),
+        return (sympy.Sum(substitute(function, {variable: sigma(variable)}), (variable, low, high)),
                 [Condition((sigma, low, high), "bijection", f"{sigma} is a bijection of {low}..{high}")])
 
     return Rule(f"sum.reindex({sigma})", r"\sum_{k=a}^{b} f(k) = \sum_{k=a}^{b} f(\sigma(k))", _rewrite_sums(reindex))
@@ -181,7 +203,15 @@ def split_blocks(width, block, position) -> Rule:
         count = sympy.cancel(high / width)
         if low != 1 or not (width.is_integer and width.is_positive and count.is_integer and count.is_nonnegative):
             return total, []
-        inner = sympy.Sum(function.xreplace({variable: (block - 1) * width + position}), (position, 1, width))
+        if block == position or not all(isinstance(name, sympy.Symbol) for name in (block, position)):
+            raise SideConditionError(f"rule sum.blocks: the new indices {block} and {position} must be two "
+                                     "different symbols")
+        taken = total.free_symbols | width.free_symbols
+        for name in (block, position):
+            if name in taken:
+                raise SideConditionError(f"rule sum.blocks: the new index {name} already occurs in "
+                                         f"{sympy.sstr(total)[:120]} (it would be captured)")
+        inner = sympy.Sum(substitute(function, {variable: (block - 1) * width + position}), (position, 1, width))
         return sympy.Sum(inner, (block, 1, count)), []
 
     return Rule(f"sum.blocks({width})", r"\sum_{c=1}^{hw} f(c) = \sum_{g=1}^{h} \sum_{r=1}^{w} f((g-1)w + r)",
@@ -201,8 +231,9 @@ def _delta(total):
             continue
         delta, value = target
         rest = sympy.Mul(*[f for f in sympy.Mul.make_args(term) if f is not delta])
-        result += rest.xreplace({variable: value})
-        conditions += [Condition(value - low, ">=0", f"{value} lies in {low}..{high}"),
+        result += substitute(rest, {variable: value})
+        # [k = t] is 0 for every integer k when t is not an integer: no term would survive.
+        conditions += [Condition(value, "integer", f"the target {value} is an integer"),Condition(value - low, ">=0", f"{value} lies in {low}..{high}"),
                        Condition(high - value, ">=0", f"{value} lies in {low}..{high}")]
         changed = True
     return (result, conditions) if changed else (total, [])
@@ -284,15 +315,15 @@ def _delta_substitute(expr):
     if not isinstance(expr, sympy.Basic) or not expr.has(sympy.KroneckerDelta):
         return expr, []
 
-    def substitute(product):
+    def replace_second(product):
         deltas = [f for f in product.args if isinstance(f, sympy.KroneckerDelta)]
         if not deltas or not isinstance(deltas[0].args[1], sympy.Symbol):
             return product
         first, second = deltas[0].args
-        others = [f.xreplace({second: first}) if f is not deltas[0] else f for f in product.args]
+        others = [substitute(f, {second: first}) if f is not deltas[0] else f for f in product.args]
         return sympy.Mul(*others)
 
-    return sympy.expand(expr).replace(lambda e: isinstance(e, sympy.Mul), substitute), []
+    return sympy.expand(expr).replace(lambda e: isinstance(e, sympy.Mul), replace_second), []
 
 
 def _pythagoras(expr):
@@ -406,6 +437,7 @@ def apply_rules(lhs, rhs, rules, facts):
 
 def prove_ge_term(total, term, facts) -> None:
     """``total >= term`` by ``sum.ge_term``: a sum of nonnegative terms is at least each term."""
+    total, term = bind_fresh(total), bind_fresh(term)
     if not isinstance(total, sympy.Sum) or len(total.limits) != 1:
         raise ProofError(f"rule sum.ge_term: {total} is not a sum over one index")
     (variable, low, high), function = total.limits[0], total.function
@@ -413,7 +445,9 @@ def prove_ge_term(total, term, facts) -> None:
     if not candidates:
         raise ProofError(f"rule sum.ge_term: {term} is not a term of {total}")
     target = candidates[0]
-    range_facts = facts.plus([Condition(variable - low, ">=0"), Condition(high - variable, ">=0")])
+    if not proves_integer(target, facts):
+        raise SideConditionError(f"rule sum.ge_term: the term's index {target} is not declared an integer")
+    range_facts = facts.within(variable, low, high)
     if not prove_condition(Condition(function, ">=0"), range_facts):
         raise SideConditionError(f"rule sum.ge_term: needs every term {function} >= 0, not proved")
     for condition in (Condition(target - low, ">=0"), Condition(high - target, ">=0")):
@@ -427,6 +461,6 @@ def _index_candidates(function, term, variable):
     for atom in sorted(term.atoms(sympy.Indexed, sympy.Symbol), key=sympy.sstr):
         pieces = atom.indices if isinstance(atom, sympy.Indexed) else (atom,)
         for piece in pieces:
-            if function.xreplace({variable: piece}) == term and piece not in found:
+            if substitute(function, {variable: piece}) == term and piece not in found:
                 found.append(piece)
     return found

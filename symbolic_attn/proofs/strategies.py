@@ -3,8 +3,12 @@ an equal expression, valid under the side conditions the checker has already pro
 
 * ``expand``, ``cancel``, ``exp rules`` (``e^{a+b} = e^a e^b``);
 * ``sum rules`` -- linearity, factors free of the index out, constant summands evaluated,
-  bound indices renamed to canonical names; valid for non-reversed ranges only (which the
-  side conditions guarantee), where SymPy's sum convention is the ordinary one;
+  bound indices renamed to canonical names by nesting depth (capture-avoiding); valid for
+  non-reversed integer ranges only (which the side conditions guarantee), where SymPy's sum
+  convention is the ordinary one;
+* ``sum closed forms`` -- SymPy's summation (polynomial, geometric, hypergeometric terms),
+  a case split used only when the facts decide it; ``trace`` -- ``tr(XY) = tr(YX)``,
+  ``tr(X) = tr(X^T)``;
 * ``rewrite exp`` (trigonometric and hyperbolic functions as exponentials), ``expand trig``
   (angle addition, inside sums too), ``order`` (min/max resolved by the sign calculus);
 * ``simplify`` -- only with every irrational number abstracted to a symbol, so that no
@@ -19,8 +23,9 @@ n
 
 import sympy
 
-from symbolic_attn.proofs.conditions import Condition, prove_condition
 from symbolic_attn.exact.memo import memoized
+from symbolic_attn.proofs.binders import substitute
+from symbolic_attn.proofs.conditions import Condition, prove_condition
 
 __all__ = ["SCALAR_STRATEGIES", "expand_sums", "sum_rules"]
 
@@ -29,8 +34,8 @@ __all__ = ["SCALAR_STRATEGIES", "expand_sums", "sum_rules"]
 _SIMPLIFY_MAX_OPS = 400
 _EXPAND_MAX_OPS = 4000
 _REWRITE_ROUNDS = 8
-#: Longest explicit sum evaluated at a refutation point.
-_MAX_TERMS = 64
+#: Longest explicit sum (or product) written out term by term.
+_MAX_TERMS = 1000
 
 
 def _bounded(transform):
@@ -69,33 +74,46 @@ def _has_exp_or_symbolic_power(expr) -> bool:
 
 # -------------------------------------------------------------------------------- sums
 
-_CANONICAL = tuple(sympy.Dummy(f"j{depth}", integer=True) for depth in range(8))
+def _canonical_index(depth: int):
+    """The bound index of a sum at nesting ``depth`` in the normal form (an integer, nothing else)."""
+    while depth >= len(_CANONICAL):
+        _CANONICAL.append(sympy.Dummy(f"j{len(_CANONICAL)}", integer=True))
+    return _CANONICAL[depth]
+
+
+_CANONICAL: list = []
 
 
 def _normal_sum(expr, depth=0):
     """Linearity, constant factors out, constant summands evaluated, bound index renamed.
 
-    Valid for ordinary (non-reversed) ranges, which the side conditions guarantee for every
-    sum written in the step; SymPy's sum convention agrees with the ordinary sum there.
+    The index of a sum nested ``depth`` sums deep is renamed to the ``depth``-th canonical
+    name (de Bruijn levels), by capture-avoiding substitution: an inner sum is one level
+    deeper, so it can never bind the outer sum's name.  Valid for ordinary (non-reversed)
+    ranges over the integers, which the side conditions guarantee for every sum written
+    in the step; SymPy's sum convention agrees with the ordinary sum there.
     """
     if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
         return expr
     if isinstance(expr, sympy.Sum):
-        # A multiple sum: the inner limits first (written as one Sum, SymPy would merge it back).
-        function = expr.function
-        for limit in expr.limits:
-            function = _normal_single(function, limit, depth)
-        return function
+        # A multiple sum is the sum over its outermost index of the sum over the others.
+        limits = expr.limits
+        function = sympy.Sum(expr.function, *limits[:-1]) if len(limits) > 1 else expr.function
+        return _normal_single(function, limits[-1], depth)
     return expr.func(*[_normal_sum(arg, depth) for arg in expr.args])
 
 
 def _normal_single(function, limit, depth):
     variable, low, high = limit
+    index = _canonical_index(depth)
+    if index != variable:
+        if index in function.free_symbols:
+            # The canonical name occurs free here (an index that escaped its sum): renaming
+            # would capture it; keep the author's variable.
+            index = variable
+        else:
+            function = substitute(function, {variable: index})
     function = sympy.expand(_normal_sum(sympy.expand(function), depth + 1))
-    # Rename the bound index to the first canonical name not otherwise free here.
-    taken = (function.free_symbols - {variable}) | low.free_symbols | high.free_symbols
-    index = next((c for c in _CANONICAL if c not in taken), variable)
-    function = function.xreplace({variable: index})
     total = sympy.Integer(0)
     for term in sympy.Add.make_args(function):
         constant, dependent = [], []
@@ -112,31 +130,122 @@ def _sum_rules(expr, facts=None):
     if not expr.has(sympy.Sum):
         return expr
     normal = _normal_sum(sympy.expand(expr))
+    for _ in range(_REWRITE_ROUNDS):
+        # A factor taken out of a sum is one level shallower now: named again for its depth.
+        again = _normal_sum(sympy.expand(normal))
+        if again == normal:
+            break
+        normal = again
     return sympy.cancel(sympy.together(sympy.expand(normal)))
 
 
 def _expand_sums(expr):
-    """Sums with integer limits written out (empty when the upper limit is below the lower)."""
-    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
+    """Sums and products with integer limits written out (an empty sum is 0, an empty product 1;
+    a reversed range is left alone: the side conditions refuse it)."""
+    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum, sympy.Product):
         return expr
 
     def explicit(total):
-        function = total.function
-        for variable, low, high in reversed(total.limits):
-            if not (low.is_Integer and high.is_Integer) or high - low + 1 > _MAX_TERMS:
-                return total
-        result = function
-        for variable, low, high in total.limits:
-            result = sympy.Add(*[result.xreplace({variable: sympy.Integer(value)})
-                                 for value in range(int(low), int(high) + 1)])
-        return result
+        # The outermost index first (an inner range may mention it); the inner sums are
+        # written out in the next round.
+        if len(total.limits[-1]) != 3:
+            return total
+        variable, low, high = total.limits[-1]
+        if not (low.is_Integer and high.is_Integer) or high < low - 1:
+            return total
+        count = int(high - low + 1)
+        function = type(total)(total.function, *total.limits[:-1]) if len(total.limits) > 1 else total.function
+        if count > _MAX_TERMS or count * (_operations(function) + 1) > 50 * _MAX_TERMS:
+            return total
+        combine = sympy.Add if isinstance(total, sympy.Sum) else sympy.Mul
+        return combine(*[substitute(function, {variable: sympy.Integer(value)})
+                         for value in range(int(low), int(high) + 1)])
 
     for _ in range(_REWRITE_ROUNDS):
-        new = expr.replace(lambda e: isinstance(e, sympy.Sum), explicit)
+        new = expr.replace(lambda e: isinstance(e, (sympy.Sum, sympy.Product)), explicit)
         if new == expr:
             break
         expr = new
     return expr
+
+
+def _closed_forms(expr, facts=None):
+    """Sums and products in closed form by SymPy's summation (polynomial, geometric and
+    hypergeometric terms: Gosper's algorithm), innermost first.
+
+    Valid for ranges that are not reversed, which the side conditions guarantee (there the
+    closed form of Karr's convention is the ordinary sum).  A closed form that depends on a
+    case (``Piecewise((n + 1, Eq(r, 1)), (..., True))``) is used only when the facts decide the
+    case; otherwise the sum is left as it is.
+    """
+    if not expr.has(sympy.Sum, sympy.Product):
+        return expr
+
+    def evaluate(total):
+        if total.function.has(sympy.Sum, sympy.Product) or _operations(total) > _SIMPLIFY_MAX_OPS:
+            return total
+        try:
+            closed = total.doit(deep=False)
+        except Exception:  # a SymPy internal failure proves nothing: keep the sum
+            return total
+        if closed.has(sympy.Piecewise):
+            closed = _decide_cases(closed, facts)
+        if closed is None or closed.has(sympy.Sum, sympy.Product, sympy.Piecewise, sympy.Integral):
+            return total
+        return closed
+
+    for _ in range(_REWRITE_ROUNDS):
+        new = expr.replace(lambda e: isinstance(e, (sympy.Sum, sympy.Product)), evaluate)
+        if new == expr:
+            break
+        expr = new
+    return _cancel(sympy.expand(expr)) if not expr.has(sympy.Sum, sympy.Product) else expr
+
+
+def _decide_cases(expr, facts):
+    """Each Piecewise replaced by the branch the facts select, or None when one cannot be selected."""
+    from symbolic_attn.proofs.conditions import Facts, decide_relation
+
+    facts = facts if facts is not None else Facts()
+    undecided = []
+
+    def select(piecewise):
+        for value, condition in piecewise.args:
+            verdict = decide_relation(condition, facts)
+            if verdict is True:
+                return value
+            if verdict is None:
+                undecided.append(condition)
+                return piecewise
+        undecided.append(piecewise)
+        return piecewise
+
+    chosen = expr.replace(lambda e: isinstance(e, sympy.Piecewise), select)
+    return None if undecided else chosen
+
+
+def _trace_forms(expr, facts=None):
+    """Each trace of a product in one form: ``tr(XY) = tr(YX)`` and ``tr(X) = tr(X^T)``, so the
+    least (by SymPy's sort key) of the rotations of the product and of its transpose."""
+    if not expr.has(sympy.Trace):
+        return expr
+
+    def normal(trace):
+        argument = trace.args[0]
+        while isinstance(argument, sympy.Transpose):
+            argument = argument.args[0]
+        forms = []
+        for product in (argument, sympy.Transpose(argument).doit()):
+            factors = product.args if isinstance(product, sympy.MatMul) else (product,)
+            scalars = [f for f in factors if not isinstance(f, sympy.MatrixExpr)]
+            matrices = [f for f in factors if isinstance(f, sympy.MatrixExpr)]
+            for r in range(max(1, len(matrices))):
+                rotated = tuple(matrices[r:] + matrices[:r])
+                forms.append(sympy.Mul(*scalars) * sympy.Trace(sympy.MatMul(*rotated).doit(deep=False)
+                                                               if len(rotated) > 1 else rotated[0]))
+        return min(forms, key=sympy.default_sort_key)
+
+    return sympy.expand(expr.replace(lambda e: isinstance(e, sympy.Trace), normal))
 
 
 # ----------------------------------------------------------------- further strategies
@@ -226,6 +335,8 @@ SCALAR_STRATEGIES = (
     ("cancel", _bounded(_cancel)),
     ("exp rules", _bounded(_exp_rules)),
     ("sum rules", _bounded(_sum_rules)),
+    ("sum closed forms", _bounded(_closed_forms)),
+    ("trace", _bounded(_trace_forms)),
     ("rewrite exp", _bounded(_rewrite_exp)),
     ("expand trig", _bounded(_expand_trig)),
     ("order", _bounded(_order)),
