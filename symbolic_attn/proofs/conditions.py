@@ -348,7 +348,7 @@ def _collect(expr, inside, found):
         for needed in domain_conditions(expr):
             unless = None
             if len(needed) > 3:
-                unless = Bounded(needed[3][0], needed[3][1], "", inside) if inside else Condition(*needed[3])
+                unless = Bounded(needed[3][0], needed[3][1], "", None, inside) if inside else Condition(*needed[3])
             _add(found, needed[0], needed[1], needed[2], inside, unless)
     for arg in expr.args:
         _collect(arg, inside, found)

@@ -84,14 +84,16 @@ def _canonical_index(depth: int):
 _CANONICAL: list = []
 
 
-def _normal_sum(expr, depth=0):
-    """Linearity, constant factors out, constant summands evaluated, bound index renamed.
+def _normal_sum(expr, depth=0, ranges=(), facts=None):
+    """Linearity, constant factors out, constant summands evaluated, deltas resolved, bound
+    index renamed.
 
     The index of a sum nested ``depth`` sums deep is renamed to the ``depth``-th canonical
     name (de Bruijn levels), by capture-avoiding substitution: an inner sum is one level
-    deeper, so it can never bind the outer sum's name.  Valid for ordinary (non-reversed)
-    ranges over the integers, which the side conditions guarantee for every sum written
-    in the step; SymPy's sum convention agrees with the ordinary sum there.
+    deeper, so it can never bind the outer sum's name.  ``ranges`` are the enclosing sums'
+    ranges (where their indices lie).  Valid for ordinary (non-reversed) ranges over the
+    integers, which the side conditions guarantee for every sum written in the step; SymPy's
+    sum convention agrees with the ordinary sum there.
     """
     if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
         return expr
@@ -99,11 +101,11 @@ def _normal_sum(expr, depth=0):
         # A multiple sum is the sum over its outermost index of the sum over the others.
         limits = expr.limits
         function = sympy.Sum(expr.function, *limits[:-1]) if len(limits) > 1 else expr.function
-        return _normal_single(function, limits[-1], depth)
-    return expr.func(*[_normal_sum(arg, depth) for arg in expr.args])
+        return _normal_single(function, limits[-1], depth, ranges, facts)
+    return expr.func(*[_normal_sum(arg, depth, ranges, facts) for arg in expr.args])
 
 
-def _normal_single(function, limit, depth):
+def _normal_single(function, limit, depth, ranges=(), facts=None):
     variable, low, high = limit
     index = _canonical_index(depth)
     if index != variable:
@@ -113,7 +115,8 @@ def _normal_single(function, limit, depth):
             index = variable
         else:
             function = substitute(function, {variable: index})
-    function = sympy.expand(_normal_sum(sympy.expand(function), depth + 1))
+    inside = ranges + ((index, low, high),)
+    function = sympy.expand(_normal_sum(sympy.expand(function), depth + 1, inside, facts))
     total = sympy.Integer(0)
     for term in sympy.Add.make_args(function):
         constant, dependent = [], []
@@ -121,18 +124,42 @@ def _normal_single(function, limit, depth):
             (dependent if index in factor.free_symbols else constant).append(factor)
         if not dependent:
             total += sympy.Mul(*constant) * (high - low + 1)
+            continue
+        resolved = _delta_value(sympy.Mul(*dependent), index, low, high, ranges, facts)
+        if resolved is not None:
+            total += sympy.Mul(*constant) * resolved
         else:
             total += sympy.Mul(*constant) * sympy.Sum(sympy.Mul(*dependent), (index, low, high))
     return total
 
 
+def _delta_value(term, index, low, high, ranges, facts):
+    """``sum_{k=a}^{b} [k = t] f(k) = f(t)`` for an integer ``t`` shown to lie in ``a..b`` (under
+    the enclosing ranges), else None."""
+    from symbolic_attn.proofs.conditions import Bounded, Facts, proves_integer
+
+    facts = facts if facts is not None else Facts()
+    for factor in sympy.Mul.make_args(term):
+        if not isinstance(factor, sympy.KroneckerDelta) or index not in factor.args:
+            continue
+        target = factor.args[1] if factor.args[0] == index else factor.args[0]
+        if index in target.free_symbols or not proves_integer(target, facts):
+            continue
+        inside = all(prove_condition(Bounded(expr, ">=0", "", None, tuple(ranges)), facts)
+                     for expr in (target - low, high - target))
+        if inside:
+            rest = sympy.Mul(*[f for f in sympy.Mul.make_args(term) if f is not factor])
+            return substitute(rest, {index: target})
+    return None
+
+
 def _sum_rules(expr, facts=None):
     if not expr.has(sympy.Sum):
         return expr
-    normal = _normal_sum(sympy.expand(expr))
+    normal = _normal_sum(sympy.expand(expr), facts=facts)
     for _ in range(_REWRITE_ROUNDS):
         # A factor taken out of a sum is one level shallower now: named again for its depth.
-        again = _normal_sum(sympy.expand(normal))
+        again = _normal_sum(sympy.expand(normal), facts=facts)
         if again == normal:
             break
         normal = again
