@@ -18,7 +18,8 @@ from symbolic_attn.model.attention import softmax
 from symbolic_attn.proofs.chain import Computed, Derivation, Step
 from symbolic_attn.proofs.operators import ColumnSoftmax, MaskedSoftmax, RowSoftmax, Sigmoid, SoftmaxAt, Trace
 from symbolic_attn.proofs.prove import Assumption, Frac
-from symbolic_attn.proofs.rules import Bijection, reindex_by, shift_index
+from symbolic_attn.proofs.prove import ForAll
+from symbolic_attn.proofs.rules import Bijection, reindex_by, rename_index, shift_index
 
 R = Rational
 x, y, a, b = sympy.symbols("x y a b")
@@ -220,6 +221,112 @@ case("m-true-delta", "m", "true", Sum(KroneckerDelta(k, t) * f[k], (k, 1, n)), f
 case("m-false-1x1-as-scalar", "m", "false", sympy.ImmutableMatrix([[xr]]), xr)
 case("m-false-commuted-square", "m", "false", (A + B) ** 2, A**2 + 2 * A * B + B**2, "=", ["matrix.expand"])
 case("m-false-scalar-1x2", "m", "false", sympy.ImmutableMatrix([[xr, yr]]), xr, "=", ["matrix.scalar"])
+
+# ------------------------------------------------- g. bound variables captured (issue 18)
+q_, p_ = sympy.symbols("q p", integer=True, positive=True)
+S = sympy.IndexedBase("S", real=True)
+kd = KroneckerDelta
+case("g-double-sum-diagonal", "g", "false", Sum(S[i, j], (i, 1, n), (j, 1, n)), n * Sum(S[i, i], (i, 1, n)))
+case("g-double-sum-nested-diagonal", "g", "false", Sum(Sum(S[i, j], (j, 1, n)), (i, 1, n)), n * Sum(S[j, j], (j, 1, n)))
+case("g-causal-is-upper", "g", "false", Sum(Sum(S[i, j], (j, 1, i)), (i, 1, n)), Sum(Sum(S[i, j], (j, i, n)), (i, 1, n)))
+case("g-swapped-order-triangle", "g", "false", Sum(Sum(S[i, j], (j, 1, i)), (i, 1, n)),
+     Sum(Sum(S[i, j], (j, 1, i)), (i, 1, n - 1)))
+case("g-reused-name-inner", "g", "false", Sum(s[k] * Sum(s[k], (k, 1, n)), (k, 1, n)), Sum(s[k] ** 2, (k, 1, n)) * n)
+case("g-inner-mentions-outer", "g", "false", Sum(Sum(i * j, (j, 1, n)), (i, 1, n)), Sum(i**2, (i, 1, n)) * n)
+case("g-delta-double-off", "g", "false", Sum(kd(i, j), (i, 1, n), (j, 1, n)), n**2)
+case("g-rename-captures", "g", "false", Sum(S[k, j], (k, 1, n)), Sum(S[j, j], (j, 1, n)), "=", [rename_index(k, j)])
+case("g-shift-by-index", "g", "false", Sum(f[k], (k, 1, n)), Sum(f[0], (k, 1 + k, n + k)), "=", [shift_index(k)])
+case("g-delta-substitute-bound", "g", "false", Sum(kd(i, j) * S[i, j], (j, 1, n)), Sum(kd(i, j) * S[j, j], (j, 1, n)) * n)
+case("g-product-capture", "g", "false", sympy.Product(Sum(S[i, j], (j, 1, n)), (i, 1, n)),
+     sympy.Product(n * S[i, i], (i, 1, n)))
+case("g-true-delta-double", "g", "true", Sum(kd(i, j), (i, 1, n), (j, 1, n)), n)
+case("g-true-order-of-sums", "g", "true", Sum(Sum(S[i, j], (j, 1, n)), (i, 1, n)), Sum(Sum(S[i, j], (i, 1, n)), (j, 1, n)))
+case("g-true-reused-name", "g", "true", Sum(s[k] * Sum(s[k], (k, 1, n)), (k, 1, n)), Sum(s[k], (k, 1, n)) ** 2)
+case("g-true-inner-constant", "g", "true", Sum(Sum(i * j, (j, 1, n)), (i, 1, n)), Sum(i, (i, 1, n)) ** 2)
+case("g-true-alpha", "g", "true", Sum(S[i, q_], (i, 1, n)), Sum(S[p_, q_], (p_, 1, n)))
+
+# ------------------------------------------------------- h. ranges tied to bound indices
+half = sympy.Symbol("h", positive=True)
+real_n = sympy.Symbol("N", real=True)
+case("h-positive-index-from-zero", "h", "false", Sum(k - 1, (k, 0, n)), 0, ">=")
+case("h-free-fact-leaks", "h", "false", Sum(s[k], (k, 1, n)), 0, ">", (), [cond("F1", s[k] > 0)])
+case("h-free-k-fact-leaks", "h", "false", Sum(1 / m, (m, -2, n)), Sum(1 / m, (m, -2, n)), "=", (), [cond("F2", Ne(m, 0))])
+case("h-non-integer-limit", "h", "false", Sum(1, (k, 1, half)), half)
+case("h-half-integer-range", "h", "false", Sum(1, (k, R(1, 2), n)), n)
+case("h-real-limit", "h", "false", Sum(1, (k, 1, real_n)), real_n)
+case("h-product-reversed", "h", "false", sympy.Product(2, (k, 3, n)), 2 ** (n - 2))
+case("h-product-non-integer", "h", "false", sympy.Product(2, (k, 1, half)), 2**half)
+case("h-delta-non-integer-target", "h", "false", Sum(kd(k, half) * f[k], (k, 1, n)), f[half], "=", ["sum.delta"],
+     [cond("H1", half <= n), cond("H2", half >= 1)])
+case("h-ge-term-non-integer", "h", "false", Sum(w[k], (k, 1, n)), w[half], ">=", ["sum.ge_term"],
+     [cond("H3", half <= n), cond("H4", half >= 1)])
+case("h-ge-term-outside", "h", "false", Sum(w[k], (k, 1, n)), w[n + 1], ">=", ["sum.ge_term"])
+case("h-side-condition-range-reused", "h", "false", Sum(1 / k, (k, 1, n)) + Sum(1 / k, (k, 0, n)),
+     2 * Sum(1 / k, (k, 1, n)))
+case("h-true-product-empty", "h", "true", sympy.Product(2, (k, 1, n - 1)), 2 ** (n - 1))
+case("h-true-forall-fact", "h", "true", Sum(w[k] * s[k], (k, 1, n)), 0, ">=", (),
+     [cond("F3", ForAll(k, 1, n, s[k] >= 0))])
+case("h-true-positive-index", "h", "true", Sum(k - 1, (k, 1, n)), 0, ">=")
+
+# --------------------------------------------------------- i. the closed domain table
+case("i-cot", "i", "false", sympy.cot(xr) * sin(xr), cos(xr))
+case("i-sec", "i", "false", sympy.sec(xr) * cos(xr), 1)
+case("i-csc", "i", "false", sympy.csc(xr) * sin(xr), 1)
+case("i-coth", "i", "false", sympy.coth(xr) * sympy.sinh(xr), sympy.cosh(xr))
+case("i-csch", "i", "false", sympy.csch(xr) * sympy.sinh(xr), 1)
+case("i-acosh", "i", "false", sympy.cosh(sympy.acosh(xr), evaluate=False), xr)
+case("i-atanh", "i", "false", sympy.tanh(sympy.atanh(xr), evaluate=False), xr)
+case("i-unknown-function", "i", "false", sympy.LambertW(xr) * exp(sympy.LambertW(xr)), xr)
+case("i-matrix-power-unknown-sign", "i", "false", MatMul(A**m, A**(-m), evaluate=False), sympy.Identity(n))
+case("i-symbolic-exponent", "i", "false", (xr**yr) ** 2, xr ** (2 * yr))
+case("i-true-sec-stated", "i", "true", sympy.sec(xr) * cos(xr), 1, "=", (), [cond("D1", Ne(cos(xr), 0))])
+case("i-true-cot-stated", "i", "true", sympy.cot(xr) * sin(xr), cos(xr), "=", (), [cond("D2", Ne(sin(xr), 0))])
+case("i-true-matrix-power-stated", "i", "true", MatMul(A**m, A**(-m), evaluate=False), sympy.Identity(n), "=", (),
+     [cond("D3", Q.invertible(A))])
+
+# -------------------------------------------------- j. assumptions checked together
+case("j-inconsistent-pair", "j", "false", xr, xr + 1, "=", (), [cond("J1", xr > 1), cond("J2", xr < R(1, 2))])
+case("j-inconsistent-bounds", "j", "false", n, 0, "=", (), [cond("J3", n >= 5), cond("J4", n <= 2)])
+case("j-inconsistent-nonzero", "j", "false", yr, 0, "=", (), [cond("J5", Ne(yr, 0)), cond("J6", yr >= 0),
+                                                            cond("J7", yr <= 0)])
+case("j-explicit-map-not-bijection", "j", "false", Sum(f[k], (k, 1, n)), Sum(f[2 * k], (k, 1, n)), "=",
+     [reindex_by(sympy.Lambda(k, 2 * k))], [cond("J8", Bijection(sympy.Lambda(k, 2 * k), 1, n))])
+case("j-explicit-shift-not-bijection", "j", "false", Sum(f[k], (k, 1, 3)), Sum(f[k + 1], (k, 1, 3)), "=",
+     [reindex_by(sympy.Lambda(k, k + 1))], [cond("J9", Bijection(sympy.Lambda(k, k + 1), 1, 3))])
+case("j-contradicts-flag", "j", "false", n, n, "=", (), [cond("J10", n < 0)])
+case("j-true-reversal", "j", "true", Sum(f[k], (k, 1, n)), Sum(f[n + 1 - k], (k, 1, n)), "=",
+     [reindex_by(sympy.Lambda(k, n + 1 - k))], [cond("J11", Bijection(sympy.Lambda(k, n + 1 - k), 1, n))])
+case("j-true-consistent", "j", "true", xr * (xr - 1) / (xr - 1), xr, "=", (), [cond("J12", xr > 1),
+                                                                             cond("J13", xr < 3)])
+
+# ------------------------------------------- k. pathological input: typed errors only
+case("k-inequality-double-sum", "k", "false", Sum(s[i] - s[j], (i, 1, n), (j, 1, n)), 1, ">=")
+case("k-huge-integer", "k", "false", xr + sympy.Integer(10) ** 315653, xr)
+case("k-huge-integer-inequality", "k", "false", xr, xr + sympy.Integer(10) ** 400000, ">")
+case("k-deep-nesting", "k", "false", __import__("functools").reduce(lambda e, _: exp(e), range(300), xr), xr)
+case("k-long-sum", "k", "false", Sum(k, (k, 1, 10**7)), 1)
+case("k-integral", "k", "false", sympy.Integral(xr, (xr, 0, 1)), R(1, 3))
+case("k-lambda", "k", "false", sympy.Subs(sympy.Lambda(yr, yr**2)(xr), xr, 2), 2)
+case("k-nested-triple-sum-ineq", "k", "false", Sum(S[i, j] * S[j, k], (i, 1, n), (j, 1, n), (k, 1, n)), 0, ">")
+
+# ------------------------------------------ l. true steps a lecturer writes (completeness)
+rr = sympy.Symbol("r", real=True)
+kz = sympy.Symbol("k", integer=True)
+case("l-geometric", "l", "true", Sum(rr**kz, (kz, 0, n)), (rr ** (n + 1) - 1) / (rr - 1), "=", (),
+     [cond("L1", Ne(rr, 1))])
+case("l-telescoping", "l", "true", Sum(1 / (k * (k + 1)), (k, 1, n)), n / (n + 1))
+case("l-gauss-100", "l", "true", Sum(k, (k, 1, 100)), 5050)
+case("l-inverse-transpose", "l", "true", sympy.Transpose(Inverse(A)), Inverse(sympy.Transpose(A)), "=", (),
+     [cond("L2", Q.invertible(A))])
+case("l-trace-transpose", "l", "true", sympy.Trace(A.T * B), sympy.Trace(B.T * A))
+case("l-exp-tangent", "l", "true", exp(xr), 1 + xr, ">=")
+case("l-softmax-at-most-one", "l", "true", exp(s[t]) / Sum(exp(s[k]), (k, 1, n)), 1, "<=", (), [cond("L3", t <= n)])
+case("l-gauss", "l", "true", Sum(k, (k, 1, n)), n * (n + 1) / 2)
+case("l-geometric-false-end", "l", "false", Sum(rr**kz, (kz, 0, n)), (rr**n - 1) / (rr - 1), "=", (),
+     [cond("L4", Ne(rr, 1))])
+case("l-geometric-without-condition", "l", "false", Sum(rr**kz, (kz, 0, n)), (rr ** (n + 1) - 1) / (rr - 1))
+case("l-softmax-without-range", "l", "false", exp(s[t]) / Sum(exp(s[k]), (k, 1, n)), 1, "<=")
+case("l-exp-wrong-tangent", "l", "false", exp(xr), 1 + xr + xr**2, ">=")
 
 
 def derivation(cid):

@@ -57,7 +57,8 @@ def test_false_step_rejected_in_every_run(verdicts, cid):
         assert record["verdict"] == "rejected", (seed, record)
         message = record["message"]
         # The step (or the contradicted assumption) is named, then the reason.
-        assert message.startswith((f"step 1 of '{cid}': ", f"'{cid}': assumption ")), (seed, message)
+        assert message.startswith((f"step 1 of '{cid}': ", f"'{cid}': assumption ", f"'{cid}': assumptions ")), \
+            (seed, message)
         reason = message.split("): ", 1)[-1] if message.startswith("step") else message
         assert len(reason) > 10 and "\n" not in message, (seed, message)
 

@@ -195,18 +195,28 @@ class Derivation:
         return self
 
     def check_assumptions(self) -> None:
-        """Raise AssumptionConflictError if a stated condition contradicts a declared flag."""
+        """Raise AssumptionConflictError if a stated condition contradicts a declared flag or
+        another stated condition, or states an explicit map to be a bijection that is not one."""
         from symbolic_attn.proofs.conditions import contradicts
+        from symbolic_attn.proofs.prove import check_consistent
 
         for assumption in self.assumptions:
-            for condition in assumption.conditions():
-                if condition.kind in ("invertible", "bijection"):
+            try:
+                conditions = assumption.conditions()
+            except ProofError as error:
+                raise AssumptionConflictError(f"{self.title!r}: assumption ({assumption.label}): {error}") from None
+            for condition in conditions:
+                if condition.kind not in (">0", ">=0", "!=0"):
                     continue
                 if contradicts(condition):
                     stated = condition.why or f"states {condition}"
                     raise AssumptionConflictError(
                         f"{self.title!r}: assumption ({assumption.label}) {stated}, which contradicts "
                         "the declarations of its symbols")
+        try:
+            check_consistent(self.assumptions)
+        except AssumptionConflictError as error:
+            raise AssumptionConflictError(f"{self.title!r}: {error}") from None
 
     def _check_step(self, number, previous, step, by_label):
         missing = [label for label in step.using if label not in by_label]
@@ -409,9 +419,12 @@ def _plain_math(text: str) -> str:
 
 
 def _plain(expr) -> str:
-    if isinstance(expr, Computed):
-        return str(expr)
-    if isinstance(expr, sympy.MatrixBase):
-        return str(expr.tolist())
-    return sympy.sstr(expr)
+    try:
+        if isinstance(expr, Computed):
+            return str(expr)
+        if isinstance(expr, sympy.MatrixBase):
+            return str(expr.tolist())
+        return sympy.sstr(expr)
+    except (ValueError, RecursionError):  # an integer of more than 4300 digits, a tree nested too deeply
+        return "<an expression too large to print>"
 

@@ -199,12 +199,13 @@ def _check_explicit_bijection(sigma, low, high) -> None:
         raise ProofError(f"the stated bijection {sigma!r} cannot be applied to an index: {error}") from None
     if sympy.expand(image - k) == 0 or sympy.expand(image + k - low - high) == 0:
         return
+    shown = substitute(image, {k: sympy.Symbol("k")})
     if low.is_Integer and high.is_Integer and 0 <= high - low < 1000:
         values = [substitute(image, {k: sympy.Integer(v)}) for v in range(int(low), int(high) + 1)]
         if all(v.is_Integer for v in values) and sorted(int(v) for v in values) == list(range(int(low), int(high) + 1)):
             return
-        raise ProofError(f"the stated map k -> {_safe_str(image, 80)} is not a bijection of {low}..{high}")
-    raise ProofError(f"the stated map k -> {_safe_str(image, 80)} is explicit and cannot be checked to be a "
+        raise ProofError(f"the stated map k -> {_safe_str(shown, 80)} is not a bijection of {low}..{high}")
+    raise ProofError(f"the stated map k -> {_safe_str(shown, 80)} is explicit and cannot be checked to be a "
                      f"bijection of {_safe_str(low, 40)}..{_safe_str(high, 40)} (only the identity and the reversal "
                      "are recognised): state the permutation as an undefined function, sympy.Function('sigma')")
 

@@ -247,8 +247,8 @@ def _check_consistent(stated) -> None:
             facts = Facts.from_conditions([Condition(other_expr, other_kind)])
             if contradicts(Condition(bind_fresh(expr), kind), facts):
                 raise AssumptionConflictError(
-                    f"assumptions ({other_label}) and ({label}) contradict each other: {Condition(other_expr, other_kind)} "
-                    f"and {Condition(expr, kind)} cannot both hold")
+                    f"assumptions ({label}) and ({other_label}) contradict each other: {Condition(expr, kind)} "
+                    f"and {Condition(other_expr, other_kind)} cannot both hold")
 
 
 def check_conditions(expressions, facts: Facts) -> None:

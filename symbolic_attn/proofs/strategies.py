@@ -153,6 +153,24 @@ def _delta_value(term, index, low, high, ranges, facts):
     return None
 
 
+def _ordered_sums(expr):
+    """Each double sum over independent ranges in one order of summation (the least by SymPy's
+    sort key): ``sum_i sum_j f = sum_j sum_i f`` when neither range mentions the other index."""
+    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
+        return expr
+
+    def order(total):
+        if len(total.limits) != 2:
+            return total
+        (inner, a1, b1), (outer, a0, b0) = total.limits
+        if outer in a1.free_symbols | b1.free_symbols:
+            return total
+        swapped = sympy.Sum(substitute(total.function, {inner: outer, outer: inner}), (inner, a0, b0), (outer, a1, b1))
+        return min((total, swapped), key=sympy.default_sort_key)
+
+    return expr.replace(lambda e: isinstance(e, sympy.Sum), order)
+
+
 def _sum_rules(expr, facts=None):
     if not expr.has(sympy.Sum):
         return expr
@@ -163,6 +181,7 @@ def _sum_rules(expr, facts=None):
         if again == normal:
             break
         normal = again
+    normal = _ordered_sums(normal)
     return sympy.cancel(sympy.together(sympy.expand(normal)))
 
 
