@@ -38,6 +38,7 @@ import itertools
 import sympy
 
 from symbolic_attn.errors import UndecidedError
+from symbolic_attn.exact.memo import memoized
 
 __all__ = ["substitute", "bind_fresh", "unbind", "is_binder", "bound_stand_in", "original_of", "binder_limits",
            "LIMIT_BINDERS"]
@@ -182,6 +183,13 @@ def bind_fresh(expr, level: int = 0):
         return expr.applyfunc(lambda entry: bind_fresh(entry, level))
     if not isinstance(expr, sympy.Basic) or not expr.args:
         return expr
+    return _bind_remembered(expr, level)
+
+
+@memoized
+def _bind_remembered(expr, level):
+    # Binding is a pure function of the tree (stand-ins are fixed per name and level): a
+    # step's sides are bound several times over.
     return _bind(expr, level)
 
 

@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 #: Tried only once the quick strategies have failed on every way of applying a step's rules.
-_LAST_RESORTS = ("simplify",)
+_LAST_RESORTS = ("sum closed forms", "simplify")
 
 STRATEGIES = (
     "structural",
@@ -92,11 +92,11 @@ STRATEGIES = (
     "cancel",
     "exp rules",
     "sum rules",
-    "sum closed forms",
     "trace",
     "rewrite exp",
     "expand trig",
     "order",
+    "sum closed forms",
     "simplify",
     "sign calculus",
 )
