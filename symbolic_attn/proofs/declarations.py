@@ -146,6 +146,10 @@ def _name_latex(symbol) -> str:
     return sympy.latex(symbol)
 
 
+#: Characters of names above which a group's list of names may break across lines.
+_UNBROKEN = 60
+
+
 def declarations(symbols) -> tuple:
     """One line per group of symbols with the same flags (``$n, d_k$: positive integers``);
     matrix symbols with their shapes (``$P$: an $n \\times n$ matrix``)."""
@@ -166,5 +170,7 @@ def declarations(symbols) -> tuple:
         text = words
         if plural:
             text = text + "s" if text.endswith(("integer", "number")) else text
-        out.append(f"${', '.join(names)}$: {text}")
+        # A long list of names (the entries of a symbolic matrix) may break after a comma.
+        separator = ", " if sum(len(name) for name in names) <= _UNBROKEN else ",\\allowbreak "
+        out.append(f"${separator.join(names)}$: {text}")
     return tuple(out + lines)

@@ -210,9 +210,10 @@ class Counterexample(_Part):
         rows = [f"{name} &= {latex_of(value)}" for name, value in self.givens]
         rows.append(f"{latex_of(self.lhs)} &= {latex_of(self.lhs.value)}")
         rows.append(f"{latex_of(self.rhs)} &= {latex_of(self.rhs.value)}")
-        why = escape_text(f"they differ in {found.where} by {found.approx} (certified non-zero)")
-        rows.append(f"{latex_of(self.lhs)} &\\neq {latex_of(self.rhs)} && \\text{{{why}}}")
-        return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+        rows.append(f"{latex_of(self.lhs)} &\\neq {latex_of(self.rhs)}")
+        # The reason is a sentence below the display: marked labels leave no room for a column.
+        why = escape_text(f"The two sides differ in {found.where} by {found.approx} (certified non-zero).")
+        return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}\n" + why
 
     def describe(self) -> str:
         return f"{self.title}: {self.scope}"
