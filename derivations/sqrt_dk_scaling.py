@@ -67,14 +67,30 @@ def _is_constant(expr):
     return not _variable(expr)
 
 
+def _random_components(expr) -> list:
+    """The components q_i, k_j an expression contains, in a fixed order (never hash order)."""
+    return sorted((atom for atom in expr.atoms(sympy.Indexed) if atom.base in (q, k)), key=sympy.default_sort_key)
+
+
+def _plain_variables(expr) -> list:
+    """The one-component variables q, k (the general formula) an expression contains."""
+    if expr.atoms(sympy.Indexed):
+        return []  # the label q of q_i is the sequence, not the plain variable
+    return sorted((atom for atom in expr.atoms(sympy.Symbol) if atom in (x, y)), key=sympy.default_sort_key)
+
+
 # ---------------------------------------------------------------------------- the rules
+# Each rewrite is exactly the statement printed beside it, for the terms it names; any other
+# expression is left unchanged.  Nothing depends on set or hash order.
 
 
 def _variance_definition(expr):
+    """Var[X] = E[X^2] - E[X]^2, for every X."""
     return expr.replace(lambda e: isinstance(e, Var), lambda e: Ex(e.args[0] ** 2) - Ex(e.args[0]) ** 2)
 
 
 def _linearity(expr):
+    """E[sum] = sum of E; E[c X] = c E[X] for a constant c; E[c] = c."""
     def split(e):
         argument = sympy.expand(e.args[0])
         if isinstance(argument, Sum):
@@ -92,33 +108,82 @@ def _linearity(expr):
     return expr.replace(lambda e: isinstance(e, Ex), split)
 
 
-def _independence(expr):
-    """E[f(q) g(k)] = E[f(q)] E[g(k)]; Var of a sum of independent terms = sum of Vars."""
+def _split_product(argument, first, second):
+    """``E[f(first) g(second)]`` as ``E[f(first)] E[g(second)]`` when every factor of the
+    product depends on exactly one of the two variables (else None)."""
+    if not isinstance(argument, sympy.Mul):
+        return None
+    left, right = [], []
+    for factor in argument.args:
+        has_first, has_second = factor.has(first), factor.has(second)
+        if has_first == has_second:
+            return None  # a constant factor, or one mixing both variables: not this rule
+        (left if has_first else right).append(factor)
+    if not left or not right:
+        return None
+    return Ex(sympy.Mul(*left)) * Ex(sympy.Mul(*right))
+
+
+def _independent_components(expr):
+    """(A1) E[f(q_i) g(k_j)] = E[f(q_i)] E[g(k_j)] for one query and one key component;
+    Var[sum_i X_i] = sum_i Var[X_i] when X_i depends on q_i and k_i only (i the sum's index)."""
 
     def factor(e):
         argument = e.args[0]
-        if not isinstance(argument, sympy.Mul):
+        found = _random_components(argument)
+        if _plain_variables(argument) or len(found) != 2 or {c.base for c in found} != {q, k}:
             return e
-        groups = {}
-        for f in argument.args:
-            groups.setdefault(frozenset(_variable(f)), []).append(f)
-        if len(groups) < 2 or any(len(key) != 1 for key in groups):
-            return e
-        return sympy.Mul(*[Ex(sympy.Mul(*fs)) for _, fs in sorted(groups.items(), key=lambda g: str(g[0]))])
+        first, second = found
+        split = _split_product(argument, first, second)
+        return e if split is None else split
 
-    expr = expr.replace(lambda e: isinstance(e, Var) and isinstance(e.args[0], Sum),
-                        lambda e: Sum(Var(e.args[0].function), *e.args[0].limits))
+    def separate(e):
+        summand, limits = e.args[0].function, e.args[0].limits
+        if len(limits) != 1:
+            return e
+        index = limits[0][0]
+        found = _random_components(summand)
+        if _plain_variables(summand) or not found or any(c.indices != (index,) for c in found):
+            return e
+        return Sum(Var(summand), *limits)
+
+    expr = expr.replace(lambda e: isinstance(e, Var) and isinstance(e.args[0], Sum), separate)
+    return expr.replace(lambda e: isinstance(e, Ex), factor)
+
+
+def _independent_pair(expr):
+    """(A3) E[f(q) g(k)] = E[f(q)] E[g(k)] for the one query component q and key component k."""
+
+    def factor(e):
+        argument = e.args[0]
+        if _random_components(argument) or _plain_variables(argument) != sorted((x, y), key=sympy.default_sort_key):
+            return e
+        split = _split_product(argument, x, y)
+        return e if split is None else split
+
     return expr.replace(lambda e: isinstance(e, Ex), factor)
 
 
 def _standard_moments(expr):
-    return expr.replace(
-        lambda e: isinstance(e, Ex) and _variable(e.args[0]) in ({q}, {k}),
-        lambda e: {1: sympy.Integer(0), 2: sympy.Integer(1)}.get(sympy.degree(e.args[0], e.args[0].atoms(sympy.Indexed).pop()), e),
-    )
+    """(A2) E[q_i] = E[k_i] = 0 and E[q_i^2] = E[k_i^2] = 1, for one component."""
+
+    def moment(e):
+        argument = e.args[0]
+        found = _random_components(argument)
+        if len(found) != 1:
+            return e
+        component = found[0]
+        if argument == component:
+            return sympy.Integer(0)
+        if argument == component ** 2:
+            return sympy.Integer(1)
+        return e
+
+    return expr.replace(lambda e: isinstance(e, Ex), moment)
 
 
 def _general_moments(expr):
+    """(A4) E[q] = mu_q, E[q^2] = sigma_q^2 + mu_q^2 (and the same for k)."""
     moments = {x: mu_q, x ** 2: sigma_q ** 2 + mu_q ** 2, y: mu_k, y ** 2: sigma_k ** 2 + mu_k ** 2}
     return expr.replace(lambda e: isinstance(e, Ex) and e.args[0] in moments, lambda e: moments[e.args[0]])
 
@@ -127,15 +192,17 @@ VARIANCE = Assumption("D1", "definition of the variance", r"\operatorname{Var}[X
                       rewrite=_variance_definition)
 LINEAR = Assumption("D2", "expectation is linear (constants and finite sums come out)",
                     r"\operatorname{E}[aX + bY] = a\,\operatorname{E}[X] + b\,\operatorname{E}[Y]", rewrite=_linearity)
-INDEPENDENT = Assumption("A1", "the components $q_1, \\dots, q_{d_k}, k_1, \\dots, k_{d_k}$ are independent",
-                         r"\operatorname{E}[f(q_i) g(k_i)] = \operatorname{E}[f(q_i)]\,\operatorname{E}[g(k_i)],\ \allowbreak "
+INDEPENDENT = Assumption("A1", "the components $q_1, \\dots, q_{d_k}, k_1, \\dots, k_{d_k}$ are independent; "
+                         "used as two rules, for one query and one key component, and for terms $X_i$ that "
+                         "depend on $q_i$ and $k_i$ only",
+                         r"\operatorname{E}[f(q_i) g(k_j)] = \operatorname{E}[f(q_i)]\,\operatorname{E}[g(k_j)],\ \allowbreak "
                          r"\operatorname{Var}[\textstyle\sum_i X_i] = \sum_i \operatorname{Var}[X_i]",
-                         rewrite=_independence)
+                         rewrite=_independent_components)
 STANDARD = Assumption("A2", "every component has mean $0$ and variance $1$",
                       r"\operatorname{E}[q_i] = \operatorname{E}[k_i] = 0,\ \operatorname{E}[q_i^2] = \operatorname{E}[k_i^2] = 1",
                       rewrite=_standard_moments)
 INDEPENDENT_QK = Assumption("A3", "one query component $q$ and one key component $k$ are independent",
-                            r"\operatorname{E}[f(q) g(k)] = \operatorname{E}[f(q)]\,\operatorname{E}[g(k)]", rewrite=_independence)
+                            r"\operatorname{E}[f(q) g(k)] = \operatorname{E}[f(q)]\,\operatorname{E}[g(k)]", rewrite=_independent_pair)
 MOMENTS = Assumption("A4", "$q$ has mean $\\mu_q$ and variance $\\sigma_q^2$; $k$ has mean $\\mu_k$ and variance $\\sigma_k^2$",
                      r"\operatorname{E}[q^2] = \sigma_q^2 + \mu_q^2,\ \operatorname{E}[k^2] = \sigma_k^2 + \mu_k^2",
                      rewrite=_general_moments)

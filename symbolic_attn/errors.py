@@ -39,6 +39,8 @@ __all__ = [
     "InexactStepError",
     "SideConditionError",
     "AssumptionConflictError",
+    "ScopeError",
+    "NameClashError",
 ]
 
 
@@ -213,6 +215,17 @@ class SideConditionError(ProofError):
 
 class AssumptionConflictError(ProofError):
     """A stated assumption contradicts a declaration (a flag on a symbol)."""
+
+
+class ScopeError(ProofError):
+    """A part whose scope claims more than its kind can check: a :class:`Check` (finitely
+    many cases) that says "proved", a counterexample that does not say "counterexample",
+    a chain of cited steps only that says "proved"."""
+
+
+class NameClashError(ProofError):
+    """Two different things of one result that would print alike: two symbols with one name
+    but different flags (or shapes), two assumptions with one label."""
 
 
 def shown(value, width: int = 40) -> str:

@@ -70,7 +70,9 @@ def test_latex_is_an_align_with_a_text_column_and_escaped_text():
 def test_matrices_print_as_bmatrix():
     m = sympy.Matrix([[1, sympy.Rational(1, 2)]])
     d = Derivation("M", Computed(r"\operatorname{f}(x)", m), [Step(m, "value")])
-    assert r"\operatorname{f}(x) &= \begin{bmatrix}1 & \frac{1}{2}\end{bmatrix}" in d.latex()
+    # A free-LaTeX label is marked as the author's, unchecked, wherever it is displayed.
+    assert (r"\underbrace{\operatorname{f}(x)}_{\text{unchecked label}} &= \begin{bmatrix}1 & \frac{1}{2}\end{bmatrix}"
+            in d.latex())
 
 
 def test_str_is_readable():
@@ -80,6 +82,8 @@ def test_str_is_readable():
         "  = t + (x + 1)**2    (complete the square)  [expand]",
         "  = (x + 1)**2    (drop t)  [assumptions]",
         "  = (x + 1)**2    (a famous rule)  [cited]",
+        "  assuming (A1) the shift t is 0 & nothing else: t = 0",
+        "  declared: t, x: real",
     ]
 
 

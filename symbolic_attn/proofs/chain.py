@@ -28,27 +28,47 @@ from typing import Sequence
 
 import sympy
 
-from symbolic_attn.errors import AssumptionConflictError, ProofError, UndecidedError
+from symbolic_attn.errors import (
+    AssumptionConflictError, ProofError, ScopeError, SymbolicAttnError, UndecidedError, one_line)
 from symbolic_attn.render.latex import escape_text, expr_latex, prose_latex
 from symbolic_attn.proofs.declarations import declarations, symbols_of
 from symbolic_attn.proofs.prove import Assumption, facts_of, prove_equal, prove_nonnegative, prove_positive
 
-__all__ = ["Assumption", "Computed", "Scope", "Step", "Derivation", "cited"]
+__all__ = ["Assumption", "Computed", "Scope", "Step", "Derivation", "cited", "Displayed"]
 
 _RELATIONS = {"=": "=", "<": "<", ">": ">", "<=": r"\le", ">=": r"\ge"}
 
 
+_SCOPE_LEADS = {
+    "proved": "Proved for",
+    "checked": "Checked (not proved in general) for",
+    "counterexample": "Exact counterexample:",
+    "cited": "Cited, not machine-checked:",
+}
+
+
 @dataclass(frozen=True)
 class Scope:
-    """How far a result is established: ``proved``, ``checked`` (finitely many cases) or
-    ``counterexample``; ``detail`` says for what ("every n", "every n <= 6 ...").
+    """How far a result is established: ``proved``, ``checked`` (finitely many cases),
+    ``counterexample`` or ``cited`` (not machine-checked); ``detail`` says for what
+    ("every n", "every n <= 6 ...").
+
+    The kind must fit the part that carries it (a :class:`ScopeError` otherwise): a
+    :class:`~.result.Check` is ``checked``, a :class:`~.result.Counterexample` is a
+    ``counterexample``, a :class:`Derivation` whose steps are all cited is ``cited``.
 
     >>> Scope.checked("every n <= 6 with fully symbolic entries").sentence()
     'Checked (not proved in general) for every n <= 6 with fully symbolic entries.'
+    >>> Scope.cited("the textbook's lemma").sentence()
+    "Cited, not machine-checked: the textbook's lemma."
     """
 
     kind: str
     detail: str
+
+    def __post_init__(self):
+        if self.kind not in _SCOPE_LEADS:
+            raise ScopeError(f"unknown scope kind {self.kind!r}; use one of {sorted(_SCOPE_LEADS)}")
 
     @classmethod
     def proved(cls, detail: str) -> "Scope":
@@ -62,14 +82,13 @@ class Scope:
     def counterexample(cls, detail: str) -> "Scope":
         return cls("counterexample", detail)
 
+    @classmethod
+    def cited(cls, detail: str) -> "Scope":
+        return cls("cited", detail)
+
     def sentence(self) -> str:
         """The scope as prose (``$...$`` math allowed; print with ``prose_latex``)."""
-        lead = {
-            "proved": "Proved for",
-            "checked": "Checked (not proved in general) for",
-            "counterexample": "Exact counterexample:",
-        }[self.kind]
-        return f"{lead} {self.detail}."
+        return f"{_SCOPE_LEADS[self.kind]} {self.detail}."
 
     def latex(self) -> str:
         """The sentence as LaTeX prose (its ``$...$`` stays math, the rest is escaped)."""
@@ -77,7 +96,21 @@ class Scope:
 
     def __str__(self) -> str:
         detail = _plain_math(self.detail)
-        return f"{self.kind} for {detail}" if self.kind != "counterexample" else f"counterexample: {detail}"
+        return f"{self.kind} for {detail}" if self.kind not in ("counterexample", "cited") else f"{self.kind}: {detail}"
+
+
+def require_scope(part, kinds: tuple, what: str) -> None:
+    """Raise :class:`ScopeError` unless ``part.scope`` is of one of ``kinds`` (one line)."""
+    if not isinstance(part.scope, Scope):
+        raise ScopeError(f"{type(part).__name__} {part.title!r}: scope must be a Scope, got {type(part.scope).__name__}")
+    if part.scope.kind not in kinds:
+        allowed = " or ".join(f"Scope.{kind}(...)" for kind in kinds)
+        raise ScopeError(f"{type(part).__name__} {part.title!r}: {what}, so its scope must be {allowed}, "
+                         f"not Scope.{part.scope.kind}(...)")
+
+
+#: What a free-LaTeX label is marked with wherever it is displayed (amsmath and KaTeX both read it).
+UNCHECKED_MARK = r"\text{unchecked label}"
 
 
 @dataclass(frozen=True)
@@ -86,12 +119,16 @@ class Computed:
 
     ``latex`` is either a SymPy expression of named operators (:mod:`.operators`), printed
     as it is and *proved equal* to ``value`` before anything is printed (so a label cannot
-    say something else), or a LaTeX string, which is free text: it is then printed as a
-    definition ("where ... := ...") listed with the assumptions, with ``meaning`` in words.
+    say something else), or a LaTeX string, which is free text the checker never reads: it
+    is then printed visibly as the author's *unchecked label* -- under a brace marked
+    "unchecked label" in every display, and listed with the assumptions ("where ... :=
+    ``meaning`` (unchecked label ...)").
 
     >>> import sympy
     >>> str(Computed(r"\operatorname{softmax}(0)", sympy.Integer(1), "the softmax of one zero score"))
-    '\\operatorname{softmax}(0) [= 1]'
+    '\\operatorname{softmax}(0) [unchecked label; = 1]'
+    >>> print(Computed(r"\operatorname{softmax}(0)", sympy.Integer(1)).shown())
+    \underbrace{\operatorname{softmax}(0)}_{\text{unchecked label}}
     """
 
     latex: object
@@ -104,11 +141,15 @@ class Computed:
         return None if isinstance(self.latex, str) else self.latex
 
     def shown(self) -> str:
-        return self.latex if isinstance(self.latex, str) else expr_latex(self.latex)
+        """LaTeX of the label: a checked expression as it is, free LaTeX marked unchecked."""
+        if isinstance(self.latex, str):
+            return "\\underbrace{" + self.latex + "}_{" + UNCHECKED_MARK + "}"
+        return expr_latex(self.latex)
 
     def __str__(self) -> str:
-        label = self.latex if isinstance(self.latex, str) else sympy.sstr(self.latex)
-        return f"{label} [= {_plain(self.value)}]"
+        if isinstance(self.latex, str):
+            return f"{self.latex} [unchecked label; = {_plain(self.value)}]"
+        return f"{sympy.sstr(self.latex)} [= {_plain(self.value)}]"
 
 
 def value_of(expr):
@@ -158,20 +199,203 @@ def cited(rhs, why: str, relation: str = "=") -> Step:
     return Step(rhs, why, relation=relation, cited=True)
 
 
+class Displayed:
+    """Display paths of a part or result that verify first (printed = checked).
+
+    ``latex()`` and ``sympy.latex(obj)`` (which write files and documents) verify and raise
+    the :class:`ProofError`; ``_repr_latex_``, ``_repr_markdown_`` and ``str()`` (notebooks
+    and terminals) verify and, on failure, show **NOT VERIFIED** with the one-line reason
+    instead of clean math.  A successful verification is remembered on the object.
+    """
+
+    def verification_failure(self):
+        """None once verified (remembered), else the error that verification raised."""
+        if getattr(self, "_verified", False):
+            return None
+        try:
+            self.verify()
+        except SymbolicAttnError as error:
+            return error
+        return None
+
+    def _ensure_verified(self) -> None:
+        if not getattr(self, "_verified", False):
+            self.verify()
+
+    def _latex(self, printer=None) -> str:
+        return self.latex()
+
+    def _repr_markdown_(self) -> str:
+        from symbolic_attn.render.markdown import latex_to_markdown
+
+        failure = self.verification_failure()
+        if failure is not None:
+            return unverified_markdown(self, failure)
+        return latex_to_markdown(standalone_latex(self))
+
+
+def unverified_reason(error) -> str:
+    """The one-line reason shown beside NOT VERIFIED."""
+    return one_line(error, width=300)
+
+
+def unverified_math(title: str, error) -> str:
+    r"""A notebook display of something that did not verify: text, never clean math.
+
+    >>> print(unverified_math("Sq", ProofError("step 1: refuted")))
+    $\displaystyle \begin{aligned}&\text{NOT VERIFIED: Sq}\\&\text{step 1: refuted}\end{aligned}$
+    """
+    from symbolic_attn.render.markdown import math_text
+
+    return ("$\\displaystyle \\begin{aligned}&\\text{" + math_text("NOT VERIFIED: " + title) + "}\\\\&\\text{"
+            + math_text(unverified_reason(error)) + "}\\end{aligned}$")
+
+
+def unverified_markdown(thing, error) -> str:
+    """Markdown of something that did not verify: the reason, then its plain text."""
+    from symbolic_attn.render.markdown import escape_markdown
+
+    return (f"**NOT VERIFIED:** {escape_markdown(unverified_reason(error))}\n\n```text\n{thing}\n```\n")
+
+
+def condition_latex(assumption) -> str:
+    r"""LaTeX of the condition the checker uses for ``assumption`` (generated from the
+    condition object, so it is the one used), or ``""`` without one.
+
+    >>> x = sympy.Symbol("x")
+    >>> condition_latex(Assumption("A1", "$x \\ge 0$", condition=x > 0))
+    '$x > 0$'
+    """
+    if assumption.condition is None:
+        return ""
+    items = assumption.condition if isinstance(assumption.condition, (list, tuple)) else [assumption.condition]
+    return ", ".join(_one_condition_latex(item) for item in items)
+
+
+def _one_condition_latex(item) -> str:
+    if item is True or item is sympy.true:
+        return "none (the relation is already true for the declared symbols)"
+    if all(hasattr(item, name) for name in ("function", "low", "high")):  # a rules.Bijection
+        return (f"${expr_latex(item.function)}$ a bijection of "
+                f"$\\{{{expr_latex(sympy.sympify(item.low))}, \\dots, {expr_latex(sympy.sympify(item.high))}\\}}$")
+    if isinstance(item, sympy.logic.boolalg.And):
+        return ", ".join(_one_condition_latex(arg) for arg in item.args)
+    if isinstance(item, sympy.assumptions.AppliedPredicate) and item.function == sympy.Q.invertible:
+        return f"${expr_latex(item.arguments[0])}$ invertible"
+    if isinstance(item, (sympy.Basic, bool)):
+        return f"${expr_latex(sympy.sympify(item))}$"
+    return escape_text(str(item))
+
+
+def condition_text(assumption) -> str:
+    """The checker's condition as plain text (for ``str``)."""
+    if assumption.condition is None:
+        return ""
+    items = assumption.condition if isinstance(assumption.condition, (list, tuple)) else [assumption.condition]
+    return ", ".join(sympy.sstr(item) if isinstance(item, sympy.Basic) else str(item) for item in items)
+
+
+def assumption_latex(assumption) -> str:
+    r"""One printed assumption: label, the author's text and formula, and the condition the
+    checker uses (generated), so that a text saying ``x \ge 0`` beside a condition
+    ``x > 0`` shows both.
+
+    >>> x = sympy.Symbol("x")
+    >>> assumption_latex(Assumption("A1", "$x$ is not negative", "x \\ge 0", condition=x > 0))
+    '(A1) $x$ is not negative: $x \\ge 0$; condition used by the checker: $x > 0$'
+    """
+    text = f"({escape_text(assumption.label)}) {prose_latex(assumption.text)}"
+    text += f": ${assumption.latex}$" if assumption.latex else ""
+    used = condition_latex(assumption)
+    return text + (f"; condition used by the checker: {used}" if used else "")
+
+
+def assumption_lines(assumptions, declared, defined) -> list:
+    r"""The ``\item`` lines of an assumptions list: stated assumptions, declared flags and
+    unchecked labels (empty when there is nothing to list)."""
+    out = [f"\\item {assumption_latex(a)}" for a in assumptions]
+    if declared:
+        out.append("\\item Declared (the flags the checker uses): " + "; ".join(declared) + ".")
+    groups = {}
+    for latex, meaning in defined:
+        groups.setdefault(meaning, []).append(f"${latex}$")
+    out.extend(f"\\item where {', '.join(names)} := {prose_latex(meaning)} (unchecked label: notation written by "
+               "the author, not a checked formula; the checker used only the value)"
+               for meaning, names in groups.items())
+    return out
+
+
+def scope_latex(part) -> str:
+    """A part's scope sentence, with its cited steps named (a proved chain may cite some)."""
+    text = part.scope.latex()
+    cited_steps = getattr(part, "cited_steps", ())
+    if cited_steps and part.scope.kind != "cited":
+        text += " " + prose_latex(f"Step {', '.join(map(str, cited_steps))} cited, not machine-checked.")
+    return text
+
+
+def standalone_latex(part) -> str:
+    """A part printed alone (a notebook's Markdown): title, its assumptions, its scope, then
+    its display; verified first (raises ProofError)."""
+    part._ensure_verified()
+    out = [f"\\subsection*{{{prose_latex(part.title)}}}", ""]
+    items = assumption_lines(part.assumptions, part.declarations(), part.definitions())
+    out.append("\\paragraph{Assumptions.}")
+    out.extend(["\\begin{itemize}", *items, "\\end{itemize}"] if items else ["None beyond the definitions."])
+    out.extend(["", "\\paragraph{Scope.} " + scope_latex(part), ""])
+    if part.note:
+        out.append(prose_latex(part.note))
+    out.append(part.latex())
+    return "\n".join(out) + "\n"
+
+
 @dataclass(frozen=True)
-class Derivation:
-    """A checked chain of relations starting from ``start``."""
+class Derivation(Displayed):
+    r"""A checked chain of relations starting from ``start``.
+
+    ``scope`` says what the chain establishes; by default "proved for all values of the
+    symbols", or, when every step is cited, "cited, not machine-checked" (a chain of cited
+    steps only may not say proved: :class:`ScopeError`; nor may a chain say counterexample).
+
+    Displays verify first: ``latex()`` (and ``sympy.latex``) raise the ProofError, a
+    notebook's ``_repr_latex_`` and ``str()`` say NOT VERIFIED:
+
+    >>> x = sympy.Symbol("x")
+    >>> wrong = Derivation("Twice", 2 * x, [Step(x ** 2, "double")])
+    >>> print(wrong)  # doctest: +ELLIPSIS
+    Twice  [NOT VERIFIED: step 1 of 'Twice': 2*x = x**2 (double): refuted: residual ... at x=1/2]
+      2*x
+      = x**2    (double)  [FAILED]
+    >>> wrong.latex()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ProofError: step 1 of 'Twice': 2*x = x**2 (double): refuted: residual ... at x=1/2
+    >>> "NOT VERIFIED" in wrong._repr_latex_()
+    True
+    >>> Derivation("Cited", x, [cited(x, "a book")], scope=Scope.proved("every x"))
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ScopeError: Derivation 'Cited': every step is cited (not machine-checked), so its scope must be Scope.cited(...), not Scope.proved(...)
+    """
 
     title: str
     start: object
     steps: Sequence[Step]
     assumptions: Sequence[Assumption] = ()
-    scope: Scope = Scope.proved("all values of the symbols")
+    scope: Scope = None
     note: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "steps", tuple(self.steps))
         object.__setattr__(self, "assumptions", tuple(self.assumptions))
+        all_cited = bool(self.steps) and all(step.cited for step in self.steps)
+        if self.scope is None:
+            detail = "all values of the symbols"
+            object.__setattr__(self, "scope", Scope.cited(detail) if all_cited else Scope.proved(detail))
+        if all_cited:
+            require_scope(self, ("cited",), "every step is cited (not machine-checked)")
+        else:
+            require_scope(self, ("proved", "checked", "cited"), "a chain of steps is not a counterexample")
 
     # ------------------------------------------------------------------ checking
 
@@ -179,19 +403,34 @@ class Derivation:
         """Check every non-cited step; return self, or raise ProofError naming the step.
 
         First the stated conditions are checked against the declarations (a stated
-        ``x < 0`` beside a declared positive ``x`` is an AssumptionConflictError).
+        ``x < 0`` beside a declared positive ``x`` is an AssumptionConflictError), and the
+        symbols are collected (two different symbols printed alike: NameClashError).
+        A success is remembered: the displays then print without checking again.
         """
+        object.__setattr__(self, "_marks", ())
+        object.__setattr__(self, "_failed_step", None)
         self.check_assumptions()
+        self.symbols()
         by_label = {a.label: a for a in self.assumptions}
         previous = self.start
-        strategies, rules = [], []
+        strategies, rules, marks = [], [], []
         for number, step in enumerate(self.steps, 1):
-            if not step.cited:
-                proof = self._check_step(number, previous, step, by_label)
+            if step.cited:
+                marks.append("cited")
+            else:
+                try:
+                    proof = self._check_step(number, previous, step, by_label)
+                except SymbolicAttnError:
+                    object.__setattr__(self, "_marks", tuple(marks))
+                    object.__setattr__(self, "_failed_step", number)
+                    raise
                 strategies.append(proof.strategy)
                 rules.extend(proof.rules)
+                marks.append(proof.strategy)
             previous = step.rhs
         object.__setattr__(self, "_trusted", (tuple(dict.fromkeys(strategies)), tuple(dict.fromkeys(rules))))
+        object.__setattr__(self, "_marks", tuple(marks))
+        object.__setattr__(self, "_verified", True)
         return self
 
     def check_assumptions(self) -> None:
@@ -280,9 +519,15 @@ class Derivation:
     def latex(self, column_limit: int | None = None) -> str:
         r"""The chain as an amsmath ``align*``, justifications in a ``\text{}`` column.
 
-        A justification longer than ``column_limit`` characters (default: what fits on a
-        page; ``\text`` never wraps) is printed as a note below the display instead.
+        Verified first: a failing chain raises its ProofError here (this is what files are
+        written from, and nothing unverified is written).  A justification longer than
+        ``column_limit`` characters (default: what fits on a page; ``\text`` never wraps)
+        is printed as a note below the display instead.
         """
+        self._ensure_verified()
+        return self._display(column_limit)
+
+    def _display(self, column_limit: int | None = None) -> str:
         column_limit = _COLUMN_CHARACTERS if column_limit is None else column_limit
         lines, notes = [], []
         wide = column_limit < 10**8 and any(len(latex_of(step.rhs)) > _WIDE_FIRST_LINE for step in self.steps)
@@ -314,42 +559,59 @@ class Derivation:
         display = "\\begin{align*}\n" + body + "\n\\end{align*}"
         return display + "".join("\n\n" + note for note in notes)
 
-    def _latex(self, printer=None) -> str:
-        return self.latex()
-
     def _repr_latex_(self) -> str:
+        """A notebook's math: the verified chain, or a NOT VERIFIED text with the reason."""
+        failure = self.verification_failure()
+        if failure is not None:
+            return unverified_math(self.title, failure)
         # A notebook cell has no page width: every justification stays in its column.
-        return "$\\displaystyle " + self.latex(column_limit=10**9).replace("align*", "aligned") + "$"
+        return "$\\displaystyle " + self._display(column_limit=10**9).replace("align*", "aligned") + "$"
 
     def describe(self) -> str:
         """One line: title and scope."""
         return f"{self.title}: {self.scope}"
 
     def __str__(self) -> str:
-        lines = [f"{self.title}  [{self.scope}]", f"  {_plain(self.start)}"]
-        for step in self.steps:
-            mark = "cited" if step.cited else _strategy_hint(self, step)
+        """Readable text: after verifying, the scope and each step's strategy; when
+        verification fails, ``[NOT VERIFIED: reason]``, the failing step ``[FAILED]`` and
+        those after it ``[not checked]``.  Then the assumptions, declarations and unchecked
+        labels the chain relies on."""
+        failure = self.verification_failure()
+        header = f"[NOT VERIFIED: {unverified_reason(failure)}]" if failure is not None else f"[{self.scope}]"
+        lines = [f"{self.title}  {header}", f"  {_plain(self.start)}"]
+        marks = getattr(self, "_marks", ())
+        failed = getattr(self, "_failed_step", None) if failure is not None else None
+        for number, step in enumerate(self.steps, 1):
+            if step.cited:
+                mark = "cited"
+            elif number <= len(marks):
+                mark = marks[number - 1]
+            else:
+                mark = "FAILED" if number == failed else "not checked"
             lines.append(f"  {step.relation} {_plain(step.rhs)}    ({step.why})  [{mark}]")
+        lines.extend(f"  assuming {assumption_text(a)}" for a in self.assumptions)
+        try:
+            declared = self.declarations()
+        except SymbolicAttnError:
+            declared = ()
+        if declared:
+            lines.append("  declared: " + "; ".join(_plain_math(line) for line in declared))
+        lines.extend(f"  unchecked label: {latex} := {meaning}" for latex, meaning in self.definitions())
         return "\n".join(lines)
+
+
+def assumption_text(assumption) -> str:
+    """An assumption as plain text, with the condition the checker uses."""
+    text = f"({assumption.label}) {_plain_math(assumption.text)}"
+    text += f": {_plain_math('$' + assumption.latex + '$')}" if assumption.latex else ""
+    used = condition_text(assumption)
+    return text + (f"; condition used by the checker: {used}" if used else "")
 
 
 #: Longest justification (in characters of its source text) kept in the display's column.
 _COLUMN_CHARACTERS = 56
 #: Characters of LaTeX source above which the start and the first step share no line.
 _WIDE_FIRST_LINE = 160
-
-
-def _strategy_hint(derivation: Derivation, step: Step) -> str:
-    """Which strategy proves the step (for the readable ``str``); 'unchecked' if none."""
-    index = derivation.steps.index(step)
-    previous = derivation.start if index == 0 else derivation.steps[index - 1].rhs
-    used = [a for a in derivation.assumptions if a.label in step.using]
-    if step.relation != "=":
-        return "positivity"
-    try:
-        return prove_equal(value_of(previous), value_of(step.rhs), used).strategy
-    except (ProofError, UndecidedError):
-        return "NOT PROVED"
 
 
 def _step_error(error):

@@ -21,22 +21,70 @@ _ORDER = ("zero", "positive", "negative", "nonnegative", "nonpositive", "nonzero
 
 
 def symbols_of(expressions) -> list:
-    """Symbols, sequences (IndexedBase) and matrix symbols occurring in ``expressions``."""
-    found = {}
+    """Symbols, sequences (IndexedBase) and matrix symbols occurring in ``expressions``,
+    sorted by name.
+
+    Keyed by the symbol itself, not by its name: two *different* symbols that print alike
+    (``Symbol('x')`` and ``Symbol('x', positive=True)``; a symbol and a matrix symbol both
+    ``X``; two ``X`` of different shapes) are a :class:`NameClashError` naming the name and
+    both flag sets, since the checker treats them as two variables and a reader sees one.
+    The label of a sequence ``q`` (the ``q`` of ``q_i``) is part of the sequence.
+
+    >>> x = sympy.Symbol("x")
+    >>> symbols_of([x + sympy.Symbol("x", positive=True)])
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.NameClashError: two different symbols print as $x$: one with flags {none}, the other with flags {positive}; give them different names
+    """
+    found = {}  # (namespace, printed name) -> the object
+    seen = set()
     for expr in expressions:
         expr = getattr(expr, "value", expr) if not isinstance(expr, sympy.Basic) else expr
-        for part in ([expr] if not isinstance(expr, sympy.MatrixBase) else list(expr)):
-            if not isinstance(part, sympy.Basic):
+        stack = [p for p in ([expr] if not isinstance(expr, sympy.MatrixBase) else list(expr))
+                 if isinstance(p, sympy.Basic)]
+        while stack:
+            node = stack.pop()
+            if node in seen:
                 continue
-            for node in sympy.preorder_traversal(part):
-                if isinstance(node, sympy.IndexedBase):
-                    found[sympy.sstr(node)] = node
-                elif isinstance(node, sympy.MatrixSymbol):
-                    found.setdefault(sympy.sstr(node), node)
-                elif isinstance(node, sympy.Symbol) and not isinstance(node, sympy.Dummy):
-                    if not isinstance(found.get(sympy.sstr(node)), sympy.IndexedBase):
-                        found.setdefault(sympy.sstr(node), node)
-    return [found[name] for name in sorted(found)]
+            seen.add(node)
+            if isinstance(node, sympy.IndexedBase):
+                _record(found, "sequence", node)
+                stack.extend(node.args[1:])  # its shape, if any; the label is the sequence's own
+                continue
+            if isinstance(node, sympy.MatrixSymbol):
+                _record(found, "plain", node)
+                stack.extend(node.args[1:])
+                continue
+            if isinstance(node, sympy.Symbol) and not isinstance(node, sympy.Dummy):
+                _record(found, "plain", node)
+                continue
+            stack.extend(node.args)
+    return sorted(found.values(), key=lambda symbol: (sympy.sstr(symbol), isinstance(symbol, sympy.IndexedBase)))
+
+
+def _record(found, namespace, symbol) -> None:
+    key = (namespace, _name_latex(symbol))
+    other = found.setdefault(key, symbol)
+    if other != symbol:
+        from symbolic_attn.errors import NameClashError
+
+        first, second = sorted((_what(other), _what(symbol)))
+        raise NameClashError(f"two different symbols print as ${_name_latex(symbol)}$: one {first}, the other "
+                             f"{second}; give them different names")
+
+
+def _what(symbol) -> str:
+    """How a symbol differs from another of the same name: its kind, shape and flags."""
+    if isinstance(symbol, sympy.MatrixSymbol):
+        rows, cols = symbol.shape
+        return f"a {sympy.sstr(rows)} x {sympy.sstr(cols)} matrix"
+    base = symbol.label if isinstance(symbol, sympy.IndexedBase) else symbol
+    original = getattr(base, "_assumptions_orig", None)
+    if original is None:
+        original = base.assumptions0
+    flags = sorted(k for k, v in original.items() if v is True) + sorted(f"not {k}" for k, v in original.items()
+                                                                          if v is False)
+    return "with flags {" + (", ".join(flags) or "none") + "}"
 
 
 def _flags(symbol) -> dict:
@@ -98,6 +146,10 @@ def _name_latex(symbol) -> str:
     return sympy.latex(symbol)
 
 
+#: Characters of names above which a group's list of names may break across lines.
+_UNBROKEN = 60
+
+
 def declarations(symbols) -> tuple:
     """One line per group of symbols with the same flags (``$n, d_k$: positive integers``);
     matrix symbols with their shapes (``$P$: an $n \\times n$ matrix``)."""
@@ -118,5 +170,7 @@ def declarations(symbols) -> tuple:
         text = words
         if plural:
             text = text + "s" if text.endswith(("integer", "number")) else text
-        out.append(f"${', '.join(names)}$: {text}")
+        # A long list of names (the entries of a symbolic matrix) may break after a comma.
+        separator = ", " if sum(len(name) for name in names) <= _UNBROKEN else ",\\allowbreak "
+        out.append(f"${separator.join(names)}$: {text}")
     return tuple(out + lines)

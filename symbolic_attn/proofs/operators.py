@@ -92,8 +92,14 @@ class MaskedSoftmaxAt(NamedOperator, sympy.Expr):
 
 class _MatrixOperator(NamedOperator, MatrixExpr):
     _name = ""
+    #: How many arguments the operator takes: each one is printed (none changes the value unseen).
+    _arity = 1
 
     def __new__(cls, argument, *rest):
+        if 1 + len(rest) != cls._arity:
+            from symbolic_attn.errors import ProofError
+
+            raise ProofError(f"{cls.__name__} takes {cls._arity} argument(s), got {1 + len(rest)}")
         return MatrixExpr.__new__(cls, argument, *rest)
 
     @property
@@ -140,9 +146,30 @@ class ColumnSoftmax(_MatrixOperator):
 
 
 class MaskedSoftmax(_MatrixOperator):
-    r"""Row softmax with a mask (keep grid as the second argument, an explicit 0/1 matrix)."""
+    r"""Row softmax with a mask (keep grid as the second argument, an explicit 0/1 matrix).
 
-    _name = r"\operatorname{softmax}_M"
+    Both arguments are printed, the mask after a semicolon (it changes the value):
+
+    >>> S = sympy.ImmutableMatrix([[0, 0], [0, 0]])
+    >>> print(sympy.latex(MaskedSoftmax(S, sympy.ImmutableMatrix([[1, 0], [1, 1]]))))
+    \operatorname{softmax}\left(\left[\begin{matrix}0 & 0\\0 & 0\end{matrix}\right];\ \left[\begin{matrix}1 & 0\\1 & 1\end{matrix}\right]\right)
+    >>> MaskedSoftmax(S, sympy.ImmutableMatrix([[1, 0], [1, 1]]))
+    MaskedSoftmax(Matrix([
+    [0, 0],
+    [0, 0]]), Matrix([
+    [1, 0],
+    [1, 1]]))
+    """
+
+    _name = r"\operatorname{softmax}"
+    _arity = 2
+
+    def _latex(self, printer, exp=None):
+        text = r"%s\left(%s;\ %s\right)" % (self._name, printer._print(self.args[0]), printer._print(self.args[1]))
+        return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
+
+    def _sympystr(self, printer):
+        return "%s(%s, %s)" % (type(self).__name__, printer._print(self.args[0]), printer._print(self.args[1]))
 
     def unfold(self):
         from symbolic_attn.model.masks import Mask

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from symbolic_attn.proofs.chain import (
-    Computed, Derivation, Scope, _check_computed, _step_error, definitions_of, latex_of, value_of)
+    Computed, Derivation, Displayed, Scope, _check_computed, _step_error, assumption_lines, definitions_of, latex_of,
+    require_scope, scope_latex, unverified_markdown, unverified_math, unverified_reason, value_of)
 from symbolic_attn.proofs.declarations import declarations, symbols_of
-from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.errors import NameClashError, ProofError, SymbolicAttnError, UndecidedError
 from symbolic_attn.render.latex import escape_text, prose_latex
 from symbolic_attn.proofs.prove import STRATEGIES, prove_equal, prove_nonnegative, prove_positive, prove_unequal
 
@@ -44,16 +45,43 @@ class Case:
     relation: str = "="
 
 
-class _Part:
-    """Display shared by the parts of a result: ``sympy.latex``, notebooks, terminals."""
+class _Part(Displayed):
+    """Display shared by the parts of a result: ``sympy.latex``, notebooks, terminals.
 
-    def _latex(self, printer=None) -> str:
-        return self.latex()
+    Every display verifies first (see :class:`~symbolic_attn.proofs.chain.Displayed`):
+    ``latex()`` raises a part's ProofError, ``_repr_latex_`` and ``str()`` say NOT VERIFIED.
+    """
+
+    assumptions = ()
+
+    def latex(self) -> str:
+        """The part's display; verified first (raises ProofError: nothing unverified is printed)."""
+        self._ensure_verified()
+        return self._display()
 
     def _repr_latex_(self) -> str:
-        return self.latex()
+        failure = self.verification_failure()
+        if failure is not None:
+            return unverified_math(self.title, failure)
+        return self._display()
+
+    def symbols(self) -> list:
+        """Every symbol of the values and checked labels (their flags are what the checker used)."""
+        items = self._items()
+        return symbols_of([value_of(e) for e in items] + [e.label for e in items
+                                                          if isinstance(e, Computed) and e.label is not None])
+
+    def declarations(self) -> tuple:
+        """The declared flags of the part's symbols, generated (printed with the result)."""
+        return declarations(self.symbols())
+
+    def definitions(self) -> tuple:
+        return definitions_of(self._items())
 
     def __str__(self) -> str:
+        failure = self.verification_failure()
+        if failure is not None:
+            return f"{self.title}: NOT VERIFIED: {unverified_reason(failure)}"
         return self.describe()
 
 
@@ -76,8 +104,14 @@ class Check(_Part):
     def __post_init__(self):
         for name in ("cases", "summary", "shown"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        require_scope(self, ("checked",), "a check covers finitely many cases")
+
+    def _items(self) -> list:
+        return [item for case in self.cases for item in (case.lhs, case.rhs)]
 
     def verify(self) -> "Check":
+        """Check every case (a ProofError names the first that fails); remembered on success."""
+        self.symbols()
         strategies = []
         for number, case in enumerate(self.cases, 1):
             lhs, rhs = value_of(case.lhs), value_of(case.rhs)
@@ -95,6 +129,7 @@ class Check(_Part):
             except (ProofError, UndecidedError) as error:
                 raise _step_error(error)(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
         object.__setattr__(self, "_trusted", (tuple(dict.fromkeys(strategies)), ()))
+        object.__setattr__(self, "_verified", True)
         return self
 
     def trusted_base(self) -> tuple:
@@ -102,19 +137,13 @@ class Check(_Part):
             self.verify()
         return self._trusted
 
-    def declarations(self) -> tuple:
-        return ()
-
-    def definitions(self) -> tuple:
-        return definitions_of([item for case in self.cases for item in (case.lhs, case.rhs)])
-
     def with_case(self, number: int, **changes) -> "Check":
         """A copy with case ``number`` (1-based) changed."""
         cases = list(self.cases)
         cases[number - 1] = dataclasses.replace(cases[number - 1], **changes)
         return dataclasses.replace(self, cases=tuple(cases))
 
-    def latex(self) -> str:
+    def _display(self) -> str:
         lines = ["\\begin{equation*}\n" + self.statement + "\n\\end{equation*}"]
         if self.summary:
             items = "\n".join(f"\\item {prose_latex(line)}" for line in self.summary)
@@ -149,24 +178,25 @@ class Counterexample(_Part):
 
     def __post_init__(self):
         object.__setattr__(self, "givens", tuple(self.givens))
+        require_scope(self, ("counterexample",), "exact values that differ are a counterexample")
+
+    def _items(self) -> list:
+        return [self.lhs, self.rhs]
 
     def verify(self) -> "Counterexample":
+        """Check the labels and certify that the two sides differ; remembered on success."""
+        self.symbols()
         try:
             _check_computed(self.lhs, ())
             _check_computed(self.rhs, ())
         except (ProofError, UndecidedError) as error:
             raise ProofError(f"counterexample {self.title!r}: {error}") from None
-        self.disproof()
+        object.__setattr__(self, "_found", self.disproof())
+        object.__setattr__(self, "_verified", True)
         return self
 
     def trusted_base(self) -> tuple:
         return (("certified arithmetic",), ())
-
-    def declarations(self) -> tuple:
-        return ()
-
-    def definitions(self) -> tuple:
-        return definitions_of([self.lhs, self.rhs])
 
     def disproof(self):
         """Where the two sides differ, certified (see :func:`prove_unequal`)."""
@@ -175,22 +205,30 @@ class Counterexample(_Part):
         except (ProofError, UndecidedError) as error:
             raise ProofError(f"counterexample {self.title!r}: {error}") from None
 
-    def latex(self) -> str:
-        found = self.disproof()
+    def _display(self) -> str:
+        found = getattr(self, "_found", None) or self.disproof()
         rows = [f"{name} &= {latex_of(value)}" for name, value in self.givens]
         rows.append(f"{latex_of(self.lhs)} &= {latex_of(self.lhs.value)}")
         rows.append(f"{latex_of(self.rhs)} &= {latex_of(self.rhs.value)}")
-        why = escape_text(f"they differ in {found.where} by {found.approx} (certified non-zero)")
-        rows.append(f"{latex_of(self.lhs)} &\\neq {latex_of(self.rhs)} && \\text{{{why}}}")
-        return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+        rows.append(f"{latex_of(self.lhs)} &\\neq {latex_of(self.rhs)}")
+        # The reason is a sentence below the display: marked labels leave no room for a column.
+        why = escape_text(f"The two sides differ in {found.where} by {found.approx} (certified non-zero).")
+        return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}\n" + why
 
     def describe(self) -> str:
         return f"{self.title}: {self.scope}"
 
 
 @dataclass(frozen=True)
-class Result:
-    """One theorem of the notes: title, introduction, and its verified parts."""
+class Result(Displayed):
+    """One theorem of the notes: title, introduction, and its verified parts.
+
+    Printed only once verified (remembered): ``latex()`` raises the ProofError of the first
+    failing part, ``str()``, ``_repr_latex_`` and ``_repr_markdown_`` say NOT VERIFIED.
+    Everything the parts rely on is listed: every stated assumption (two different ones
+    with one label are a :class:`NameClashError`), the declared flags of every symbol of
+    every part (checks and counterexamples included), every unchecked label.
+    """
 
     name: str
     title: str
@@ -201,9 +239,13 @@ class Result:
         object.__setattr__(self, "parts", tuple(self.parts))
 
     def verify(self) -> "Result":
-        """Verify every part (first failure raises ProofError naming part and step)."""
+        """Verify every part (first failure raises ProofError naming part and step), then
+        that what will be printed is unambiguous (one assumption per label, one symbol per
+        printed name)."""
         for part in self.parts:
             part.verify()
+        self.assumptions
+        self.declarations()
         object.__setattr__(self, "_verified", True)
         return self
 
@@ -230,12 +272,10 @@ class Result:
         return tuple((part.title, part.scope) for part in self.parts)
 
     def declarations(self) -> tuple:
-        """The declared flags of every symbol of the result's chains, generated (deduplicated)."""
-        found = {}
-        for part in self.parts:
-            for symbol in part.symbols() if hasattr(part, "symbols") else ():
-                found.setdefault(str(symbol), symbol)
-        return declarations([found[name] for name in sorted(found)])
+        """The declared flags of every symbol of every part, generated; two different
+        symbols that print alike are a :class:`NameClashError`."""
+        return declarations(symbols_of([symbol for part in self.parts
+                                        for symbol in (part.symbols() if hasattr(part, "symbols") else ())]))
 
     def definitions(self) -> tuple:
         found = {}
@@ -264,36 +304,33 @@ class Result:
 
     @property
     def assumptions(self) -> tuple:
-        """Every assumption stated by some part, in order of first appearance."""
+        """Every assumption stated by some part, in order of first appearance (two different
+        assumptions with one label: :class:`NameClashError`, one of them would not be printed)."""
         seen = {}
         for part in self.parts:
             for assumption in getattr(part, "assumptions", ()):
-                seen.setdefault(assumption.label, assumption)
+                other = seen.setdefault(assumption.label, assumption)
+                if other != assumption:
+                    raise NameClashError(f"{self.name}: two different assumptions are labelled "
+                                         f"({assumption.label}): {str(other)[:80]!r} and {str(assumption)[:80]!r}")
         return tuple(seen.values())
 
     def latex(self) -> str:
-        """The result as a LaTeX fragment (compiles inside any amsmath document)."""
+        """The result as a LaTeX fragment (compiles inside any amsmath document); verified
+        first (raises ProofError: nothing unverified is written)."""
+        self._ensure_verified()
         out = [f"\\section*{{{prose_latex(self.title)}}}", prose_latex(self.intro), ""]
         out.append("\\paragraph{Assumptions.}")
-        declared, defined = self.declarations(), self.definitions()
-        if self.assumptions or declared or defined:
-            out.append("\\begin{itemize}")
-            out.extend(f"\\item {_assumption_latex(a)}" for a in self.assumptions)
-            if declared:
-                out.append("\\item Declared (the flags the checker uses): " + "; ".join(declared) + ".")
-            groups = {}
-            for latex, meaning in defined:
-                groups.setdefault(meaning, []).append(f"${latex}$")
-            out.extend(f"\\item where {', '.join(names)} := {prose_latex(meaning)} (notation, not a checked formula)"
-                       for meaning, names in groups.items())
-            out.append("\\end{itemize}")
+        items = assumption_lines(self.assumptions, self.declarations(), self.definitions())
+        if items:
+            out.extend(["\\begin{itemize}", *items, "\\end{itemize}"])
         else:
             out.append("None beyond the definitions.")
         # A blank line ends the paragraph, so Markdown keeps "Scope." apart as well.
         out.append("")
         out.append("\\paragraph{Scope.}")
         out.append("\\begin{itemize}")
-        out.extend(f"\\item {prose_latex(part.title)}: {part.scope.latex()}" for part in self.parts)
+        out.extend(f"\\item {prose_latex(part.title)}: {scope_latex(part)}" for part in self.parts)
         out.append("\\end{itemize}")
         base = self.trusted_base()
         out.append("")
@@ -317,10 +354,10 @@ class Result:
             out.append(part.latex())
         return "\n".join(out) + "\n"
 
-    def _latex(self, printer=None) -> str:
-        return self.latex()
-
     def _repr_latex_(self) -> str:
+        failure = self.verification_failure()
+        if failure is not None:
+            return unverified_math(self.title, failure)
         return self.latex()
 
     def _repr_markdown_(self) -> str:
@@ -328,19 +365,24 @@ class Result:
         # Markdown to LaTeX) show it as headings, lists and $$ math.
         from symbolic_attn.render.markdown import result_markdown
 
+        failure = self.verification_failure()
+        if failure is not None:
+            return unverified_markdown(self, failure)
         return result_markdown(self)
 
     def __str__(self) -> str:
-        lines = [f"{self.title} ({self.name})"]
+        """Title and each part's scope once verified; otherwise NOT VERIFIED with the
+        reason, each part that did not verify marked."""
+        failure = self.verification_failure()
+        lines = [f"{self.title} ({self.name})" + (f"  [NOT VERIFIED: {unverified_reason(failure)}]"
+                                                   if failure is not None else "")]
         for part in self.parts:
+            if failure is not None and not getattr(part, "_verified", False):
+                lines.append(f"  {part.title}: NOT VERIFIED")
+                continue
             describe = getattr(part, "describe", None)
             lines.append("  " + (describe() if describe else f"{part.title}: {part.scope}"))
         return "\n".join(lines)
-
-
-def _assumption_latex(assumption) -> str:
-    text = f"({escape_text(assumption.label)}) {prose_latex(assumption.text)}"
-    return text + (f": ${assumption.latex}$" if assumption.latex else "")
 
 
 @dataclass(frozen=True)

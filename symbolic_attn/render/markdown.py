@@ -27,7 +27,7 @@ from typing import Sequence
 from symbolic_attn.render.blocks import Code, Figure, Heading, Math, Text
 
 __all__ = ["render_markdown", "latex_to_markdown", "result_markdown", "text_markdown", "split_math",
-           "escape_markdown"]
+           "escape_markdown", "math_text"]
 
 # Text-mode escapes of symbolic_attn.render.latex.escape_text, undone for Markdown text.
 _TEXT = [
@@ -125,6 +125,18 @@ def escape_markdown(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def math_text(text: str) -> str:
+    r"""Plain text made safe inside ``\text{...}`` of a math display (LaTeX and KaTeX):
+    the text-mode escapes, with ``<`` and ``>`` kept as they are (KaTeX reads them).
+
+    >>> math_text("step 1 of 'a_b': x < $y$ & {z}")
+    "step 1 of 'a\\_b': x < \\$y\\$ \\& \\{z\\}"
+    """
+    from symbolic_attn.render.latex import escape_text
+
+    return escape_text(" ".join(text.split())).replace(r"\textless{}", "<").replace(r"\textgreater{}", ">")
+
+
 def _math(body: str) -> str:
     for old, new in _IN_MATH:
         body = body.replace(old, new)
@@ -211,7 +223,11 @@ def latex_to_markdown(latex: str) -> str:
 
 
 def result_markdown(result) -> str:
-    """One verified result as Markdown (also usable as a notebook's ``_repr_markdown_``)."""
+    """One verified result as Markdown (also usable as a notebook's ``_repr_markdown_``).
+
+    ``result.latex()`` verifies first, so a result that does not verify raises its
+    ProofError here: no unverified math is written to Markdown either.
+    """
     return latex_to_markdown(result.latex())
 
 
