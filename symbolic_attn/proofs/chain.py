@@ -280,6 +280,12 @@ def _one_condition_latex(item) -> str:
                 f"$\\{{{expr_latex(sympy.sympify(item.low))}, \\dots, {expr_latex(sympy.sympify(item.high))}\\}}$")
     if isinstance(item, sympy.logic.boolalg.And):
         return ", ".join(_one_condition_latex(arg) for arg in item.args)
+    if all(hasattr(item, name) for name in ("variable", "low", "high", "relation")):  # a ForAll
+        relations = item.relation if isinstance(item.relation, (list, tuple)) else [item.relation]
+        shown = ", ".join(expr_latex(sympy.sympify(r)) for r in relations)
+        return (f"${shown}$ for every integer ${expr_latex(item.variable)}$ with "
+                f"${expr_latex(sympy.sympify(item.low))} \le {expr_latex(item.variable)} \le "
+                f"{expr_latex(sympy.sympify(item.high))}$")
     if isinstance(item, sympy.assumptions.AppliedPredicate) and item.function == sympy.Q.invertible:
         return f"${expr_latex(item.arguments[0])}$ invertible"
     if isinstance(item, (sympy.Basic, bool)):
@@ -292,7 +298,14 @@ def condition_text(assumption) -> str:
     if assumption.condition is None:
         return ""
     items = assumption.condition if isinstance(assumption.condition, (list, tuple)) else [assumption.condition]
-    return ", ".join(sympy.sstr(item) if isinstance(item, sympy.Basic) else str(item) for item in items)
+    def text(item):
+        if all(hasattr(item, name) for name in ("variable", "low", "high", "relation")):  # a ForAll
+            relations = item.relation if isinstance(item.relation, (list, tuple)) else [item.relation]
+            return (", ".join(sympy.sstr(r) for r in relations)
+                    + f" for every integer {item.variable} in {item.low}..{item.high}")
+        return sympy.sstr(item) if isinstance(item, sympy.Basic) else str(item)
+
+    return ", ".join(text(item) for item in items)
 
 
 def assumption_latex(assumption) -> str:
