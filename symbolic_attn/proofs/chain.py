@@ -467,7 +467,7 @@ class Derivation(Displayed):
                         "the declarations of its symbols")
         try:
             check_consistent(self.assumptions)
-        except AssumptionConflictError as error:
+        except (AssumptionConflictError, UndecidedError) as error:
             raise AssumptionConflictError(f"{self.title!r}: {error}") from None
 
     def _check_step(self, number, previous, step, by_label):
@@ -633,7 +633,7 @@ def _step_error(error):
 
 
 def _decide_step(lhs, rhs, step, used):
-    from symbolic_attn.proofs.prove import Proof
+    from symbolic_attn.proofs.prove import Proof, examine
 
     if step.relation == "=":
         return prove_equal(lhs, rhs, used, step.rules)
@@ -646,6 +646,7 @@ def _decide_step(lhs, rhs, step, used):
         prove_equal(big, big, used)  # exactness and side conditions of both sides
         prove_equal(small, small, used)
         prove_ge_term(_unfolded(big), _unfolded(small), facts_of(used))
+        examine(big, small, ">=", used)
         return Proof("sign calculus", ("sum.ge_term",))
     difference = {"<": rhs - lhs, ">": lhs - rhs, "<=": rhs - lhs, ">=": lhs - rhs}[step.relation]
     prover = prove_positive if step.relation in ("<", ">") else prove_nonnegative

@@ -28,11 +28,12 @@ False
 True
 """
 
+import functools
 from dataclasses import dataclass, field
 
 import sympy
 
-from symbolic_attn.errors import InexactStepError, UndecidedError
+from symbolic_attn.errors import InexactStepError, SymbolicAttnError, UndecidedError
 from symbolic_attn.exact.certified import certified_sign, proved_zero
 from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import bind_fresh, binder_limits, bound_stand_in, original_of, substitute
@@ -370,15 +371,87 @@ def _collect_range(expr, limit, ranges, found):
              ranges)
     _add(found, high - low + 1, ">=0", f"the range {original_of(variable)} = {_safe_str(low, 80)}..{_safe_str(high, 80)} "
          f"is not reversed", ranges)
+    _collect_flags_of_index(kind, original_of(variable), low, high, ranges, found)
     return ranges + ((variable, low, high),)
+
+
+def _collect_flags_of_index(kind, index, low, high, ranges, found):
+    """The range must agree with the flags the author declared on the index.
+
+    The checker gives a bound index no flag but ``integer``, but SymPy has already used the
+    author's flags when the summand was built: with ``k`` declared positive, ``Max(k, 1)`` is
+    built as ``k`` and ``Abs(k - 1)`` as ``k - 1``, which is false at ``k = 0``.  So a sum over
+    ``k`` declared positive must start at 1 or above, and so on.
+    """
+    flags = getattr(index, "assumptions0", {})
+    name = f"the index {index} of the {kind} is declared"
+    if flags.get("positive"):
+        _add(found, low - 1, ">=0", f"{name} positive: its range starts at 1 or above", ranges)
+    elif flags.get("nonnegative"):
+        _add(found, low, ">=0", f"{name} nonnegative: its range starts at 0 or above", ranges)
+    if flags.get("negative"):
+        _add(found, -1 - high, ">=0", f"{name} negative: its range ends at -1 or below", ranges)
+    elif flags.get("nonpositive"):
+        _add(found, -high, ">=0", f"{name} nonpositive: its range ends at 0 or below", ranges)
+    for flag in ("even", "odd", "prime", "composite", "zero"):
+        if flags.get(flag):
+            raise UndecidedError(f"{name} {flag}, which a range of consecutive integers is not: declare it "
+                                 "integer only")
+    if flags.get("nonzero") and not (flags.get("positive") or flags.get("negative")):
+        raise UndecidedError(f"{name} nonzero, which a range of consecutive integers may not be: declare it "
+                             "integer only (or positive)")
+    for flag in ("integer", "rational", "real", "finite"):
+        if flags.get(flag) is False:
+            raise UndecidedError(f"{name} not {flag}, but a {kind} index runs over the integers")
 
 
 # ------------------------------------------------------------------- proving conditions
 
 
+def typed(function):
+    """Every failure of a public entry point of the checker is a typed error of the library.
+
+    SymPy and Python can fail inside the checker on pathological input (a recursion too
+    deep, an integer too long to print, an object that is no expression): that is not a
+    verdict, so it becomes an UndecidedError naming what happened -- the step is not
+    proved, never passed.
+    """
+
+    @functools.wraps(function)
+    def checked(*args, **keywords):
+        try:
+            return function(*args, **keywords)
+        except SymbolicAttnError:
+            raise
+        except (RecursionError, ValueError, TypeError, AttributeError, IndexError, KeyError, ZeroDivisionError,
+                NotImplementedError, OverflowError, MemoryError, StopIteration) as error:
+            if isinstance(error, RecursionError):
+                detail = "the expression is nested too deeply"
+            else:
+                detail = " ".join(_safe_text(error).split())[:160]
+            raise UndecidedError(f"the checker could not decide this ({type(error).__name__}: {detail})") from None
+
+    return checked
+
+
+def _safe_text(error) -> str:
+    try:
+        return str(error)
+    except (ValueError, RecursionError):
+        return "an unprintable value"
+
+
+@typed
+def prove_condition(condition: Condition, facts: Facts) -> bool:
+    """True when the condition follows from declarations and ``facts`` (False: not proved)."""
+    if not isinstance(condition.expr, (sympy.Basic, tuple)):
+        raise UndecidedError(f"not an expression: {type(condition.expr).__name__}")
+    return _prove_condition_remembered(condition, facts)
+
+
 @memoized(key=lambda condition, facts: (condition.expr, condition.kind, condition.unless,
                                         getattr(condition, "ranges", ()), facts))
-def prove_condition(condition: Condition, facts: Facts) -> bool:
+def _prove_condition_remembered(condition: Condition, facts: Facts) -> bool:
     """True when the condition follows from declarations and ``facts`` (False: not proved)."""
     if condition.unless is not None and prove_condition(condition.unless, facts):
         return True

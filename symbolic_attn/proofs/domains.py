@@ -121,8 +121,8 @@ DOMAIN_TABLE = {
     sympy.acos: (_argument(lambda a: 1 - a**2, ">=0", "arccosine argument in [-1, 1]"), "-1 <= x <= 1"),
     sympy.atan: (_argument(lambda a: 1 + a**2, "!=0", "arctangent (poles at +-i)"), "1 + x^2 != 0"),
     sympy.acot: (_argument(lambda a: 1 + a**2, "!=0", "arccotangent (poles at +-i)"), "1 + x^2 != 0"),
-    sympy.asec: (_argument(lambda a: a**2 - 1, ">=0", "arcsecant argument outside (-1, 1)"), "|x| >= 1"),
-    sympy.acsc: (_argument(lambda a: a**2 - 1, ">=0", "arccosecant argument outside (-1, 1)"), "|x| >= 1"),
+    sympy.asec: (_argument(lambda a: a**2 - 1, ">=0", "arcsecant argument outside (-1, 1)"), "x^2 >= 1"),
+    sympy.acsc: (_argument(lambda a: a**2 - 1, ">=0", "arccosecant argument outside (-1, 1)"), "x^2 >= 1"),
     # hyperbolic
     sympy.sinh: (_none, "everywhere"),
     sympy.cosh: (_none, "everywhere"),
@@ -135,10 +135,13 @@ DOMAIN_TABLE = {
     sympy.atanh: (_argument(lambda a: 1 - a**2, ">0", "inverse hyperbolic tangent argument in (-1, 1)"),
                   "-1 < x < 1"),
     sympy.acoth: (_argument(lambda a: a**2 - 1, ">0", "inverse hyperbolic cotangent argument outside [-1, 1]"),
-                  "|x| > 1"),
+                  "x^2 > 1"),
     sympy.asech: (lambda e: [(e.args[0], ">0", "inverse hyperbolic secant argument in (0, 1]"),
                              (1 - e.args[0], ">=0", "inverse hyperbolic secant argument in (0, 1]")], "0 < x <= 1"),
     sympy.acsch: (_argument(lambda a: a, "!=0", "inverse hyperbolic cosecant"), "x != 0"),
+    # special functions the model uses (GELU): entire
+    sympy.erf: (_none, "everywhere"),
+    sympy.erfc: (_none, "everywhere"),
     # pieces and orders
     sympy.Abs: (_none, "everywhere"),
     sympy.sign: (_none, "everywhere"),
@@ -198,6 +201,17 @@ def domain_conditions(expr) -> list:
     return entry[0](expr)
 
 
+#: The nodes :mod:`.conditions` handles itself (a range changes the facts below it).
+WALKED_ROWS = (
+    ("Sum", "integer limits a, b and a range that is not reversed (b >= a - 1); its terms under a <= k <= b"),
+    ("Product", "integer limits a, b and a range that is not reversed (b >= a - 1); its factors under a <= k <= b"),
+    ("Frac", "denominator != 0"),
+    ("named operators", "their arguments; what they stand for is checked unfolded"),
+    ("function classes of a script", "their own domain_conditions(self) method"),
+)
+
+
 def domain_table_rows() -> list:
     """``(name, rule)`` for every entry, sorted by name: the table as documentation."""
-    return sorted((getattr(klass, "__name__", str(klass)), rule) for klass, (_, rule) in DOMAIN_TABLE.items())
+    rows = [(getattr(klass, "__name__", str(klass)), rule) for klass, (_, rule) in DOMAIN_TABLE.items()]
+    return sorted(rows + list(WALKED_ROWS), key=lambda row: row[0].lower())

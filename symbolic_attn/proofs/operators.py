@@ -25,6 +25,7 @@ import sympy
 from sympy import MatrixExpr
 
 from symbolic_attn.model.attention import softmax as _softmax
+from symbolic_attn.proofs.binders import substitute
 
 __all__ = ["NamedOperator", "Sigmoid", "SoftmaxAt", "MaskedSoftmaxAt", "RowSoftmax", "ColumnSoftmax", "MaskedSoftmax", "Trace"]
 
@@ -57,7 +58,7 @@ class SoftmaxAt(NamedOperator, sympy.Expr):
 
     def unfold(self):
         term, index, entry, length = self.args
-        return sympy.exp(term.xreplace({index: entry})) / sympy.Sum(sympy.exp(term), (index, 1, length))
+        return sympy.exp(substitute(term, {index: entry})) / sympy.Sum(sympy.exp(term), (index, 1, length))
 
     def _latex(self, printer, exp=None):
         term, index, entry, length = self.args
@@ -79,7 +80,7 @@ class MaskedSoftmaxAt(NamedOperator, sympy.Expr):
 
     def unfold(self):
         term, allowed, index, entry, length = self.args
-        numerator = allowed.xreplace({index: entry}) * sympy.exp(term.xreplace({index: entry}))
+        numerator = substitute(allowed, {index: entry}) * sympy.exp(substitute(term, {index: entry}))
         return numerator / sympy.Sum(allowed * sympy.exp(term), (index, 1, length))
 
     def _latex(self, printer, exp=None):

@@ -53,15 +53,16 @@ from typing import Callable, Iterable, Optional
 
 import sympy
 
-import functools
+import contextlib
 
-from symbolic_attn.errors import (
-    AssumptionConflictError, ProofError, SideConditionError, SymbolicAttnError, UndecidedError)
+from symbolic_attn.errors import AssumptionConflictError, ProofError, SideConditionError, UndecidedError
 from symbolic_attn.exact.certified import proved_zero
 from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import bind_fresh, unbind
+from symbolic_attn.proofs.consistency import linear_contradiction
 from symbolic_attn.proofs.conditions import (
-    Condition, Facts, ForAll, contradicts, prove_condition, reject_inexact, side_conditions)
+    Condition, Facts, ForAll, contradicts, normalise, prove_condition, reject_inexact, side_conditions,
+    typed as _typed)
 from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free, _text
 from symbolic_attn.proofs.strategies import (
     SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _closed_forms, _expand_sums, _has_denominator,
@@ -77,6 +78,8 @@ __all__ = [
     "prove_positive",
     "prove_nonnegative",
     "prove_unequal",
+    "examine",
+    "without_cross_examination",
     "STRATEGIES",
 ]
 
@@ -239,6 +242,28 @@ def check_consistent(assumptions) -> None:
 
 @memoized
 def _check_consistent(stated) -> None:
+    _check_pairs(stated)
+    labels = linear_contradiction(stated)
+    if labels:
+        named = ", ".join(f"({label})" for label in labels[:-1]) + f" and ({labels[-1]})"
+        raise AssumptionConflictError(f"assumptions {named} contradict each other: no values satisfy all of them "
+                                      "(a non-negative combination of them says 0 > 0)")
+    if not _CROSS_EXAMINATION[-1]:
+        return
+    from symbolic_attn.proofs.crossexam import cross_examine
+
+    relations = [{">0": sympy.StrictGreaterThan, ">=0": sympy.GreaterThan, "!=0": sympy.Unequality}[kind](expr, 0)
+                 for _, expr, kind in stated]
+    found = cross_examine(sympy.Integer(0), sympy.Integer(0), "=", relations)
+    if found.points_used == 0:
+        listed = ", ".join(f"({label})" for label in dict.fromkeys(label for label, _, _ in stated))
+        raise UndecidedError(f"cannot show that the stated assumptions {listed} can hold together: no contradiction "
+                             f"was found, and no exact point satisfying all of them "
+                             f"({found.skipped_reason or 'none found'})")
+
+
+def _check_pairs(stated) -> None:
+    """Each stated condition against the declarations and against each other one."""
     for index, (label, expr, kind) in enumerate(stated):
         if contradicts(Condition(expr, kind)):
             raise AssumptionConflictError(f"assumption ({label}) states {Condition(expr, kind)}, which contradicts "
@@ -273,27 +298,79 @@ def _has_operator(expr) -> bool:
         getattr(node, "is_named_operator", False) or isinstance(node, Frac) for node in sympy.preorder_traversal(expr))
 
 
-def _typed(function):
-    """Every failure of a public entry point is a typed error of the library.
+#: Whether proved steps are cross-examined: switched off only by :func:`without_cross_examination`
+#: (the differential fuzzer and the benchmark, which measure the prover alone).
+_CROSS_EXAMINATION = [True]
 
-    SymPy and Python can fail inside the checker on pathological input (a recursion too
-    deep, an integer too long to print): that is not a verdict, so it becomes an
-    UndecidedError naming what happened -- the step is not proved, never passed.
+
+@contextlib.contextmanager
+def without_cross_examination():
+    """Within this block, proved steps are not cross-examined (for tests of the prover alone)."""
+    _CROSS_EXAMINATION.append(False)
+    try:
+        yield
+    finally:
+        _CROSS_EXAMINATION.pop()
+
+
+def examine(lhs, rhs, relation, assumptions=()):
+    """Cross-examine a proved step ``lhs relation rhs`` (:mod:`.crossexam`): both sides are
+    evaluated at admissible exact points by code independent of the prover, and a certified
+    disagreement raises :class:`~symbolic_attn.errors.CrossExaminationError`.
+
+    Returns the :class:`~.crossexam.Examined` record (None when switched off).
     """
+    if not _CROSS_EXAMINATION[-1]:
+        return None
+    from symbolic_attn.proofs.crossexam import cross_examine
 
-    @functools.wraps(function)
-    def typed(*args, **keywords):
-        try:
-            return function(*args, **keywords)
-        except SymbolicAttnError:
-            raise
-        except (RecursionError, ValueError, TypeError, AttributeError, IndexError, KeyError, ZeroDivisionError,
-                NotImplementedError, OverflowError, MemoryError, StopIteration) as error:
-            detail = _short(" ".join(str(error).split()), 160) if not isinstance(error, RecursionError) else \
-                "the expression is nested too deeply"
-            raise UndecidedError(f"the checker could not decide this ({type(error).__name__}: {detail})") from None
+    from symbolic_attn.errors import CrossExaminationError
 
-    return typed
+    conditions = [c for a in assumptions for c in _examinable(a.condition)]
+    written = (_unfold(lhs), _unfold(rhs))
+    if not any(a.rewrite is not None for a in assumptions):
+        return cross_examine(*written, relation, conditions)
+    # A rewrite rule of an assumption states an equality (a definition Z := sum e^{s_k},
+    # P^T P = I, a value beta_b = 1) that the random points do not know.  The step is examined
+    # with the rules applied, as the prover used them, and as written; it is rejected when
+    # both are certified wrong (a value rule applied to the step but not inside its sums can
+    # make one of the two disagree by itself).
+    rewritten = tuple(_unfold(_rewrite(side, assumptions)) for side in written)
+    try:
+        return cross_examine(*rewritten, relation, conditions)
+    except CrossExaminationError as error:
+        first = error
+    try:
+        return cross_examine(*written, relation, conditions)
+    except CrossExaminationError:
+        raise first from None
+
+
+def _examinable(condition) -> list:
+    """A stated condition as the cross-examination reads it: relations as they are; a ForAll
+    as exact statements about its whole range; a stated bijection left out (its map is an
+    undefined function, which the cross-examination cannot evaluate, or an explicit map that
+    was checked when it was stated)."""
+    if condition is None:
+        return []
+    if isinstance(condition, (list, tuple)):
+        return [c for item in condition for c in _examinable(item)]
+    if isinstance(condition, ForAll):
+        relations = condition.relation if isinstance(condition.relation, (list, tuple)) else [condition.relation]
+        found = []
+        for relation in relations:
+            for normal in normalise(relation):
+                term = normal.expr
+                limits = (condition.variable, condition.low, condition.high)
+                if normal.kind in (">=0", ">0"):
+                    # every term >= 0  <=>  the sum of (|e| - e) over the range is 0
+                    found.append(sympy.Eq(sympy.Sum(sympy.Abs(term) - term, limits), 0))
+                if normal.kind in (">0", "!=0"):
+                    found.append(sympy.Ne(sympy.Product(term, limits), 0))
+        return found
+    if all(hasattr(condition, name) for name in ("function", "low", "high")):  # a Bijection
+        return []
+    return [condition]
 
 
 def _bound(expr):
@@ -303,17 +380,25 @@ def _bound(expr):
 
 @_typed
 def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterable = ()) -> Proof:
-    """Prove ``lhs = rhs`` by the documented strategies; raise if not proved.
+    """Prove ``lhs = rhs`` by the documented strategies, then cross-examine it; raise if not proved.
 
     ``rules`` are rule objects of :mod:`.rules` (or their names) applied first.
 
     Raises:
         InexactStepError: a float or non-finite value in either side.
         SideConditionError: a condition the sides need is not proved.
-        ProofError: the two sides are shown different (``refuted``).
+        ProofError: the two sides are shown different (``refuted``); CrossExaminationError
+            when the proof was found and the cross-examination certifies it wrong.
         UndecidedError: no strategy proved it and nothing refuted it.
     """
     assumptions = tuple(assumptions)
+    proof = _prove_equal(lhs, rhs, assumptions, rules)
+    examine(_sympify(lhs), _sympify(rhs), "=", assumptions)
+    return proof
+
+
+def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
+    """:func:`prove_equal` without the cross-examination: the proof alone."""
     lhs, rhs = _sympify(lhs), _sympify(rhs)
     reject_inexact(lhs)
     reject_inexact(rhs)
@@ -454,6 +539,12 @@ def prove_nonnegative(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
 
 def _prove_sign(expr, assumptions, kind) -> Proof:
     assumptions = tuple(assumptions)
+    proof = _prove_sign_only(expr, assumptions, kind)
+    examine(_sympify(expr), sympy.Integer(0), ">" if kind == ">0" else ">=", assumptions)
+    return proof
+
+
+def _prove_sign_only(expr, assumptions, kind) -> Proof:
     expr = _sympify(expr)
     reject_inexact(expr)
     facts = facts_of(assumptions)

@@ -314,9 +314,29 @@ def _expand_trig(expr, facts=None):
 
 
 def _order(expr, facts):
-    """Min/Max resolved where the sign calculus orders the arguments."""
-    if not expr.has(sympy.Min, sympy.Max):
+    """Min/Max resolved where the sign calculus orders the arguments; ``|e|`` and ``sign(e)``
+    where it signs ``e``."""
+    if not expr.has(sympy.Min, sympy.Max, sympy.Abs, sympy.sign):
         return expr
+
+    def absolute(e):
+        argument = e.args[0]
+        if prove_condition(Condition(argument, ">=0"), facts):
+            return argument
+        if prove_condition(Condition(-argument, ">=0"), facts):
+            return -argument
+        return e
+
+    def signum(e):
+        argument = e.args[0]
+        if prove_condition(Condition(argument, ">0"), facts):
+            return sympy.Integer(1)
+        if prove_condition(Condition(-argument, ">0"), facts):
+            return sympy.Integer(-1)
+        return e
+
+    expr = expr.replace(lambda e: isinstance(e, sympy.Abs), absolute)
+    expr = expr.replace(lambda e: isinstance(e, sympy.sign), signum)
 
     def resolve(e):
         first, *rest = e.args
