@@ -581,8 +581,20 @@ class Derivation(Displayed):
         return "$\\displaystyle " + self._display(column_limit=10**9).replace("align*", "aligned") + "$"
 
     def describe(self) -> str:
-        """One line: title and scope."""
-        return f"{self.title}: {self.scope}"
+        """One line: title and scope (verified first: a chain that does not verify says so, and
+        cited steps are named beside a proved scope)."""
+        failure = self.verification_failure()
+        if failure is not None:
+            return f"{self.title}: NOT VERIFIED: {unverified_reason(failure)}"
+        return f"{self.title}: {self.shown_scope()}"
+
+    def shown_scope(self) -> Scope:
+        """The scope as printed: a proved chain that cites some steps names them in it."""
+        cited_steps = self.cited_steps
+        if cited_steps and self.scope.kind != "cited":
+            listed = ", ".join(map(str, cited_steps))
+            return Scope(self.scope.kind, f"{self.scope.detail} (step {listed} cited, not machine-checked)")
+        return self.scope
 
     def __str__(self) -> str:
         """Readable text: after verifying, the scope and each step's strategy; when

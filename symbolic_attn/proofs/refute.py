@@ -153,7 +153,17 @@ def _value_at(residual, point, facts, attempt):
 def _certified_value(expr) -> Optional[str]:
     """Six digits of ``expr`` if it is certified non-zero, else None."""
     if expr.is_Rational:
-        return None if expr == 0 else sympy.sstr(expr)
+        if expr == 0:
+            return None
+        if max(abs(expr.p), expr.q).bit_length() > 200:
+            # a rational of more than 60 digits is shown by its leading digits
+            from symbolic_attn.exact.certified import decimal_string
+
+            try:
+                return "about " + decimal_string(expr, 6, significant=True)
+            except (UndecidedError, TypeError, ValueError):
+                return "a non-zero rational"
+        return sympy.sstr(expr)
     from symbolic_attn.exact.certified import decimal_string
 
     if not _safe_sign(expr):

@@ -162,7 +162,7 @@ class Check(_Part):
         return "\n".join(lines)
 
     def describe(self) -> str:
-        return f"{self.title}: {self.scope} ({len(self.cases)} cases)"
+        return f"{self.title}: {self.scope} ({len(self.cases)} cases; their labels are the author's)"
 
 
 @dataclass(frozen=True)
@@ -269,7 +269,7 @@ class Result(Displayed):
         """``(part title, scope)`` pairs, after verifying the result (raises if a step fails)."""
         if not getattr(self, "_verified", False):
             self.verify()
-        return tuple((part.title, part.scope) for part in self.parts)
+        return tuple((part.title, _shown_scope(part)) for part in self.parts)
 
     def declarations(self) -> tuple:
         """The declared flags of every symbol of every part, generated; two different
@@ -293,7 +293,7 @@ class Result(Displayed):
         if not getattr(self, "_verified", False):
             self.verify()
         return Printed(self.name, self.title, self.intro,
-                       tuple(PrintedPart(part.title, part.scope) for part in self.parts),
+                       tuple(PrintedPart(part.title, _shown_scope(part)) for part in self.parts),
                        self.latex(), self.trusted_base(), tuple(str(rule) for rule in self.rules()))
 
     def with_part(self, number: int, part) -> "Result":
@@ -437,3 +437,9 @@ class Printed:
 
     def _repr_latex_(self) -> str:
         return self.text
+
+
+def _shown_scope(part):
+    """A part's scope as printed (a chain names its cited steps in it)."""
+    shown = getattr(part, "shown_scope", None)
+    return shown() if callable(shown) else part.scope

@@ -40,11 +40,22 @@ _MAX_TERMS = 1000
 
 def _bounded(transform):
     def guarded(expr, facts):
-        if _operations(expr) > _EXPAND_MAX_OPS:
+        if _operations(expr) > _EXPAND_MAX_OPS or _large_power(expr):
             return expr
         return transform(expr, facts)
 
     return guarded
+
+
+#: A sum raised to a higher integer power is not expanded (``(x + 1)^3000`` has 3001 terms
+#: with coefficients of hundreds of digits): the step is then decided otherwise or refuted.
+_MAX_EXPANDED_POWER = 100
+
+
+@memoized
+def _large_power(expr) -> bool:
+    return any(isinstance(node, sympy.Pow) and node.exp.is_Integer and abs(node.exp) > _MAX_EXPANDED_POWER
+               and isinstance(node.base, sympy.Add) for node in sympy.preorder_traversal(expr))
 
 
 @memoized
@@ -231,7 +242,9 @@ def _closed_forms(expr, facts=None):
         if total.function.has(sympy.Sum, sympy.Product) or _operations(total) > _SIMPLIFY_MAX_OPS:
             return total
         try:
-            closed = total.doit(deep=False)
+            closed = _long_range_closed_form(total)
+            if closed is None:
+                closed = total.doit(deep=False)
         except Exception:  # a SymPy internal failure proves nothing: keep the sum
             return total
         if closed.has(sympy.Piecewise):
@@ -246,6 +259,29 @@ def _closed_forms(expr, facts=None):
             break
         expr = new
     return _cancel(sympy.expand(expr)) if not expr.has(sympy.Sum, sympy.Product) else expr
+
+
+def _long_range_closed_form(total):
+    """A sum or product over a concrete range too long to write out: its closed form for a
+    symbolic end, evaluated at the concrete end when that is cheap (a polynomial or rational
+    function of the end; a power with the end in its exponent only for a small end).  Returns
+    None for a range short enough to write out, and the sum itself when there is no cheap form
+    (``doit`` with a concrete end of 10^12 adds 10^12 terms)."""
+    if len(total.limits) != 1:
+        return None
+    variable, low, high = total.limits[0]
+    if not (low.is_Integer and high.is_Integer) or high - low + 1 <= _MAX_TERMS:
+        return None
+    end = sympy.Dummy("end", integer=True)
+    closed = type(total)(total.function, (variable, low, end)).doit(deep=False)
+    allowed = (sympy.Add, sympy.Mul, sympy.Pow, sympy.Symbol, sympy.Number)
+    if not all(isinstance(node, allowed) for node in sympy.preorder_traversal(closed)):
+        return total
+    exponential = any(isinstance(node, sympy.Pow) and end in node.exp.free_symbols
+                      for node in sympy.preorder_traversal(closed))
+    if exponential and abs(high) > 10**4:
+        return total
+    return substitute(closed, {end: high})
 
 
 def _decide_cases(expr, facts):
@@ -353,7 +389,7 @@ def _order(expr, facts):
 
 def _simplify(expr, facts=None):
     """simplify() with every irrational number replaced by a symbol: it cannot decide numbers."""
-    if _operations(expr) > _SIMPLIFY_MAX_OPS:
+    if _operations(expr) > _SIMPLIFY_MAX_OPS or _large_power(expr):
         return expr
     stand_ins = {}
 
