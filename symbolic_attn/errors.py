@@ -39,6 +39,7 @@ __all__ = [
     "InexactStepError",
     "SideConditionError",
     "AssumptionConflictError",
+    "CrossExaminationError",
 ]
 
 
@@ -213,6 +214,14 @@ class SideConditionError(ProofError):
 
 class AssumptionConflictError(ProofError):
     """A stated assumption contradicts a declaration (a flag on a symbol)."""
+
+
+class CrossExaminationError(ProofError):
+    """A step the checker accepted that is certified false at an admissible concrete point.
+
+    Raised by :func:`symbolic_attn.proofs.crossexam.cross_examine`, which evaluates both
+    sides independently of the checker: the message gives both values and the point.
+    """
 
 
 def shown(value, width: int = 40) -> str:
