@@ -73,7 +73,7 @@ RELATIONS = ("=", "<", "<=", ">", ">=")
 #: point and per call: every loop in here is bounded by one of these.
 MAX_ATTEMPTS = 40
 MAX_NODES_PER_POINT = 20_000
-MAX_NODES_PER_CALL = 200_000
+MAX_NODES_PER_CALL = 60_000
 #: A Sum/Product range longer than this at a point makes the point unusable.
 MAX_TERMS = 200
 #: Expressions nested deeper than this are not examined (the evaluator recurses).
@@ -122,6 +122,10 @@ class _Undefined(Exception):
 
 class _Uncertain(_Undefined):
     """A domain check or a branch could not be decided at this precision (may retry)."""
+
+
+class _OverBudget(_Undefined):
+    """The point needed more tree nodes than the budget: other points will likely too."""
 
 
 @contextmanager
@@ -311,7 +315,7 @@ def _short(value) -> str:
         if value.numerator.bit_length() < 80 and value.denominator.bit_length() < 80:
             return str(value)
         value = _to_arb(value)
-    return value.str(6, radius=False)
+    return safe_text(value.str(6, radius=False), 40)  # a huge exponent is still cut short
 
 
 # --------------------------------------------------------------------------------------
@@ -561,7 +565,7 @@ class _Evaluator:
     def value(self, node, env: dict, depth: int):
         self.nodes += 1
         if self.nodes > self.budget:
-            raise _Undefined("more tree nodes than the budget allows at this point")
+            raise _OverBudget("more tree nodes than the budget allows at this point")
         if depth > MAX_DEPTH:
             raise _Unsupported("an expression nested too deeply")
         return _handler(type(node))(self, node, env, depth + 1)
@@ -590,7 +594,7 @@ class _Evaluator:
         """A condition at the point: True, False or None (undecided)."""
         self.nodes += 1
         if self.nodes > self.budget:
-            raise _Undefined("more tree nodes than the budget allows at this point")
+            raise _OverBudget("more tree nodes than the budget allows at this point")
         if depth > MAX_DEPTH:
             raise _Unsupported("a condition nested too deeply")
         if node is True or node is sympy.true:
@@ -1242,10 +1246,10 @@ class _Examination:
         self.nodes = 0
 
     def run(self, wanted: int) -> Examined:
-        tried = used = close = 0
+        tried = used = close = over_budget = 0
         reasons: list = []
         for attempt in range(MAX_ATTEMPTS):
-            if used + close >= wanted or self.nodes >= MAX_NODES_PER_CALL:
+            if used + close >= wanted or self.nodes >= MAX_NODES_PER_CALL or over_budget >= 2:
                 break
             tried += 1
             point = _Point(random.Random(f"{self.seed}:{attempt}"), attempt % 3 == 0, self.small, self.hints)
@@ -1260,14 +1264,15 @@ class _Examination:
                     f"the checker's proof was wrong; please report: lhs = {_short(left)}, rhs = {_short(right)} "
                     f"at {point.describe()}"))
             used += verdict == "held"
+            over_budget += verdict == "over budget"
             close += verdict == "close"
-            if verdict in ("inadmissible", "undecided") and detail not in reasons:
+            if verdict in ("inadmissible", "undecided", "over budget") and detail not in reasons:
                 reasons.append(detail)
         if used:
             return Examined(tried, used, "", close)
         if close:
             why = "the sides agree to the working precision but irrational values cannot be certified equal"
-        elif self.nodes >= MAX_NODES_PER_CALL:
+        elif self.nodes >= MAX_NODES_PER_CALL or over_budget >= 2:
             why = "the evaluation budget ran out"
         else:
             why = f"no admissible point in {tried} attempts"
@@ -1296,6 +1301,8 @@ class _Examination:
                 raise
             except _Uncertain as error:
                 verdict, sides, reason = None, None, str(error)
+            except _OverBudget as error:
+                return "over budget", str(error)
             except _Undefined as error:
                 return "inadmissible", str(error)
             except CrossExaminationError:
