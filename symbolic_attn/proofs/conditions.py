@@ -385,14 +385,16 @@ def _collect_flags_of_index(kind, index, low, high, ranges, found):
     """
     flags = getattr(index, "assumptions0", {})
     name = f"the index {index} of the {kind} is declared"
+    shown = f"{index} = {_safe_str(low, 40)}..{_safe_str(high, 40)}"
+    fix = f"(SymPy used the flag when it built the terms; declare {index} integer only to sum over this range)"
     if flags.get("positive"):
-        _add(found, low - 1, ">=0", f"{name} positive: its range starts at 1 or above", ranges)
+        _add(found, low - 1, ">=0", f"{name} positive, so its range {shown} must start at 1 or above {fix}", ranges)
     elif flags.get("nonnegative"):
-        _add(found, low, ">=0", f"{name} nonnegative: its range starts at 0 or above", ranges)
+        _add(found, low, ">=0", f"{name} nonnegative, so its range {shown} must start at 0 or above {fix}", ranges)
     if flags.get("negative"):
-        _add(found, -1 - high, ">=0", f"{name} negative: its range ends at -1 or below", ranges)
+        _add(found, -1 - high, ">=0", f"{name} negative, so its range {shown} must end at -1 or below {fix}", ranges)
     elif flags.get("nonpositive"):
-        _add(found, -high, ">=0", f"{name} nonpositive: its range ends at 0 or below", ranges)
+        _add(found, -high, ">=0", f"{name} nonpositive, so its range {shown} must end at 0 or below {fix}", ranges)
     for flag in ("even", "odd", "prime", "composite", "zero"):
         if flags.get(flag):
             raise UndecidedError(f"{name} {flag}, which a range of consecutive integers is not: declare it "

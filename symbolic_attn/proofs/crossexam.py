@@ -74,6 +74,8 @@ RELATIONS = ("=", "<", "<=", ">", ">=")
 MAX_ATTEMPTS = 40
 MAX_NODES_PER_POINT = 20_000
 MAX_NODES_PER_CALL = 60_000
+#: Steps of more nodes than this are examined at two points (each point costs milliseconds).
+SMALL_STEP = 1500
 #: A Sum/Product range longer than this at a point makes the point unusable.
 MAX_TERMS = 200
 #: Expressions nested deeper than this are not examined (the evaluator recurses).
@@ -1230,11 +1232,12 @@ def cross_examine(lhs, rhs, relation="=", conditions=(), *, points=6, seed_text=
     if unreadable:
         return Examined(0, 0, f"a stated condition cannot be read ({unreadable}): no point is admissible")
     try:
-        small = _scan([lhs, rhs, *facts])
+        small, size = _scan([lhs, rhs, *facts])
     except _Unsupported as error:
         return Examined(0, 0, one_line(f"cannot evaluate {error}"))
     examination = _Examination(lhs, rhs, relation, facts, small, _seed(seed_text, relation, lhs, rhs, facts))
-    return examination.run(wanted)
+    # A big step (a 6 x 6 symbolic softmax) costs milliseconds a point: fewer points for it.
+    return examination.run(wanted if size <= SMALL_STEP else min(wanted, 2))
 
 
 class _Examination:
@@ -1243,10 +1246,14 @@ class _Examination:
         self.small, self.seed, self.hints = small, seed, _hints(facts)
         self.unfolded: dict = {}
         self.nodes = 0
+        self.constant = not any(_has_unknowns(item) for item in (lhs, rhs, *facts))
+        self.seen_close = False
 
     def run(self, wanted: int) -> Examined:
         tried = used = close = over_budget = 0
         reasons: list = []
+        if self.constant:
+            wanted = 1  # nothing to draw: every point is the same point
         for attempt in range(MAX_ATTEMPTS):
             if used + close >= wanted or self.nodes >= MAX_NODES_PER_CALL or over_budget >= 2:
                 break
@@ -1282,7 +1289,11 @@ class _Examination:
     def _examine(self, point: _Point):
         """("held"|"close"|"false"|"undecided"|"inadmissible", detail) at one point."""
         verdict = sides = None
-        for bits in PRECISIONS:
+        # Once one point has agreed at every precision without being certifiable (irrational
+        # values equal), the others are read at the first precision only: a second pass at
+        # 1024 bits finds nothing new there and costs as much as the rest.
+        precisions = PRECISIONS[:1] if self.seen_close else PRECISIONS
+        for bits in precisions:
             evaluator = _Evaluator(point, min(MAX_NODES_PER_POINT, MAX_NODES_PER_CALL - self.nodes), self.unfolded)
             try:
                 with _precision(bits):
@@ -1294,7 +1305,8 @@ class _Examination:
                             raise _Uncertain("a stated condition is undecided at the point")
                     sides = (evaluator.value(self.lhs, {}, 0), evaluator.value(self.rhs, {}, 0))
                     verdict = _compare(self.relation, *sides)
-                    if verdict is None and bits == PRECISIONS[-1] and _close(self.relation, *sides, bits):
+                    if verdict is None and bits == precisions[-1] and _close(self.relation, *sides, bits):
+                        self.seen_close = True
                         return "close", ""
             except _Unsupported:
                 raise
@@ -1316,6 +1328,18 @@ class _Examination:
         return "undecided", reason if sides is None else "a comparison undecided at every precision"
 
 
+def _has_unknowns(item) -> bool:
+    """Whether a point gives ``item`` anything to vary: a free symbol, a sequence entry, a
+    matrix symbol (when not, every point is the same point)."""
+    from sympy.matrices.expressions import MatrixSymbol
+
+    if isinstance(item, sympy.MatrixBase):
+        return any(_has_unknowns(entry) for entry in item)
+    if not isinstance(item, sympy.Basic):
+        return False
+    return bool(item.free_symbols) or item.has(Indexed, MatrixSymbol)
+
+
 def _read_conditions(conditions):
     """(the conditions as a list of SymPy booleans, text naming one that cannot be read)."""
     if isinstance(conditions, (sympy.Basic, bool)):
@@ -1335,7 +1359,7 @@ def _read_conditions(conditions):
     return facts, ""
 
 
-def _scan(roots) -> frozenset:
+def _scan(roots) -> tuple:
     """The symbols used as sum/product bounds or matrix sizes, after checking the trees'
     size and depth (without recursion: the trees may be hostile)."""
     from sympy.matrices.expressions import Identity, MatrixSymbol, OneMatrix, ZeroMatrix
@@ -1363,7 +1387,7 @@ def _scan(roots) -> frozenset:
         else:
             sizes = isinstance(node, (Identity, ZeroMatrix, OneMatrix))
             stack.extend((arg, depth + 1, bound or sizes) for arg in node.args)
-    return frozenset(small)
+    return frozenset(small), seen
 
 
 def _hints(facts) -> dict:
@@ -1400,11 +1424,34 @@ def _hints(facts) -> dict:
 
 def _seed(seed_text, relation, lhs, rhs, facts) -> str:
     """A stable text naming the inputs (never ``hash()``: PYTHONHASHSEED must not matter)."""
-    parts = [safe_text(seed_text, 200), relation]
+    digest = hashlib.sha256()
+    for part in (safe_text(seed_text, 200), relation):
+        digest.update(part.encode("utf-8", "replace") + b"\x00")
     for item in (lhs, rhs, *facts):
-        try:
-            text = sympy.srepr(item) if isinstance(item, sympy.Basic) else type(item).__name__
-        except (ValueError, RecursionError, TypeError, AttributeError, MemoryError):
-            text = f"<{type(item).__name__}>"  # a huge integer (no text form) or a hostile tree
-        parts.append(text)
-    return hashlib.sha256("\x00".join(parts).encode("utf-8", "replace")).hexdigest()
+        _digest_tree(item, digest)
+    return digest.hexdigest()
+
+
+#: Nodes of a tree that name its seed (a prefix of the tree in preorder is enough to vary it).
+_SEED_NODES = 2000
+
+
+def _digest_tree(item, digest) -> None:
+    """Feed ``digest`` the class names and atoms of ``item`` in preorder, iteratively and at
+    most :data:`_SEED_NODES` nodes (``srepr`` of a big explicit matrix costs milliseconds)."""
+    stack, seen = [item], 0
+    while stack and seen < _SEED_NODES:
+        node = stack.pop()
+        seen += 1
+        digest.update(type(node).__name__.encode() + b"(")
+        if isinstance(node, sympy.Integer):
+            value = int(node)
+            digest.update(str(value).encode() if value.bit_length() < 256 else f"<{value.bit_length()} bits>".encode())
+        elif isinstance(node, sympy.Rational):
+            digest.update(f"{node.p}/{node.q}".encode() if max(abs(node.p), node.q).bit_length() < 256 else b"<q>")
+        elif isinstance(node, (sympy.Symbol, sympy.core.symbol.Str)):
+            digest.update(getattr(node, "name", "").encode("utf-8", "replace"))
+        elif isinstance(node, sympy.MatrixBase):
+            stack.extend(reversed(list(node)))
+        elif isinstance(node, sympy.Basic):
+            stack.extend(reversed(node.args))

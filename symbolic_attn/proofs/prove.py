@@ -301,6 +301,8 @@ def _has_operator(expr) -> bool:
 #: Whether proved steps are cross-examined: switched off only by :func:`without_cross_examination`
 #: (the differential fuzzer and the benchmark, which measure the prover alone).
 _CROSS_EXAMINATION = [True]
+#: Admissible points at which each proved step is evaluated.
+EXAMINED_POINTS = 4
 
 
 @contextlib.contextmanager
@@ -328,8 +330,10 @@ def examine(lhs, rhs, relation, assumptions=()):
 
     conditions = [c for a in assumptions for c in _examinable(a.condition)]
     written = (_unfold(lhs), _unfold(rhs))
+    if relation == "=" and written[0] == written[1]:
+        return None  # the same tree, as written: nothing the prover decided to examine
     if not any(a.rewrite is not None for a in assumptions):
-        return cross_examine(*written, relation, conditions)
+        return cross_examine(*written, relation, conditions, points=EXAMINED_POINTS)
     # A rewrite rule of an assumption states an equality (a definition Z := sum e^{s_k},
     # P^T P = I, a value beta_b = 1) that the random points do not know.  The step is examined
     # with the rules applied, as the prover used them, and as written; it is rejected when
@@ -337,11 +341,11 @@ def examine(lhs, rhs, relation, assumptions=()):
     # make one of the two disagree by itself).
     rewritten = tuple(_unfold(_rewrite(side, assumptions)) for side in written)
     try:
-        return cross_examine(*rewritten, relation, conditions)
+        return cross_examine(*rewritten, relation, conditions, points=EXAMINED_POINTS)
     except CrossExaminationError as error:
         first = error
     try:
-        return cross_examine(*written, relation, conditions)
+        return cross_examine(*written, relation, conditions, points=EXAMINED_POINTS)
     except CrossExaminationError:
         raise first from None
 

@@ -174,12 +174,34 @@ def _ordered_sums(expr):
         if len(total.limits) != 2:
             return total
         (inner, a1, b1), (outer, a0, b0) = total.limits
-        if outer in a1.free_symbols | b1.free_symbols:
+        swap = {inner: outer, outer: inner}
+        if outer not in a1.free_symbols | b1.free_symbols:
+            ranges = ((a0, b0), (a1, b1))
+        elif b1 == outer and outer not in a1.free_symbols and _at_least(a1 - a0):
+            # a0 <= i <= b0, a1 <= j <= i  (a1 >= a0)  <=>  a1 <= j <= b0, j <= i <= b0
+            ranges = ((a1, b0), (inner, b0))
+        elif a1 == outer and outer not in b1.free_symbols and _at_least(b0 - b1):
+            # a0 <= i <= b0, i <= j <= b1  (b1 <= b0)  <=>  a0 <= j <= b1, a0 <= i <= j
+            ranges = ((a0, b1), (a0, inner))
+        else:
             return total
-        swapped = sympy.Sum(substitute(total.function, {inner: outer, outer: inner}), (inner, a0, b0), (outer, a1, b1))
+        (first_low, first_high), (second_low, second_high) = ranges
+        # The new inner sum runs over the old outer index (named `inner` after the swap).
+        swapped = sympy.Sum(substitute(total.function, swap), (inner, _named(second_low, swap), _named(second_high, swap)),
+                            (outer, first_low, first_high))
         return min((total, swapped), key=sympy.default_sort_key)
 
     return expr.replace(lambda e: isinstance(e, sympy.Sum), order)
+
+
+def _at_least(difference) -> bool:
+    """``difference`` is a non-negative integer as written (no facts needed)."""
+    return difference.is_Integer and difference >= 0
+
+
+def _named(bound, swap):
+    """A range end of the swapped sum: the index it mentions is the new outer index."""
+    return substitute(bound, {name: swap[name] for name in swap if name in getattr(bound, "free_symbols", ())})
 
 
 def _sum_rules(expr, facts=None):
@@ -249,6 +271,11 @@ def _closed_forms(expr, facts=None):
             return total
         if closed.has(sympy.Piecewise):
             closed = _decide_cases(closed, facts)
+        if closed is not None and closed.has(sympy.factorial, sympy.RisingFactorial, sympy.FallingFactorial,
+                                             sympy.binomial, sympy.gamma):
+            # A product's closed form in factorials: their ratios reduced (identities of the
+            # factorial at the non-negative integers the range guarantees).
+            closed = sympy.combsimp(closed)
         if closed is None or closed.has(sympy.Sum, sympy.Product, sympy.Piecewise, sympy.Integral):
             return total
         return closed
