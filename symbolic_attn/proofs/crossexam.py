@@ -1215,7 +1215,7 @@ def cross_examine(lhs, rhs, relation="=", conditions=(), *, points=6, seed_text=
     >>> cross_examine(sympy.Product(2, (k, 1, n)), 2**(n + 1))
     Traceback (most recent call last):
     ...
-    symbolic_attn.errors.CrossExaminationError: the checker's proof was wrong; please report: lhs = 1, rhs = 2 at n=0
+    symbolic_attn.errors.CrossExaminationError: the checker's proof was wrong; please report: lhs = 2, rhs = 4 at n=1
     >>> f = sympy.Function("f")
     >>> cross_examine(f(n), f(n)).skipped_reason
     'cannot evaluate the undefined function f (no value to give it)'
@@ -1337,7 +1337,10 @@ def _has_unknowns(item) -> bool:
         return any(_has_unknowns(entry) for entry in item)
     if not isinstance(item, sympy.Basic):
         return False
-    return bool(item.free_symbols) or item.has(Indexed, MatrixSymbol)
+    try:
+        return bool(item.free_symbols) or item.has(Indexed, MatrixSymbol)
+    except (AttributeError, TypeError):  # a tree with non-SymPy arguments: assume it varies
+        return True
 
 
 def _read_conditions(conditions):

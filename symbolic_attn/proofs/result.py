@@ -17,7 +17,7 @@ Every part has ``verify()`` (raises :class:`ProofError` naming the step or case)
 ...     scope=Scope.checked("x in {1, 2}"))
 >>> print(Result("squares", "Squares", "Two cases.", [check]).verify())
 Squares (squares)
-  Squares: checked for x in {1, 2} (2 cases)
+  Squares: checked for x in {1, 2} (2 cases; their labels are the author's)
 """
 
 import dataclasses
