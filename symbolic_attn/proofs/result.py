@@ -17,7 +17,7 @@ Every part has ``verify()`` (raises :class:`ProofError` naming the step or case)
 ...     scope=Scope.checked("x in {1, 2}"))
 >>> print(Result("squares", "Squares", "Two cases.", [check]).verify())
 Squares (squares)
-  Squares: checked for x in {1, 2} (2 cases; their labels are the author's)
+  Squares: checked for x in {1, 2} (2 cases; their labels are the author's, unchecked)
 """
 
 import dataclasses
@@ -162,7 +162,7 @@ class Check(_Part):
         return "\n".join(lines)
 
     def describe(self) -> str:
-        return f"{self.title}: {self.scope} ({len(self.cases)} cases; their labels are the author's)"
+        return f"{self.title}: {self.scope} ({len(self.cases)} cases; their labels are the author's, unchecked)"
 
 
 @dataclass(frozen=True)

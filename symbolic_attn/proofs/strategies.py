@@ -189,6 +189,12 @@ def _ordered_sums(expr):
         # The new inner sum runs over the old outer index (named `inner` after the swap).
         swapped = sympy.Sum(substitute(total.function, swap), (inner, _named(second_low, swap), _named(second_high, swap)),
                             (outer, first_low, first_high))
+        if outer not in total.function.free_symbols and inner in total.function.free_symbols:
+            # The terms do not depend on the outer index: swapped, the inner sum only counts
+            # (sum_i sum_{j <= i} s_j = sum_j (n - j + 1) s_j).
+            return swapped
+        if inner not in total.function.free_symbols and outer in total.function.free_symbols:
+            return total
         return min((total, swapped), key=sympy.default_sort_key)
 
     return expr.replace(lambda e: isinstance(e, sympy.Sum), order)
@@ -209,8 +215,9 @@ def _sum_rules(expr, facts=None):
         return expr
     normal = _normal_sum(sympy.expand(expr), facts=facts)
     for _ in range(_REWRITE_ROUNDS):
-        # A factor taken out of a sum is one level shallower now: named again for its depth.
-        again = _normal_sum(sympy.expand(normal), facts=facts)
+        # A factor taken out of a sum is one level shallower now: named again for its depth;
+        # double sums in one order of summation, whose inner sums may then count.
+        again = _normal_sum(sympy.expand(_ordered_sums(normal)), facts=facts)
         if again == normal:
             break
         normal = again
