@@ -284,7 +284,7 @@ def _one_condition_latex(item) -> str:
         relations = item.relation if isinstance(item.relation, (list, tuple)) else [item.relation]
         shown = ", ".join(expr_latex(sympy.sympify(r)) for r in relations)
         return (f"${shown}$ for every integer ${expr_latex(item.variable)}$ with "
-                f"${expr_latex(sympy.sympify(item.low))} \le {expr_latex(item.variable)} \le "
+                f"${expr_latex(sympy.sympify(item.low))} \\le {expr_latex(item.variable)} \\le "
                 f"{expr_latex(sympy.sympify(item.high))}$")
     if isinstance(item, sympy.assumptions.AppliedPredicate) and item.function == sympy.Q.invertible:
         return f"${expr_latex(item.arguments[0])}$ invertible"
