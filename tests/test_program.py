@@ -178,7 +178,7 @@ HOSTILE = [
     ("shape", "X @ X", DefinitionError, r"cannot multiply 3x2 by 3x2"),
     ("scalar_function_of_matrix", "sqrt(X)", DefinitionError, r"'sqrt' takes a number"),
     ("unknown_stage", "F.weights", DefinitionError, r"'F' is used before it is defined"),
-    ("syntax", "relu(X", DefinitionError, r"malformed definition"),
+    ("syntax", "relu(X", ParseError, r"unclosed .\(. opened at column 5"),
     ("zero_variance", "layer_norm(ones(2, 2))", ZeroVarianceError, r"layer_norm row 1: variance is exactly 0"),
     ("float_mask_count", "attention(X, X, X, mask = padding(1.5))", DefinitionError, r"whole number"),
 ]

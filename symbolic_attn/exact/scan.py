@@ -17,7 +17,7 @@ import re
 from symbolic_attn.errors import InputLimitError, ParseError, shown
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["parse_tree", "check_brackets", "check_tree_depth", "snippet"]
+__all__ = ["parse_tree", "check_text", "check_brackets", "check_tree_depth", "snippet"]
 
 # Runs of letters, digits and underscores: numbers (0x... too) and names, bounded alike.
 _TOKEN_RUN = re.compile(r"\w+")
@@ -65,6 +65,30 @@ def check_brackets(text: str, limits: Limits) -> None:
 
 def parse_tree(text: str, limits: Limits) -> ast.Expression:
     """Cheap textual limits first, then Python's parser (which only builds a tree)."""
+    check_text(text, limits)
+    try:
+        tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
+    except SyntaxError as error:
+        column = f" at column {error.offset}" if error.offset else ""
+        raise ParseError(f"malformed expression{column} in {snippet(text)}") from None
+    except (MemoryError, RecursionError, ValueError):
+        raise InputLimitError(f"expression too complex to parse: {snippet(text)}") from None
+    check_tree_depth(tree.body, limits.max_tree_depth, f"expression nested more than {limits.max_tree_depth} "
+                     f"operations deep: {snippet(text)}")
+    return tree
+
+
+def check_text(text: str, limits: Limits) -> None:
+    """The textual pass every front end of the input language makes before Python's parser
+    sees the text (command line, exercise values, ``[define]`` definitions): length, ASCII
+    only, no control characters, brackets, runs of digits and names, matrix products and
+    decimal exponents, each bounded by ``limits``.
+
+    >>> check_text("\uff38 @ W", DEFAULT_LIMITS)
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ParseError: non-ASCII character 'Ｘ' (U+FF38) at column 1: write numbers and names in ASCII, in "Ｘ @ W"
+    """
     if not isinstance(text, str):
         raise ParseError(f"expected text, got {shown(type(text).__name__)}")
     if not isinstance(limits, Limits):
@@ -96,16 +120,6 @@ def parse_tree(text: str, limits: Limits) -> ast.Expression:
                 f"decimal exponent {match.group(1)} at column {match.start() + 1} exceeds the limit of "
                 f"{limits.max_decimal_exponent}"
             )
-    try:
-        tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
-    except SyntaxError as error:
-        column = f" at column {error.offset}" if error.offset else ""
-        raise ParseError(f"malformed expression{column} in {snippet(text)}") from None
-    except (MemoryError, RecursionError, ValueError):
-        raise InputLimitError(f"expression too complex to parse: {snippet(text)}") from None
-    check_tree_depth(tree.body, limits.max_tree_depth, f"expression nested more than {limits.max_tree_depth} "
-                     f"operations deep: {snippet(text)}")
-    return tree
 
 
 def check_tree_depth(node, limit: int, message: str) -> None:

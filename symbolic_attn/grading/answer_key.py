@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
+from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.grading.claims import parse_rule
 from symbolic_attn.grading.exercise import LIMITS, parse_exercise
 from symbolic_attn.grading.files import read_regular_file
@@ -172,10 +173,15 @@ class _KeyReader:
         text = str(value).strip()
         if len(text) > 40:
             raise self.fail(where, f"number too long: {_show(text)}")
+        # The input language's reader (ASCII digits only: Fraction("٢") would read an
+        # Arabic-Indic two), then an exact rational.
         try:
-            return Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            raise self.fail(where, f"expected a number such as 2, 1.5 or \"2/3\", got {_show(value)}") from None
+            number = parse_expression(text)
+        except SymbolicAttnError:
+            number = None
+        if number is None or not getattr(number, "is_Rational", False):
+            raise self.fail(where, f"expected a number such as 2, 1.5 or \"2/3\", got {_show(value)}")
+        return Fraction(int(number.p), int(number.q))
 
     def question(self, index, entry) -> Question:
         prefix = f"questions[{index}]."

@@ -47,7 +47,7 @@ import sympy
 from symbolic_attn.errors import InputLimitError, ParseError, ProofError, UndecidedError
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact import certified as numeric
-from symbolic_attn.exact.parse import parse_expression
+from symbolic_attn.exact.parse import exact_decimal, parse_expression
 from symbolic_attn.grading.text import clean
 from symbolic_attn.grading.values import read_entry, split_value
 
@@ -221,9 +221,10 @@ def _atom(text: str, names) -> Element:
         else:
             sign, whole, fraction, exponent = groups[0], groups[1], "", int(groups[2])
         decimals = len(fraction) - exponent
-        # digits over a power of ten, built directly (a 64x64 claimed matrix has 4096 of them)
-        numerator = int(whole + fraction) * (-1 if sign == "-" else 1)
-        value = sympy.Rational(numerator * 10 ** max(-decimals, 0), 10 ** max(decimals, 0))
+        # The value through the input language's one decimal reader (its limits on digits and
+        # exponents: "1e999" is refused here exactly as it is as an input).
+        value = exact_decimal(text[1:] if sign else text)
+        value = -value if sign == "-" else value
         return Element(text, value, "decimal", decimals if exponent == 0 else None, _half_unit(decimals))
     value = read_entry(_Entry(text), names)
     if isinstance(value, sympy.MatrixBase):

@@ -44,7 +44,7 @@ from typing import Mapping, Sequence
 import sympy
 
 from symbolic_attn.errors import DefinitionError, InputLimitError, SymbolicAttnError, shown
-from symbolic_attn.exact.scan import check_tree_depth
+from symbolic_attn.exact.scan import check_text, check_tree_depth
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.exact.parse import parse_expression
@@ -200,16 +200,10 @@ class _Evaluator:
             raise InputLimitError(f"text of {len(self.original)} characters exceeds the limit of {limits.max_text_length}")
         if not text:
             raise DefinitionError("empty definition")
-        depth = deepest = 0
-        for char in text:
-            depth += char in "([{"
-            depth -= char in ")]}"
-            deepest = max(deepest, depth)
-        if deepest > limits.parser.max_depth:
-            raise InputLimitError(f"brackets nested {deepest} deep exceed the limit of {limits.parser.max_depth}")
-        for run in re.finditer(r"\w+", text):
-            if len(run.group()) > limits.parser.max_digits:
-                raise InputLimitError(f"a token of {len(run.group())} characters exceeds the limit of {limits.parser.max_digits}")
+        # The one textual pass of the input language (exact.scan): ASCII only -- Python's
+        # parser NFKC-folds a fullwidth 'Ｘ' into the input X --, control characters,
+        # brackets, runs of digits and names, decimal exponents.
+        check_text(text, limits.parser)
         try:
             with warnings.catch_warnings():  # "invalid decimal literal" warnings would reach stderr
                 warnings.simplefilter("ignore")
