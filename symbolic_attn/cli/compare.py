@@ -137,5 +137,5 @@ def run(args) -> int:
 
 def _printed_section(printed: str) -> str:
     """The implementation's output, each line escaped (it may hold terminal controls)."""
-    lines = printed.splitlines() or [""]
+    lines = printed.removesuffix("\n").split("\n")  # a CR stays inside its line, escaped
     return "\nthe implementation printed:\n" + "".join(f"  | {safe_text(line, None)}\n" for line in lines)
