@@ -318,3 +318,16 @@ def test_a_hostile_exception_str_is_still_an_error_verdict(tmp_path):
     """
     data = failed_json(compare(tmp_path, body, "--cases", "0", "--format", "json"))
     assert data["cases"][0]["error"] == "Nasty"
+
+
+def test_the_python_api_reads_two_rows_as_the_output_in_process():
+    import numpy as np
+
+    from symbolic_attn.testing import compare_attention
+
+    def rows(q, k, v, mask):
+        w = np.exp(q @ k.T / np.sqrt(np.float32(2)))
+        return ((w / w.sum(axis=-1, keepdims=True)) @ v).tolist()
+
+    report = compare_attention(rows, [[1, 0], [0, 1]], [[1, 1], [0, 1]], [[1, 2], [3, 4]])
+    assert report.passed and [s.stage for s in report.stages] == ["output"]
