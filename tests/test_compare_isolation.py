@@ -331,3 +331,18 @@ def test_the_python_api_reads_two_rows_as_the_output_in_process():
 
     report = compare_attention(rows, [[1, 0], [0, 1]], [[1, 1], [0, 1]], [[1, 2], [3, 4]])
     assert report.passed and [s.stage for s in report.stages] == ["output"]
+
+
+def test_a_module_that_hangs_at_import_is_killed_at_the_timeout(tmp_path):
+    marker = tmp_path / "still_running"
+    body = f"""
+    import time
+    for _ in range(8):
+        time.sleep(1)
+    open({str(marker)!r}, "w").close()
+    attend = correct
+    """
+    done = compare(tmp_path, body, "--cases", "0", "--timeout", "1", timeout=60)
+    one_line_error(done, "time limit of 1 s reached")
+    time.sleep(9)
+    assert not marker.exists()

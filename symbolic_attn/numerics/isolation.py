@@ -71,7 +71,11 @@ class Isolated:
     # -- the parent's side ----------------------------------------------------------------
 
     def __enter__(self):
-        self.start()
+        try:
+            self.start()
+        except BaseException:  # a failed load, or the time limit while loading: no child left behind
+            self.close()
+            raise
         return self
 
     def __exit__(self, *exc_info):
@@ -161,7 +165,10 @@ class Isolated:
         except ChildProcessError:
             pass
         for fd in (self.request_w, self.result_r, self.printed_r):
-            os.close(fd)
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def _reply(self, max_payload: int):
         """The next complete frame from the child, draining its printed output meanwhile."""
