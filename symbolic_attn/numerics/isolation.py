@@ -32,7 +32,7 @@ import signal
 import struct
 import sys
 
-from symbolic_attn.errors import ImplementationError, SymbolicAttnError, current_activity, safe_text, shown
+from symbolic_attn.errors import BackendError, ImplementationError, SymbolicAttnError, current_activity, safe_text, shown
 
 __all__ = ["Isolated", "ChildFailed", "KEEP_PRINTED"]
 
@@ -84,6 +84,8 @@ class Isolated:
 
     def start(self) -> None:
         """Fork the child, which loads the function; raises ImplementationError if it cannot."""
+        if not hasattr(os, "fork"):
+            raise BackendError("compare runs the implementation in a forked child process: this platform has no os.fork")
         for stream in (sys.stdout, sys.stderr):  # else the child would write their buffers again
             stream.flush()
         request_r, self.request_w = os.pipe()
