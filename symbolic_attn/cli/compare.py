@@ -4,20 +4,22 @@ This is the one command that runs code: the function the user names, on the user
 explicit request.  ``MODULE`` is a dotted module name (found from the current directory
 first) or a path to a ``.py`` file; ``FUNCTION`` is called as ``fn(q, k, v, mask)``.
 
-Exit status: 0 when every case is within the dtype's bounds, 1 otherwise, 2 when the
-function cannot be loaded (one line on stderr).
+The module is imported, and the function called, only in a child process
+(:mod:`symbolic_attn.numerics.isolation`): its printing, exits, crashes and threads cannot
+reach the report.  Exit status: 0 when every case is within the dtype's bounds, 1
+otherwise (an exception raised by the function is that case's error verdict), 2 when the
+function cannot be loaded, or its process ends, is killed or replies malformed before a
+result, or ``--timeout`` runs out (one line on stderr, no report).
 """
 
-import contextlib
 import importlib
 import importlib.util
 import os
 import re
 import sys
-import warnings
 from pathlib import Path
 
-from symbolic_attn.errors import ImplementationError, shown
+from symbolic_attn.errors import ImplementationError, safe_text, shown
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES
 from symbolic_attn.numerics.adapters import CONVENTIONS
 from symbolic_attn.numerics.backends import FORMATS
@@ -90,7 +92,7 @@ def _import(name, target):
         sys.path.insert(0, cwd)
     try:
         return importlib.import_module(name)
-    except Exception as error:  # the user's module: any failure to import is reported
+    except BaseException as error:  # the user's module: any failure to import (even exit()) is reported
         raise ImplementationError(f"{shown(target)!r}: cannot import {name}: {type(error).__name__}: {shown(str(error), 120)}") from None
     finally:
         if added:
@@ -105,24 +107,35 @@ def _load_file(path: Path, target):
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as error:  # the user's file
+    except BaseException as error:  # the user's file (even exit())
         raise ImplementationError(f"{shown(target)!r}: cannot load {shown(str(path))}: {type(error).__name__}: {shown(str(error), 120)}") from None
     return module
 
 
 def run(args) -> int:
-    """Load the function, run the battery, print; 0 when every case passes, else 1."""
-    # The user's code may print (debugging, progress): that goes to stderr, so that
-    # stdout holds the report alone and --format json stays valid JSON.
-    with contextlib.redirect_stdout(sys.stderr):
-        function = load_function(args.target)
-        with warnings.catch_warnings():
-            # The implementation's own warnings (overflow in exp...) are part of what is
-            # being tested; the report says what went wrong.
-            warnings.simplefilter("ignore")
-            from symbolic_attn.numerics.suite import run_battery  # only this command needs the battery
+    """Run the battery on the function, loaded and called in a child process; print.
 
-            report = run_battery(function, dtype=args.dtype, cases=args.cases, seed=args.seed,
-                                 mask_convention=args.mask_convention, empty_row=args.empty_row)
-    sys.stdout.write(report.to_json() if args.format == "json" else report.table())
+    0 when every case passes, else 1.  What the implementation printed (its file
+    descriptors 1 and 2, captured in the child) is shown after the text report, or on
+    stderr beside the JSON, never inside it.
+    """
+    from symbolic_attn.numerics.isolation import Isolated
+    from symbolic_attn.numerics.suite import run_battery  # only this command needs the battery
+
+    with Isolated(args.target, load_function) as function:
+        report = run_battery(function, dtype=args.dtype, cases=args.cases, seed=args.seed,
+                             mask_convention=args.mask_convention, empty_row=args.empty_row)
+        printed = function.printed()
+    if args.format == "json":
+        sys.stdout.write(report.to_json())
+        if printed:
+            sys.stderr.write(_printed_section(printed))
+    else:
+        sys.stdout.write(report.table() + (_printed_section(printed) if printed else ""))
     return 0 if report.passed else 1
+
+
+def _printed_section(printed: str) -> str:
+    """The implementation's output, each line escaped (it may hold terminal controls)."""
+    lines = printed.removesuffix("\n").split("\n")  # a CR stays inside its line, escaped
+    return "\nthe implementation printed:\n" + "".join(f"  | {safe_text(line, None)}\n" for line in lines)

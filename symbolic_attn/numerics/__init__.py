@@ -4,7 +4,8 @@ Owns: the oracle for float implementations (numpy, JAX, PyTorch or a student's o
 finding array libraries without importing them eagerly (:mod:`.backends`), the mask
 conventions of the libraries both ways (:mod:`.adapters`), the float error bounds per
 dtype (:mod:`.bounds`), certified comparison and reports (:mod:`.compare`), the battery of
-cases (:mod:`.battery`), naming the classic bug (:mod:`.diagnose`) and Hypothesis
+cases (:mod:`.battery`), naming the classic bug (:mod:`.diagnose`), running the
+implementation in a child process for the command line (:mod:`.isolation`) and Hypothesis
 strategies (:mod:`.strategies`).  The public faces are :mod:`symbolic_attn.testing` and
 :mod:`symbolic_attn.strategies`.
 

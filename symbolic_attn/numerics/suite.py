@@ -26,6 +26,7 @@ from symbolic_attn.numerics.backends import float_format
 from symbolic_attn.numerics.battery import Case, battery
 from symbolic_attn.numerics.compare import CaseReport, run_case
 from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain
+from symbolic_attn.numerics.isolation import Isolated
 
 __all__ = ["BatteryReport", "run_battery", "assert_attention_close", "takes_scale"]
 
@@ -128,12 +129,17 @@ def takes_scale(fn) -> bool:
 def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
     """Hold ``fn`` to the exact result on the battery; diagnose the failures.
 
+    A callable ``fn`` is called in this process; an
+    :class:`~symbolic_attn.numerics.isolation.Isolated` one (the command line's) in its
+    child process.
+
     ``cases`` is the number of random cases added to the fixed ones, or a list of cases
     to run instead: :class:`~symbolic_attn.numerics.battery.Case` objects, ``(q, k, v)``
     or ``(q, k, v, mask)`` tuples, or dicts with those keys.
     """
     fmt = float_format(dtype)
-    chosen = cases if isinstance(cases, (list, tuple)) else battery(cases, seed, empty_row=empty_row, takes_scale=takes_scale(fn))
+    scaled = fn.takes_scale if isinstance(fn, Isolated) else takes_scale(fn)  # a child process was told by fn's
+    chosen = cases if isinstance(cases, (list, tuple)) else battery(cases, seed, empty_row=empty_row, takes_scale=scaled)
     runs, explained = [], []
     label = shown(getattr(fn, "__qualname__", None) or "the implementation")
     for number, case in enumerate(chosen, start=1):
