@@ -54,6 +54,10 @@ def shown(name) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+def _link(entry: Path) -> Refused:
+    return Refused(shown(entry.name), "a link, not read (links are never followed)")
+
+
 def _litter(name: str) -> bool:
     return name.startswith(".") or name.startswith("~$") or name.lower() in _LITTER
 
@@ -90,7 +94,7 @@ def _student_folder(folder: Path, excluded) -> list:
         if kind == "file" and entry.suffix.lower() in EXTENSIONS:
             files.append(entry)
         elif kind == "link":
-            refused.append(Refused(shown(entry.name), "a link, not read (links are never followed)"))
+            refused.append(_link(entry))
         elif kind == "folder":
             refused.append(Refused(shown(entry.name), "a folder inside a student's folder, not read"))
         elif kind == "other":
@@ -140,7 +144,8 @@ def discover(paths, exclude=()) -> list:
             continue
         for entry in _entries(path, excluded):
             kind = _kind(entry)
-            items = _student_folder(entry, excluded) if kind == "folder" else [entry]
+            items = (_student_folder(entry, excluded) if kind == "folder" else [_link(entry)] if kind == "link"
+                     else [entry])
             base = shown(entry.name if kind == "folder" else entry.stem)
             found.append((base, shown(entry.name), shown(str(entry)), items))
             if len(found) > MAX_STUDENTS:

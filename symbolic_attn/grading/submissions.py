@@ -365,6 +365,10 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
             if chosen.claimed is None:
                 problems.append(Problem(chosen.line, chosen.problem))
             statements.append(chosen)
+    if len(statements) >= MAX_STATEMENTS and at < len(tokens):
+        line = tokens[at].line
+        problems.append(Problem(line, f"more than {MAX_STATEMENTS} statements: the rest of the file "
+                                f"(from line {line}) is not read"))
     return Submission(source, tuple(statements), tuple(problems))
 
 
