@@ -7,8 +7,13 @@ writes ``grades.csv`` and one ``STUDENT.json`` per student; ``--gradescope`` and
 ``--prairielearn`` add ``STUDENT/results.json`` in those platforms' formats (both at once:
 ``STUDENT/gradescope/results.json`` and ``STUDENT/prairielearn/results.json``).
 
+``--out`` is written as one set (:mod:`symbolic_attn.cli.folder`): the old files or the
+new ones, never a mix; a folder that holds anything else, or lies inside a submissions
+folder, is refused before grading.
+
 Exit status: 0 when every submission was graded (wrong or unreadable answers are grades,
-not errors); 2 for a bad exercise file, a missing submission path or bad options.
+not errors); 2 for a bad exercise file, a missing submission path, an ``--out`` refused
+or bad options.
 """
 
 import sys
