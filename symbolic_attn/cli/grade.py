@@ -7,14 +7,18 @@ writes ``grades.csv`` and one ``STUDENT.json`` per student; ``--gradescope`` and
 ``--prairielearn`` add ``STUDENT/results.json`` in those platforms' formats (both at once:
 ``STUDENT/gradescope/results.json`` and ``STUDENT/prairielearn/results.json``).
 
+``--out`` is written as one set (:mod:`symbolic_attn.cli.folder`): the old files or the
+new ones, never a mix; a folder that holds anything else, or lies inside a submissions
+folder, is refused before grading.
+
 Exit status: 0 when every submission was graded (wrong or unreadable answers are grades,
-not errors); 2 for a bad exercise file, a missing submission path or bad options.
+not errors); 2 for a bad exercise file, a missing submission path, an ``--out`` refused
+or bad options.
 """
 
 import sys
 
 from symbolic_attn.cli import add_jobs_option
-from symbolic_attn.cli.output import write_documents
 from symbolic_attn.proofs.parallel import available_cores
 
 # The grading modules are imported by the handler, not here: every command builds the
@@ -54,6 +58,10 @@ def run(args) -> int:
 
         raise ExerciseError(f"{args.exercise}: no [[questions]]: an answer key is needed to grade")
     students = discover(args.submissions, exclude=[args.exercise])
+    if args.out:
+        from symbolic_attn.cli.folder import check_output_folder
+
+        check_output_folder(args.out, args.submissions)  # before the work, not after it
     progress = _Progress(len(students)) if sys.stderr.isatty() else None
     results = grade_all(key, students, jobs, progress)
     if progress:
@@ -85,23 +93,33 @@ def summary_table(results, key) -> str:
 
 
 def _write(args, results, key):
-    from symbolic_attn.grading.exports import file_name, gradescope_json, grades_csv, prairielearn_json, student_json
+    """Every file of the run, written into ``--out`` as one set (:mod:`.folder`)."""
+    from symbolic_attn.cli.folder import write_folder
+    from symbolic_attn.grading.exports import gradescope_json, grades_csv, prairielearn_json, student_json
 
     documents = {"grades.csv": grades_csv(results, key)}
-    names = {}
-    for result in results:
-        name = file_name(result.student)
-        while name in names:  # two ids that clean to one file name
-            name += "_"
-        names[name] = result
-        documents[f"{name}.json"] = student_json(result)
-    write_documents(documents, args.out)
     formats = [(flag, render) for flag, render in (("gradescope", gradescope_json), ("prairielearn", prairielearn_json))
                if getattr(args, flag)]
-    for name, result in names.items():
+    for name, result in zip(_file_names(results), results):
+        documents[f"{name}.json"] = student_json(result)
         for flag, render in formats:
-            folder = f"{args.out}/{name}" + (f"/{flag}" if len(formats) > 1 else "")
-            write_documents({"results.json": render(result)}, folder)
+            documents[f"{name}/" + (f"{flag}/" if len(formats) > 1 else "") + "results.json"] = render(result)
+    write_folder(documents, args.out)
+
+
+def _file_names(results) -> list:
+    """A file name per student, unique even where case does not count (macOS, Windows):
+    neither ``NAME.json`` nor the folder ``NAME/`` may be another student's, or grades.csv."""
+    from symbolic_attn.grading.exports import file_name
+
+    taken, names = {"grades.csv"}, []
+    for result in results:
+        name = file_name(result.student)
+        while name.lower() in taken or f"{name}.json".lower() in taken:
+            name += "_"  # two ids that clean to one file name
+        taken.update((name.lower(), f"{name}.json".lower()))
+        names.append(name)
+    return names
 
 
 class _Progress:

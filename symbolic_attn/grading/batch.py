@@ -45,23 +45,22 @@ those modules change.  What it uses today:
 """
 
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from pathlib import Path
+from functools import partial
 
 import sympy
 from sympy.printing.str import sstr
 
-from symbolic_attn.errors import SubmissionError, SymbolicAttnError
-from symbolic_attn.proofs.parallel import available_cores
+from symbolic_attn.errors import SymbolicAttnError
+from symbolic_attn.proofs.parallel import MAX_TASKS, available_cores, map_forked
 from symbolic_attn.grading import feedback as feedback_text
-from symbolic_attn.grading.submissions import EXTENSIONS, Submission, read_submission
+# discover and read_student live in .roster; re-exported here, where callers have always found them.
+from symbolic_attn.grading.roster import MAX_FILES_PER_STUDENT, MAX_STUDENTS, discover, read_student  # noqa: F401
+from symbolic_attn.grading.submissions import Submission
 
 __all__ = ["QuestionResult", "StudentResult", "discover", "grade", "grade_all", "default_jobs"]
 
-MAX_STUDENTS = 100_000
-MAX_FILES_PER_STUDENT = 64
 _INTERVAL_BITS = 128
 _EXACT_TEXT = 2_000  # characters of a closed form kept in the results
 
@@ -398,57 +397,6 @@ def _shape_problem(claimed, question, core, written: str = "") -> str:
 # ------------------------------------------------------------------ a folder
 
 
-def discover(paths, exclude=()) -> list:
-    """(student id, [files]) for each submission path: a file, or a folder of files and
-    student folders.  A path that does not exist is a :class:`SubmissionError`.
-    ``exclude``: files never taken for a solution (the exercise file itself)."""
-    excluded = {Path(p).resolve() for p in exclude}
-    found = []
-    for path in map(Path, paths):
-        if path.is_symlink() or not path.exists():
-            raise SubmissionError(f"{path}: no such submission file or folder" if not path.exists()
-                                  else f"{path}: a link, not a submission file or folder")
-        if path.is_dir():
-            for entry in sorted(path.iterdir()):
-                if entry.name.startswith(".") or entry.resolve() in excluded:
-                    continue
-                if entry.is_dir() and not entry.is_symlink():
-                    files = sorted(f for f in entry.iterdir() if not f.name.startswith(".") and
-                                   f.suffix.lower() in EXTENSIONS)[:MAX_FILES_PER_STUDENT]
-                    found.append((entry.name, files or [entry]))
-                else:
-                    found.append((entry.stem, [entry]))
-        else:
-            found.append((path.stem, [path]))
-        if len(found) > MAX_STUDENTS:
-            raise SubmissionError(f"more than {MAX_STUDENTS} submissions")
-    counts = {}
-    for student, _ in found:
-        counts[student] = counts.get(student, 0) + 1
-    # Two files of one stem (ann.md, ann.tex) are two submissions: keep their full names.
-    return [(files[0].name if counts[student] > 1 and len(files) == 1 else student, files) for student, files in found]
-
-
-def read_student(files) -> Submission:
-    """One student's files read in order into one submission."""
-    statements, problems, refused = [], [], []
-    for path in files:
-        if path.is_dir():
-            return Submission(path.name, refused="a folder without any .md, .tex, .txt or .toml file")
-        if path.suffix.lower() not in EXTENSIONS:
-            refused.append(f"{path.name}: not a {', '.join(EXTENSIONS)} file")
-            continue
-        submission = read_submission(path)
-        if submission.refused:
-            refused.append(f"{path.name}: {submission.refused}")
-            continue
-        statements.extend(submission.statements)
-        problems.extend(submission.problems)
-    if refused and not statements:
-        return Submission(files[0].name, refused="; ".join(refused))
-    return Submission(files[0].name, tuple(statements), tuple(problems))
-
-
 _WORKER = {}
 
 
@@ -475,19 +423,35 @@ def default_jobs() -> int:
 
 
 def grade_all(key, jobs_list, jobs: int = 1, progress=None) -> list:
-    """Grade ``[(student, [files])]``; results in the same order.  ``progress(done, total)``."""
+    """Grade ``[(student, [files])]``; results in the same order.  ``progress(done, total)``.
+
+    With ``jobs > 1`` the students are shared out by :func:`map_forked` (the pool
+    ``derive`` uses): the workers are forked after the exercise is computed here, and are
+    killed whenever this process stops (a time limit, an interrupt, an error), so no
+    worker outlives a run and a stopped run never waits for one.
+    """
     total = len(jobs_list)
-    results = []
+    _init_worker(key)  # before any fork: every worker starts with the exercise computed
     if jobs <= 1 or total <= 1:
-        _init_worker(key)
+        results = []
         for job in jobs_list:
             results.append(_grade_files(job))
             if progress:
                 progress(len(results), total)
         return results
-    with ProcessPoolExecutor(max_workers=min(jobs, total), initializer=_init_worker, initargs=(key,)) as pool:
-        for result in pool.map(_grade_files, jobs_list, chunksize=max(1, total // (jobs * 8))):
-            results.append(result)
-            if progress:
-                progress(len(results), total)
-    return results
+    # One task per student, or per few students when there are more than the pipe holds.
+    size = -(-total // MAX_TASKS)
+    chunks = [jobs_list[start:start + size] for start in range(0, total, size)]
+    done = [0]
+
+    def on_value(index, value):
+        done[0] += len(value)
+        progress(done[0], total)
+
+    values = map_forked([partial(_grade_chunk, chunk) for chunk in chunks], jobs,
+                        on_value=on_value if progress else None)
+    return [result for chunk in values for result in chunk]
+
+
+def _grade_chunk(chunk) -> list:
+    return [_grade_files(job) for job in chunk]

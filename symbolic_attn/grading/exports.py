@@ -2,7 +2,8 @@ r"""Grade files: ``grades.csv``, ``STUDENT.json``, Gradescope's and PrairieLearn
 
 Scores are exact fractions until here; the files carry them as numbers rounded to 4
 decimals (an integer when whole).  Text from a student's file (their id, claimed values,
-problems) is escaped: control characters are removed, and a CSV cell that a spreadsheet
+problems) is escaped: control characters are removed, invisible ones (U+200B...) shown as
+``\u200b``, and a CSV cell that a spreadsheet
 would run as a formula (starting with ``= + - @``, a tab or a carriage return) gets a
 leading ``'``.  JSON is written with sorted keys, 2-space indent and a final newline.
 
@@ -14,6 +15,8 @@ with ``name``, ``points``, ``max_points``, ``message``.
 
 >>> csv_cell("=1+2"), csv_cell("-x"), csv_cell("ann\x1b[2J"), csv_cell("0.5")
 ("'=1+2", "'-x", 'ann[2J', '0.5')
+>>> print(clean("a\u200b\u200f"))
+a\u200b\u200f
 """
 
 import csv
@@ -27,7 +30,10 @@ from symbolic_attn.grading.feedback import points_text
 __all__ = ["clean", "csv_cell", "number", "grades_csv", "student_json", "gradescope_json", "prairielearn_json",
            "file_name"]
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Invisible characters (zero-width spaces and joiners, direction marks and overrides) are
+# shown as escapes: removed, "a\u200b" would read as a name that is plainly "a".
+_INVISIBLE = re.compile(r"[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _MAX_TEXT = 4_000
 
@@ -37,7 +43,7 @@ def clean(text, keep_newlines: bool = False) -> str:
     text = "" if text is None else str(text)
     if not keep_newlines:
         text = text.replace("\n", " ").replace("\t", " ")
-    text = _CONTROL.sub("", text)
+    text = _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", _CONTROL.sub("", text))
     return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT - 3] + "..."
 
 

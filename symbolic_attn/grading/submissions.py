@@ -17,6 +17,10 @@ align environments; ``&`` and ``\\`` separate, several statements per line):
   of a name is its answer; a right-hand side that is a formula (``Z = softmax(..) V``)
   is not an answer and does not replace one.
 
+Not read: what the rendered file does not show -- HTML comments ``<!-- … -->``,
+``\iffalse … \fi``, the ``comment`` environment, ``%`` comments in LaTeX.  Lines end with
+LF, CRLF or a lone CR.
+
 Decimal commas: ``0,731`` and ``0{,}731`` are read as 0.731 where a comma cannot separate
 entries (outside lists, in a matrix cell, in a list whose entries are separated by ``;``,
 as in ``[0,33; 0,67]``).  In a list separated by commas, every comma separates.
@@ -139,6 +143,8 @@ def read_submission(path, source: str | None = None) -> Submission:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         return Submission(source, refused=f"not UTF-8 text (invalid byte at offset {error.start})")
+    # CR, LF and CRLF all end a line (a file saved on classic Mac OS is otherwise one line).
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     if str(path).lower().endswith(".toml"):
         return _parse_toml(text, source)
     return parse_submission(text, source, latex=str(path).lower().endswith(".tex"))
@@ -226,6 +232,35 @@ def _tokens(text: str, latex: bool):
     return tokens, problems
 
 
+# What a reader of the rendered file never sees, so it is never graded: HTML comments
+# (Markdown), \iffalse ... \fi (to an \else, whose branch is shown) and the comment
+# environment (LaTeX, also raw LaTeX in Markdown).  Unclosed, each hides the rest of the file.
+_HIDDEN = re.compile(r"""
+    (?P<html><!--) .*? (?:(?P<html_end>-->)|\Z)
+  | (?P<iffalse>\\iffalse(?![A-Za-z])) .*? (?:(?P<iffalse_end>\\(?:fi|else)(?![A-Za-z]))|\Z)
+  | (?P<comment>\\begin\s*\{comment\}) .*? (?:(?P<comment_end>\\end\s*\{comment\})|\Z)
+""", re.VERBOSE | re.DOTALL)
+_CLOSING = {"html": "-->", "iffalse": r"\fi", "comment": r"\end{comment}"}
+
+
+def _without_hidden_text(text: str, latex: bool):
+    """The text with hidden parts blanked (their line breaks kept, so line numbers stay),
+    and a problem for each hidden part left unclosed."""
+    if latex:
+        text = re.sub(r"(?<!\\)%[^\n]*", "", text)  # before: a % comment may contain "\iffalse"
+    problems = []
+
+    def blank(match):
+        kind = next(kind for kind in _CLOSING if match.group(kind))
+        if match.group(f"{kind}_end") is None:
+            line = text.count("\n", 0, match.start()) + 1
+            problems.append(Problem(line, f"{match.group(kind)} without {_CLOSING[kind]}: "
+                                    "the rest of the file is hidden and not read"))
+        return "\n" * match.group(0).count("\n")
+
+    return _HIDDEN.sub(blank, text), problems
+
+
 # ------------------------------------------------------------------ names
 
 
@@ -298,7 +333,10 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
     """Every ``NAME = VALUE`` statement of a solution text, and the problems met."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         return Submission(source, refused=f"text larger than the limit of {MAX_BYTES} bytes")
-    tokens, problems = _tokens(text, latex)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # CR, LF and CRLF all end a line
+    text, problems = _without_hidden_text(text, latex)
+    tokens, more = _tokens(text, latex)
+    problems += more
     statements = []
     at = 0
     while at < len(tokens) and len(statements) < MAX_STATEMENTS:
@@ -327,6 +365,10 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
             if chosen.claimed is None:
                 problems.append(Problem(chosen.line, chosen.problem))
             statements.append(chosen)
+    if len(statements) >= MAX_STATEMENTS and at < len(tokens):
+        line = tokens[at].line
+        problems.append(Problem(line, f"more than {MAX_STATEMENTS} statements: the rest of the file "
+                                f"(from line {line}) is not read"))
     return Submission(source, tuple(statements), tuple(problems))
 
 
