@@ -80,7 +80,7 @@ def test_every_subpackage_says_what_it_owns_and_may_import():
 
 
 def test_public_api_keeps_working():
-    from symbolic_attn import AttentionResult, Mask, attention, attention_from_scores, softmax  # noqa: F401
+    from symbolic_attn import AttentionResult, Mask, attention, attention_from_scores, softmax  # noqa: F401 -- importing them is the test
     import symbolic_attn
     from symbolic_attn import errors
 

@@ -37,7 +37,7 @@ import sympy
 
 from symbolic_attn.errors import DigitsError, UndecidedError, shown
 # The rounding itself (integers only) lives in exact.rounding; re-exported here.
-from symbolic_attn.exact.rounding import (  # noqa: F401
+from symbolic_attn.exact.rounding import (
     MAX_DIGITS,
     certified_decimal,
     check_digits,

@@ -19,7 +19,7 @@ is simply computed every time.
 """
 
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["memoized", "MEMO_SIZE"]
 

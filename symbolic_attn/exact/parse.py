@@ -33,7 +33,7 @@ symbolic_attn.errors.ParseError: unknown function '__import__' at column 1 in "_
 import ast
 import re
 from fractions import Fraction
-from typing import Mapping
+from collections.abc import Mapping
 
 import flint
 import sympy

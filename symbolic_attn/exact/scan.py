@@ -15,7 +15,7 @@ import ast
 import re
 
 from symbolic_attn.errors import InputLimitError, ParseError, shown
-from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
+from symbolic_attn.exact.limits import Limits
 
 __all__ = ["parse_tree", "check_brackets", "check_tree_depth", "snippet"]
 

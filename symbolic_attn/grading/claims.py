@@ -231,7 +231,7 @@ def _atom(text: str, names) -> Element:
     return Element(text, value, "exact")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _half_unit(decimals: int) -> sympy.Rational:
     """Half a unit of the last written digit: 1/2 10^-decimals."""
     return sympy.Rational(1, 2 * 10**decimals) if decimals >= 0 else sympy.Rational(10 ** -decimals, 2)

@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-import sympy
 
 from symbolic_attn.render.latex import expr_latex
 
