@@ -6,7 +6,7 @@ import os
 # on every machine (python-flint, which we depend on, would otherwise be picked up).
 os.environ.setdefault("SYMPY_GROUND_TYPES", "python")
 
-from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis import HealthCheck, settings
 
 # Exact arithmetic on a shared 2-core machine: per-example timing is noise, not a signal.
 settings.register_profile(

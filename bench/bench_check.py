@@ -30,9 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from symbolic_attn.model.attention import attention  # noqa: E402
-from symbolic_attn.grading.exercise import load_exercise  # noqa: E402
-from symbolic_attn.grading.report import check_exercise, render_text  # noqa: E402
+from symbolic_attn.model.attention import attention  # noqa: E402 -- after the sys.path insert
+from symbolic_attn.grading.exercise import load_exercise  # noqa: E402 -- after the sys.path insert
+from symbolic_attn.grading.report import check_exercise, render_text  # noqa: E402 -- after the sys.path insert
 
 N, D_K, D_V, PLACES = 16, 4, 16, 4
 
@@ -48,7 +48,7 @@ def toml_matrix(rows):
 def build(path: Path):
     rng = random.Random(2017)
     Q, K, V = rational_rows(rng, N, D_K), rational_rows(rng, N, D_K), rational_rows(rng, N, D_V)
-    unquote = lambda rows: [[entry.strip('"') for entry in row] for row in rows]  # noqa: E731
+    unquote = lambda rows: [[entry.strip('"') for entry in row] for row in rows]  # noqa: E731 -- a one-line local helper
     result = attention(unquote(Q), unquote(K), unquote(V))
     weights, output = result.decimals("weights", PLACES), result.decimals("output", PLACES)
     lines = ['title = "16x16 benchmark"', "[inputs]", f"Q = {toml_matrix(Q)}", f"K = {toml_matrix(K)}",
@@ -76,7 +76,7 @@ def naive_seconds(path: Path) -> float:
         i, j = claim.row - 1, claim.col - 1
         row = [sympy.exp(s) for s in scaled.row(i)]
         value = (row[j] / sympy.Add(*row)).evalf(30)
-        abs(value - claim.claimed.elements[0].value) <= sympy.Rational(1, 2 * 10**PLACES)
+        abs(value - claim.claimed.elements[0].value) <= sympy.Rational(1, 2 * 10**PLACES)  # noqa: B015 -- the timed work
     return (time.perf_counter() - started) / 32 * (N * N)
 
 
@@ -84,7 +84,7 @@ def build64(path: Path, n: int = 64, d: int = 4, wrong: int = 12) -> int:
     """A 64x64 causal exercise; ``wrong`` whole-matrix claims, each off in one entry."""
     rng = random.Random(7)
     Q, K, V = (rational_rows(rng, n, d) for _ in range(3))
-    unquote = lambda rows: [[entry.strip('"') for entry in row] for row in rows]  # noqa: E731
+    unquote = lambda rows: [[entry.strip('"') for entry in row] for row in rows]  # noqa: E731 -- a one-line local helper
     result = attention(unquote(Q), unquote(K), unquote(V), "causal")
     grids = {"weights": result.decimals("weights", 3), "output": result.decimals("output", 3)}
     lines = ['title = "64x64 benchmark"', "[inputs]", f"Q = {toml_matrix(Q)}", f"K = {toml_matrix(K)}",

@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from symbolic_attn.proofs import prove  # noqa: E402
-from symbolic_attn.proofs.scripts import load_scripts  # noqa: E402
+from symbolic_attn.proofs import prove  # noqa: E402 -- after the sys.path insert
+from symbolic_attn.proofs.scripts import load_scripts  # noqa: E402 -- after the sys.path insert
 
 
 def _clear_memos():

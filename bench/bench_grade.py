@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from symbolic_attn.grading.answer_key import load_answer_key  # noqa: E402
+from symbolic_attn.grading.answer_key import load_answer_key  # noqa: E402 -- after the sys.path insert
 
 
 N, D_K, D_V = 4, 3, 2

@@ -36,11 +36,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import flint  # noqa: E402
-import mpmath  # noqa: E402
+import flint  # noqa: E402 -- after the sys.path insert
+import mpmath  # noqa: E402 -- after the sys.path insert
 
-from symbolic_attn.model.attention import attention  # noqa: E402
-from symbolic_attn.proofs.parallel import available_cores  # noqa: E402
+from symbolic_attn.model.attention import attention  # noqa: E402 -- after the sys.path insert
+from symbolic_attn.proofs.parallel import available_cores  # noqa: E402 -- after the sys.path insert
 
 D = 16
 DIGITS = 30
@@ -60,7 +60,7 @@ def ours(Q, K, V, mask=None):
 def bare_arb(Q, K, V):
     """What a careful script with python-flint would do, without certifying anything."""
     n = len(Q)
-    fmpq = lambda M: flint.fmpq_mat([[flint.fmpq(x.numerator, x.denominator) for x in row] for row in M])  # noqa: E731
+    fmpq = lambda M: flint.fmpq_mat([[flint.fmpq(x.numerator, x.denominator) for x in row] for row in M])  # noqa: E731 -- a one-line local helper
     saved, flint.ctx.prec = flint.ctx.prec, 128
     try:
         scaled = flint.arb_mat(fmpq(Q) * fmpq(K).transpose()) * flint.arb(D).rsqrt()

@@ -9,7 +9,6 @@ the bias $+m\\,j$ per key, for every length $n$.
 import sympy
 from sympy import Mul, Sum, exp
 
-from symbolic_attn.model.attention import softmax
 from symbolic_attn.model.masks import Mask
 from symbolic_attn.proofs.chain import Computed, Derivation, Scope, Step
 from symbolic_attn.proofs.operators import MaskedSoftmax, SoftmaxAt

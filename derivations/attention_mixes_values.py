@@ -11,7 +11,7 @@ import sympy
 from sympy import KroneckerDelta, Rational, Sum
 
 from symbolic_attn.model.attention import attention
-from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step
+from symbolic_attn.proofs.chain import Assumption, Derivation, Scope, Step
 from symbolic_attn.proofs.operators import NamedOperator, SoftmaxAt
 from symbolic_attn.proofs.prove import ForAll
 from symbolic_attn.proofs.result import Case, Check, Result
@@ -144,7 +144,7 @@ def lab_check() -> Check:
         cases,
         scope=Scope.checked("the lab's numbers, exactly (the decimal certified)"),
         note="Computed by the library's exact attention; $a_3$ is the weight rises puts on itself.",
-        summary=[f"zero query for rises: output $(2/3, 4/3)$", "new value $v_{3,2} = 4$: weights unchanged, "
+        summary=["zero query for rises: output $(2/3, 4/3)$", "new value $v_{3,2} = 4$: weights unchanged, "
                  "output of rises up by $2 a_3 \\approx 1.152$ in its second coordinate",
                  "each coordinate of rises' output between the smallest and largest value"],
     )

@@ -102,11 +102,10 @@ def small_check() -> Check:
     cases = []
     for width in (2, 3):
         xs = [sympy.Symbol(f"x_{q}", real=True) for q in range(1, width + 1)]
-        ys = [a * v + b for v in xs]
 
         def ln(values, epsilon=0):
-            mu = sum(values) / width
-            var = sum((v - mu) ** 2 for v in values) / width
+            mu = sum(values) / width  # noqa: B023 -- ln is called in this iteration only
+            var = sum((v - mu) ** 2 for v in values) / width  # noqa: B023 -- likewise
             return sympy.ImmutableMatrix([[(v - mu) / sqrt(var + epsilon) for v in values]])
 
         cases.append(Case(f"$d = {width}$: $\\operatorname{{LN}}_\\epsilon(a x) = \\operatorname{{LN}}_{{\\epsilon/a^2}}(x)$",

@@ -117,7 +117,7 @@ def small_check() -> Check:
     for size in (2, 3, 4):
         scores = [sympy.Symbol(f"s_{q}", real=True) for q in range(1, size + 1)]
         weights = list(softmax(sympy.ImmutableMatrix([scores])))
-        jacobian = sympy.ImmutableMatrix(size, size, lambda a, b: sympy.diff(weights[a], scores[b]))
+        jacobian = sympy.ImmutableMatrix(size, size, lambda a, b: sympy.diff(weights[a], scores[b]))  # noqa: B023 -- called at once
         formula = sympy.ImmutableMatrix(sympy.diag(*weights)) - sympy.ImmutableMatrix(weights) * sympy.ImmutableMatrix([weights])
         cases.append(Case(f"$n = {size}$", jacobian, formula))
     return Check(

@@ -16,17 +16,17 @@ import os
 # on every machine, so pin the choice unless the user has made it explicitly.
 os.environ.setdefault("SYMPY_GROUND_TYPES", "python")
 
-from symbolic_attn.model.attention import AttentionResult, attention, attention_from_scores, softmax  # noqa: E402
-from symbolic_attn.errors import *  # noqa: E402,F401,F403  (every error type, as listed in errors.__all__)
-from symbolic_attn import errors as _errors  # noqa: E402
-from symbolic_attn.exact.convert import to_exact, to_matrix  # noqa: E402
-from symbolic_attn.model.masks import Mask  # noqa: E402
-from symbolic_attn.model.multihead import multihead  # noqa: E402
-from symbolic_attn.model.positional import alibi, alibi_slopes, rope, sinusoidal  # noqa: E402
-from symbolic_attn.model.layernorm import layer_norm  # noqa: E402
-from symbolic_attn.model.feedforward import feed_forward, gelu, relu  # noqa: E402
-from symbolic_attn.model.block import decoder_block, encoder_block  # noqa: E402
-from symbolic_attn.model.trace import Trace, select  # noqa: E402
+from symbolic_attn.model.attention import AttentionResult, attention, attention_from_scores, softmax
+from symbolic_attn.errors import *  # noqa: F403 -- every error type, as listed in errors.__all__
+from symbolic_attn import errors as _errors
+from symbolic_attn.exact.convert import to_exact, to_matrix
+from symbolic_attn.model.masks import Mask
+from symbolic_attn.model.multihead import multihead
+from symbolic_attn.model.positional import alibi, alibi_slopes, rope, sinusoidal
+from symbolic_attn.model.layernorm import layer_norm
+from symbolic_attn.model.feedforward import feed_forward, gelu, relu
+from symbolic_attn.model.block import decoder_block, encoder_block
+from symbolic_attn.model.trace import Trace, select
 
 __all__ = [
     "attention",

@@ -11,8 +11,8 @@ import json
 import sys
 
 import sympy
-from sympy import (E, Abs, Float, Inverse, KroneckerDelta, Max, Min, MatMul, MatrixSymbol, Mul, Ne, Pow, Q,
-                   Rational, Sum, acos, asin, cos, exp, log, nan, oo, pi, sin, sqrt, tan, tanh, zoo)
+from sympy import (Abs, Float, Inverse, KroneckerDelta, Max, Min, MatMul, MatrixSymbol, Mul, Ne, Pow, Q,
+                   Rational, Sum, acos, asin, cos, exp, log, nan, oo, pi, sin, sqrt, tan, tanh)
 
 from symbolic_attn.model.attention import softmax
 from symbolic_attn.proofs.chain import Computed, Derivation, Step

@@ -827,7 +827,6 @@ def a10():
 
 def a11():
     # FALSE: constant map.  n=2, s=(0,1): lhs 1, rhs 0.
-    sig = _sigma(Integer(1) + 0 * k)
     return one("a11", Sum(s[k], (k, 1, n)), Sum(s[1], (k, 1, n)), rules=(reindex_by(Lambda(k, 1)),),
                assumptions=[Assumption("BJ", "k -> 1 is a bijection of 1..n",
                                        condition=Bijection(Lambda(k, 1), 1, n))])

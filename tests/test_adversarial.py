@@ -19,7 +19,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-import adversarial_cases  # noqa: E402
+import adversarial_cases  # noqa: E402 -- after the sys.path insert
 
 SEEDS = ("0", "1", "4242")
 CASES = adversarial_cases.CASES

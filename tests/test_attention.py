@@ -2,9 +2,9 @@
 
 import pytest
 import sympy
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
-from sympy import E, Rational as R, exp, log, sqrt
+from sympy import Rational as R, exp, log, sqrt
 
 from symbolic_attn.model.attention import attention, attention_from_scores, softmax
 from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError
@@ -190,7 +190,7 @@ def test_mask_shape_error():
 def test_fully_masked_row_policies():
     blocked = Mask.keep([[1, 1, 1], [0, 0, 0], [1, 1, 1]])
     with pytest.raises(EmptyRowError, match=r"^row 2 allows no key"):
-        attention(X, X, X, mask=blocked).weights
+        attention(X, X, X, mask=blocked).weights  # noqa: B018 -- the property raises
     assert attention(X, X, X, mask=blocked, on_empty_row="zeros").weights.row(1) == sympy.zeros(1, 3)
     assert attention(X, X, X, mask=blocked, on_empty_row="uniform").weights.row(1) == sympy.Matrix([[R(1, 3)] * 3])
     assert all(w is sympy.nan for w in attention(X, X, X, mask=blocked, on_empty_row="nan").weights.row(1))
@@ -209,7 +209,9 @@ def problems(draw, allow_cross=True):
     n = draw(st.integers(1, 3))
     m = draw(st.integers(1, 3)) if allow_cross else n
     d_k, d_v = draw(st.integers(1, 2)), draw(st.integers(1, 2))
-    matrix = lambda r, c: sympy.Matrix(draw(st.lists(st.lists(small, min_size=c, max_size=c), min_size=r, max_size=r)))
+    def matrix(r, c):
+        return sympy.Matrix(draw(st.lists(st.lists(small, min_size=c, max_size=c), min_size=r, max_size=r)))
+
     grid = draw(st.lists(st.lists(st.booleans(), min_size=m, max_size=m), min_size=n, max_size=n))
     for row in grid:  # at least one allowed key per row
         row[draw(st.integers(0, m - 1))] = True

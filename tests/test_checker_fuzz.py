@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from sympy import Rational
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import checker_fuzz as fuzz  # noqa: E402
+import checker_fuzz as fuzz
 
 COEFFICIENTS = st.sampled_from([Rational(v) for v in (1, 2, 3, -1, 5)] + [Rational(1, 2), Rational(-3, 2)])
 SUMMAND = st.integers(0, len(fuzz.SUMMANDS) - 1)

@@ -119,7 +119,7 @@ def test_list_verify_shows_names_and_scopes(capsys):
 
 def test_builders_can_add_a_document(tmp_path):
     write(tmp_path / "mine", "square", GOOD.format(name="square"))
-    extra = lambda results: {"extra.tex": "\\documentclass{article}\n"}  # noqa: E731
+    extra = lambda results: {"extra.tex": "\\documentclass{article}\n"}  # noqa: E731 -- a one-line stub
     written = run_derive([tmp_path / "mine"], tmp_path / "out", builders=build.BUILDERS + (extra,))
     assert sorted(p.name for p in written) == ["extra.tex", "index.tex", "notes.tex", "square.tex"]
 

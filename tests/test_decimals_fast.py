@@ -49,7 +49,7 @@ def exact_decimal(entry, digits, significant):
 def cases(draw):
     n, m = draw(st.integers(1, 3)), draw(st.integers(1, 3))
     d_k, d_v = draw(st.integers(1, 2)), draw(st.integers(1, 2))
-    matrix = lambda rows, cols: [[draw(RATIONALS) for _ in range(cols)] for _ in range(rows)]  # noqa: E731
+    matrix = lambda rows, cols: [[draw(RATIONALS) for _ in range(cols)] for _ in range(rows)]  # noqa: E731 -- a one-line local helper
     grid = [[draw(st.booleans()) for _ in range(m)] for _ in range(n)]
     grid[0] = [j == 0 for j in range(m)]  # always one row with a single allowed key
     options = {

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import sympy
 
-from symbolic_attn.cli.derive import derive as run_derive
 from symbolic_attn.notes import build
 from symbolic_attn.proofs import scripts as derivation_scripts
 from symbolic_attn.proofs.chain import Computed
@@ -89,7 +88,7 @@ def _broken(result, title_start, change):
 
 def test_permutation_broken_variants(scripts, results):
     module, result = scripts["permutation_equivariance"].module, results["permutation_equivariance"]
-    P, S, X, W_V, W_Q, W_K, d_k = module.P, module.S, module.X, module.W_V, module.W_Q, module.W_K, module.d_k
+    P, S, X, W_V, W_Q, W_K = module.P, module.S, module.X, module.W_V, module.W_Q, module.W_K
     Softmax = module.Softmax
     variants = {
         # wrong index: P^T S P instead of P S P^T
@@ -99,7 +98,7 @@ def test_permutation_broken_variants(scripts, results):
         # dropped assumption: P^T P = I no longer available
         "dropped assumption": (lambda d: d.without_assumption("A1").with_step(4, using=()), "step 4"),
     }
-    for label, (change, step) in variants.items():
+    for _label, (change, step) in variants.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'The matrix-level chain, general \$n\$'"):
             _broken(result, "The matrix-level chain", change).verify()
     lemma = _part(result, "The row-softmax lemma, small")
@@ -135,7 +134,7 @@ def test_shift_broken_variants(scripts, results):
         "missing factor": (lambda d: d.with_step(3, rhs=Frac(exp(c) * exp(s[i]), sum_(exp(s[k])))), "step 3"),
         "wrong index": (lambda d: d.with_step(4, rhs=Frac(exp(s[k]), sum_(exp(s[k])))), "step 4"),
     }
-    for label, (change, step) in variants.items():
+    for _label, (change, step) in variants.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'Adding a constant to every score'"):
             _broken(result, "Adding a constant", change).verify()
     # Dropped assumption: a "shift" c_k that depends on k cannot be taken out of the sum.
@@ -155,7 +154,7 @@ def test_masked_broken_variants(scripts, results):
         "missing factor": (lambda d: d.with_step(1, rhs=Frac(a[j] * exp(s[j]), sum_(Frac(a[k] * exp(s[k]), Z)))), "step 1"),
         "wrong index": (lambda d: d.with_step(3, rhs=Frac(a[k] * exp(s[k]), sum_(a[k] * exp(s[k])))), "step 3"),
     }
-    for label, (change, step) in renorm.items():
+    for _label, (change, step) in renorm.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'Renormalized zeroed weights are the masked weights'"):
             _broken(result, "Renormalized", change).verify()
     beta = module.beta
@@ -166,14 +165,14 @@ def test_masked_broken_variants(scripts, results):
                                                         "step 3"),
         "inequality reversed": (lambda d: d.with_step(3, relation=">"), "step 3"),
     }
-    for label, (change, step) in mass.items():
+    for _label, (change, step) in mass.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'Zeroed weights sum to 1 minus the blocked mass'"):
             _broken(result, "Zeroed weights sum", change).verify()
     positive = {
         "term outside the sum's range": (lambda d: d.without_assumption("A3").with_step(1, using=()), "step 1"),
         "strict from a nonnegative sum alone": (lambda d: d.with_step(1, relation=">", rules=()), "step 1"),
     }
-    for label, (change, step) in positive.items():
+    for _label, (change, step) in positive.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'The blocked mass is positive'"):
             _broken(result, "The blocked mass", change).verify()
     reference = _part(result, "The reference row")
@@ -201,7 +200,7 @@ def test_reference_numbers(results):
 
 def test_scaling_broken_variants(scripts, results):
     module, result = scripts["sqrt_dk_scaling"].module, results["sqrt_dk_scaling"]
-    Ex, Var, q, k, i, d_k, DOT = module.Ex, module.Var, module.q, module.k, module.i, module.d_k, module.DOT
+    Var, q, k, i, d_k, DOT = module.Var, module.q, module.k, module.i, module.d_k, module.DOT
     mu_q, mu_k, sigma_q, sigma_k = module.mu_q, module.mu_k, module.sigma_q, module.sigma_k
     cases = [
         ("One term", 3, lambda d: d.with_step(3, rhs=(sigma_q**2 + mu_q**2) * (sigma_k**2 + mu_k**2) + mu_q**2 * mu_k**2),
@@ -210,7 +209,7 @@ def test_scaling_broken_variants(scripts, results):
         ("The variance of", 1, lambda d: d.with_step(1, rhs=sympy.Sum(Var(q[i] * k[i + 1]), (i, 1, d_k))), "wrong index"),
         ("The mean of", 2, lambda d: d.without_assumption("A1").with_step(2, using=()), "dropped assumption"),
     ]
-    for title, step, change, label in cases:
+    for title, step, change, _label in cases:
         with pytest.raises(ProofError, match=rf"^step {step} of '{title}"):
             _broken(result, title, change).verify()
 
@@ -247,8 +246,7 @@ def test_closed_form_moments_agree_with_sympy_stats(scripts, label, width):
 
 def test_rope_broken_variants(scripts, results):
     module, result = scripts["rope"].module, results["rope"]
-    q, k, i, h, m, n, theta = module.q, module.k, module.i, module.h, module.m, module.n, module.theta
-    cos, sin = sympy.cos, sympy.sin
+    i, h, m, n = module.i, module.h, module.m, module.n
     q1, q2, k1, k2 = module.a[i], module.b[i], module.u[i], module.v[i]
     variants = {
         "wrong sign": (lambda d: d.with_step(3, rhs=sympy.Sum((q1 * k1 + q2 * k2) * module.C(n - m)
@@ -257,7 +255,7 @@ def test_rope_broken_variants(scripts, results):
         "wrong difference": (lambda d: d.with_step(4, rhs=module.RelativeScore(m - n)), "step 4"),
         "missing term": (lambda d: d.with_step(1, rhs=sympy.Sum(q1 * k1 + q2 * k2, (i, 1, h))), "step 1"),
     }
-    for label, (change, step) in variants.items():
+    for _label, (change, step) in variants.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'The score, every even width'"):
             _broken(result, "The score", change).verify()
 
@@ -272,7 +270,7 @@ def test_alibi_broken_variants(scripts, results):
                                                                       module._row_sum(sympy.exp(s[k] + m * k)))),
                            "step 3"),
     }
-    for label, (change, step) in variants.items():
+    for _label, (change, step) in variants.items():
         with pytest.raises(ProofError, match=rf"^{step} of 'Row \$i\$ of causal ALiBi"):
             _broken(result, "Row $i$", change).verify()
     check = _part(result, "Whole matrices")
@@ -304,8 +302,7 @@ def test_sinusoidal_broken_variants(scripts, results):
 
 def test_multihead_broken_variants(scripts, results):
     module, result = scripts["multihead_sum"].module, results["multihead_sum"]
-    C, W, H, B, t, j, g, r, h, d_v = (module.C, module.W, module.H, module.B, module.t, module.j, module.g,
-                                      module.r, module.h, module.d_v)
+    C, W, t, j, g, r, h, d_v = module.C, module.W, module.t, module.j, module.g, module.r, module.h, module.d_v
     wrong = g * d_v + r  # off by one block
     title = r"^step {} of 'Entry \$\(t, j\)\$, every \$h\$ and all widths'"
     with pytest.raises(ProofError, match=title.format(1)):
@@ -325,7 +322,7 @@ def test_multihead_broken_variants(scripts, results):
 
 def test_jacobian_broken_variants(scripts, results):
     module, result = scripts["softmax_jacobian"].module, results["softmax_jacobian"]
-    p, i, j, n, s, k = module.p, module.i, module.j, module.n, module.s, module.k
+    p, i, j, n = module.p, module.i, module.j, module.n
     delta = sympy.KroneckerDelta
     with pytest.raises(ProofError, match=r"^step 3 of 'The entries, every \$n\$'.*refuted"):
         _broken(result, "The entries", lambda d: d.with_step(3, rhs=p(i) * (delta(i, j) + p(j)))).verify()

@@ -110,7 +110,7 @@ def x_and_x_json(tmp):
 
 
 def same_name_in_two_folders(tmp):
-    a = subs(tmp, {"a/ann.md": ANN, "b/ann.md": "a_{32} = 0.9"})
+    subs(tmp, {"a/ann.md": ANN, "b/ann.md": "a_{32} = 0.9"})
     return [key(tmp), "subs/a/ann.md", "subs/b/ann.md", "--out", tmp / "out"], 0, lambda: (
         set(grades(tmp / "out")) == {str(Path("subs/a/ann.md")), str(Path("subs/b/ann.md"))})
 

@@ -196,7 +196,7 @@ def _run(argv):
     process.returncode = os.waitstatus_to_exitcode(status)
     process.stdout.close()
     process.stderr.close()
-    decode = lambda data: data.decode("utf-8", "backslashreplace")  # noqa: E731
+    decode = lambda data: data.decode("utf-8", "backslashreplace")  # noqa: E731 -- a one-line local helper
     return process.returncode, decode(output["out"]), decode(output["err"]), usage.ru_utime + usage.ru_stime, wall
 
 
@@ -250,8 +250,8 @@ def test_the_battery_can_fail(start_up):
 
 # -- the same attitude in-process: random token soup through the parser ---------------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402 -- imports of the section below
+from hypothesis import strategies as st  # noqa: E402 -- imports of the section below
 
 TOKENS = [
     "1", "9", "0", "0.5", "99999", "1e400", "1e-3", "e", "pi", "E", "x", "sqrt(", "exp(", "log(", "ln(", "sin(",

@@ -80,10 +80,21 @@ def test_every_subpackage_says_what_it_owns_and_may_import():
 
 
 def test_public_api_keeps_working():
-    from symbolic_attn import AttentionResult, Mask, attention, attention_from_scores, softmax  # noqa: F401
+    from symbolic_attn import AttentionResult, Mask, attention, attention_from_scores, softmax  # noqa: F401 -- importing them is the test
     import symbolic_attn
     from symbolic_attn import errors
 
     for name in errors.__all__:
         if name[0].isupper():
             assert getattr(symbolic_attn, name) is getattr(errors, name), f"{name} not exported by symbolic_attn"
+
+
+def test_the_authoring_api_is_one_import():
+    """``from symbolic_attn.proofs import ...`` gives the authoring names, the very objects of their modules."""
+    import symbolic_attn.proofs as proofs
+    from symbolic_attn.proofs import chain, conditions, operators, prove, result, rules
+
+    homes = (chain, conditions, operators, prove, result, rules)
+    for name in proofs.__all__:
+        value = getattr(proofs, name)
+        assert any(getattr(home, name, None) is value for home in homes), name

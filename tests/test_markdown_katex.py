@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from symbolic_attn.cli.derive import derive as run_derive
-from symbolic_attn.notes import build
 from symbolic_attn.proofs import scripts as derivation_scripts
 from symbolic_attn.model.attention import attention
 from symbolic_attn.notes.markdown import markdown_document

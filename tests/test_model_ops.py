@@ -6,7 +6,7 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 from sympy import Rational as R
-from sympy import cos, erf, exp, sin, sqrt, tanh
+from sympy import cos, erf, sin, sqrt, tanh
 
 from symbolic_attn.errors import InputLimitError, ShapeError, StageError, ZeroVarianceError
 from symbolic_attn.model.attention import attention

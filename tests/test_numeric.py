@@ -106,10 +106,10 @@ def test_tiny_weights_keep_their_significant_digits():
 
 # -- certified_decimal: rounding a ball from arb's decimal enclosure -----------------------
 
-import flint  # noqa: E402
+import flint  # noqa: E402 -- imports of the section below
 
-from symbolic_attn.errors import DigitsError  # noqa: E402
-from symbolic_attn.exact.certified import certified_decimal, check_digits, working_precision  # noqa: E402
+from symbolic_attn.errors import DigitsError  # noqa: E402 -- imports of the section below
+from symbolic_attn.exact.certified import certified_decimal, check_digits, working_precision  # noqa: E402 -- imports of the section below
 
 
 def ball(text):

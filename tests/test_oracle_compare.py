@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError
+from symbolic_attn.errors import EmptyRowError, ShapeError
 from symbolic_attn.model.masks import Mask
 from symbolic_attn.testing import compare_attention
 

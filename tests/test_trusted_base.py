@@ -15,7 +15,7 @@ import sympy
 from sympy import KroneckerDelta, Lambda, Product, Sum
 
 from symbolic_attn.errors import ProofError, SymbolicAttnError, UndecidedError
-from symbolic_attn.proofs import binders, domains
+from symbolic_attn.proofs import domains
 from symbolic_attn.proofs.binders import bind_fresh, substitute, unbind
 from symbolic_attn.proofs.conditions import Condition, Facts, prove_condition, side_conditions
 from symbolic_attn.proofs.prove import (

@@ -27,7 +27,7 @@ import dataclasses
 import functools
 import sys
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from symbolic_attn.errors import describe_exception, one_line
 from symbolic_attn.cli import add_jobs_option

@@ -29,15 +29,17 @@ False
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
+from typing import Any, SupportsIndex, TypeVar, cast
 
 import flint
 import sympy
 
 from symbolic_attn.errors import DigitsError, UndecidedError, shown
 # The rounding itself (integers only) lives in exact.rounding; re-exported here.
-from symbolic_attn.exact.rounding import (  # noqa: F401
+from symbolic_attn.exact.rounding import (
     MAX_DIGITS,
     certified_decimal,
     check_digits,
@@ -63,11 +65,13 @@ __all__ = [
     "MAX_DIGITS",
 ]
 
+_T = TypeVar("_T")
+
 #: Bits of working precision for the first attempt, and the most we try before giving up
 #: (then an exact proof is attempted; if that fails too, the answer is "undecided").
 START_PRECISION = 128
 MAX_PRECISION = 32768
-def check_precision(bits) -> int:
+def check_precision(bits: SupportsIndex) -> int:
     """``bits`` as an int, if it is a usable working precision (16 to 4 * MAX_PRECISION).
 
     >>> check_precision(0)
@@ -85,7 +89,7 @@ def check_precision(bits) -> int:
 
 
 @contextmanager
-def working_precision(bits: int):
+def working_precision(bits: int) -> Iterator[None]:
     """Set arb's (global) working precision for the duration of a ``with`` block."""
     saved = flint.ctx.prec
     flint.ctx.prec = bits
@@ -95,7 +99,7 @@ def working_precision(bits: int):
         flint.ctx.prec = saved
 
 
-def to_arb(expr) -> flint.arb:
+def to_arb(expr: Any) -> flint.arb:
     """An ``arb`` ball guaranteed to contain the exact real value of ``expr``.
 
     Call it inside :func:`working_precision`.  Raises :class:`UndecidedError` for values
@@ -113,7 +117,7 @@ def to_arb(expr) -> flint.arb:
     return value
 
 
-def _arb_of(expr) -> flint.arb:
+def _arb_of(expr: Any) -> flint.arb:
     if expr.is_Rational:
         return flint.arb(flint.fmpq(int(expr.p), int(expr.q)))
     if expr is sympy.pi:
@@ -151,7 +155,7 @@ def _arb_of(expr) -> flint.arb:
     raise UndecidedError(f"no certified evaluation for {type(expr).__name__} in {shown(expr)}")
 
 
-def with_rising_precision(attempt):
+def with_rising_precision(attempt: Callable[[], _T | None]) -> _T | None:
     """Run ``attempt()`` at START_PRECISION, doubling up to MAX_PRECISION, until it answers.
 
     ``attempt`` computes with arb at the current working precision and returns None while
@@ -167,7 +171,7 @@ def with_rising_precision(attempt):
     return None
 
 
-def certified_sign(expr) -> int | None:
+def certified_sign(expr: Any) -> int | None:
     """-1, 0 or 1: the sign of ``expr`` proved by intervals (0 only for a literal zero);
     None when no precision up to MAX_PRECISION decides it."""
     if expr == 0:
@@ -176,7 +180,7 @@ def certified_sign(expr) -> int | None:
     if getattr(expr, "free_symbols", None):
         to_arb(expr)  # raises UndecidedError naming the free symbols
 
-    def attempt():
+    def attempt() -> int | None:
         try:
             ball = to_arb(expr)
         except UndecidedError:
@@ -197,7 +201,7 @@ def _certain_le(left: flint.arb, right: flint.arb) -> bool | None:
     return None
 
 
-def decimal_string(expr, digits: int, significant: bool = False) -> str:
+def decimal_string(expr: Any, digits: int, significant: bool = False) -> str:
     """The correctly rounded decimal of an exact real value, certified.
 
     Raises :class:`UndecidedError` for symbolic values, or if no precision up to
@@ -222,7 +226,7 @@ def decimal_string(expr, digits: int, significant: bool = False) -> str:
     )
 
 
-def within(expr, center: Fraction, radius: Fraction) -> bool:
+def within(expr: Any, center: Fraction, radius: Fraction) -> bool:
     """Certified ``|expr - center| <= radius`` (the boundary counts as inside).
 
     The answer comes from intervals of rising precision; when the distance sits on the
@@ -241,7 +245,7 @@ def within(expr, center: Fraction, radius: Fraction) -> bool:
     )
 
 
-def _proved_rational(expr) -> Fraction | None:
+def _proved_rational(expr: Any) -> Fraction | None:
     """The rational ``expr`` equals, when exact algebra proves it; otherwise None.
 
     Reached only when intervals of :data:`MAX_PRECISION` bits cannot separate ``expr`` from
@@ -258,7 +262,7 @@ def _proved_rational(expr) -> Fraction | None:
     return Fraction(int(candidate.p), int(candidate.q))
 
 
-def _plainly_algebraic(expr) -> bool:
+def _plainly_algebraic(expr: Any) -> bool | None:  # None (falsy): SymPy's fuzzy 'not known'
     """True when ``expr`` is built from rationals and ``i`` by ``+``, ``*`` and rational powers.
 
     The structural test, not SymPy's ``is_algebraic``: that one asks for signs, and SymPy
@@ -278,7 +282,7 @@ def _plainly_algebraic(expr) -> bool:
     if isinstance(expr, sympy.core.numbers.NumberSymbol):
         return expr.is_algebraic is True  # the golden ratio yes, pi and e no: a fact of the class
     if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan)):
-        return (expr.args[0] / sympy.pi).is_Rational  # trigonometric values at rational multiples of pi
+        return cast(bool | None, (expr.args[0] / sympy.pi).is_Rational)  # trigonometric values at rational multiples of pi
     return False
 
 
@@ -286,7 +290,7 @@ def _plainly_algebraic(expr) -> bool:
 MAX_ZERO_TEST_OPS = 400
 
 
-def proved_zero(expr) -> bool:
+def proved_zero(expr: Any) -> bool:
     """True only when exact algebra shows that the symbol-free ``expr`` is exactly 0.
 
     No floating-point evaluation is ever consulted: ``expand`` (valid rewriting only), then,
@@ -313,6 +317,6 @@ def proved_zero(expr) -> bool:
         return False
     x = sympy.Dummy("x")
     try:
-        return sympy.minimal_polynomial(expanded, x) == x
+        return cast(bool, sympy.minimal_polynomial(expanded, x) == x)
     except (NotImplementedError, ValueError, TypeError):
         return False

@@ -25,6 +25,7 @@ Matrix([
 import operator
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any, cast
 
 import sympy
 
@@ -35,7 +36,7 @@ from symbolic_attn.exact.parse import parse_expression, parse_matrix
 __all__ = ["to_exact", "to_matrix"]
 
 
-def to_exact(value, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Expr:
+def to_exact(value: Any, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Expr:
     """One exact SymPy scalar from an int, Fraction, Decimal, SymPy value or text.
 
     NumPy scalars follow the same policy: ``np.int64(2)`` is the integer 2, a NumPy float
@@ -115,7 +116,7 @@ def _decimal(value: Decimal, limits: Limits) -> sympy.Rational:
     sign, digits, exponent = value.as_tuple()
     if len(digits) > limits.max_digits:
         raise InputLimitError(f"a Decimal of {len(digits)} digits exceeds the limit of {limits.max_digits}")
-    if abs(exponent) > limits.max_decimal_exponent:
+    if abs(cast(int, exponent)) > limits.max_decimal_exponent:  # finite: an int
         raise InputLimitError(
             f"a Decimal with exponent {exponent} exceeds the limit of {limits.max_decimal_exponent}"
         )
@@ -123,7 +124,7 @@ def _decimal(value: Decimal, limits: Limits) -> sympy.Rational:
     return sympy.Rational(fraction.numerator, fraction.denominator)
 
 
-def to_matrix(value, *, name: str = "matrix", limits: Limits = DEFAULT_LIMITS) -> sympy.ImmutableMatrix:
+def to_matrix(value: Any, *, name: str = "matrix", limits: Limits = DEFAULT_LIMITS) -> sympy.ImmutableMatrix:
     """An exact SymPy matrix from nested lists, a SymPy matrix, an array or matrix text.
 
     ``name`` is used in error messages (``"Q"``, ``"scores"``...); ``limits`` bounds text.
@@ -158,7 +159,7 @@ def to_matrix(value, *, name: str = "matrix", limits: Limits = DEFAULT_LIMITS) -
     return matrix
 
 
-def _entry(entry, name, row, column):
+def _entry(entry: Any, name: str, row: int, column: int) -> Any:
     try:
         return to_exact(entry)
     except (ParseError, FloatInputError) as error:

@@ -19,6 +19,7 @@ symbolic_attn.errors.InputLimitError: exponent 1000000 in x**1000000 exceeds the
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from symbolic_attn.errors import InputLimitError, shown
 
@@ -49,7 +50,7 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-def check_value(value, limits: Limits = DEFAULT_LIMITS, where: str = ""):
+def check_value(value: Any, limits: Limits = DEFAULT_LIMITS, where: str = "") -> Any:
     """Refuse a built value (a SymPy scalar or matrix) beyond the limits; return it unchanged.
 
     Per entry: at most ``max_expression_nodes`` nodes, no rational of more than
@@ -101,7 +102,7 @@ def check_value(value, limits: Limits = DEFAULT_LIMITS, where: str = ""):
     return value
 
 
-def _check_rational(number, limits: Limits, where: str) -> None:
+def _check_rational(number: Any, limits: Limits, where: str) -> None:
     bits = max(abs(number.p).bit_length(), number.q.bit_length())
     if bits > limits.max_result_bits:
         raise InputLimitError(
@@ -110,7 +111,7 @@ def _check_rational(number, limits: Limits, where: str) -> None:
         )
 
 
-def degree(expr, _memo=None) -> int:
+def degree(expr: Any, _memo: dict[Any, int] | None = None) -> int:
     """A polynomial degree of an exact expression, counting every non-rational atom as a variable.
 
     Symbols, ``pi``, ``e``, a surd such as ``sqrt(2)`` and a function value such as

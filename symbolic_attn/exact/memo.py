@@ -19,7 +19,8 @@ is simply computed every time.
 """
 
 import functools
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["memoized", "MEMO_SIZE"]
 
@@ -27,14 +28,16 @@ __all__ = ["memoized", "MEMO_SIZE"]
 MEMO_SIZE = 20000
 
 
-def memoized(function: Callable | None = None, *, key: Callable | None = None, size: int = MEMO_SIZE):
+def memoized(
+    function: Callable[..., Any] | None = None, *, key: Callable[..., Any] | None = None, size: int = MEMO_SIZE
+) -> Any:
     """Decorate a pure function: its answers remembered by ``key(*args)`` (default: the args)."""
     if function is None:
         return lambda f: memoized(f, key=key, size=size)
-    table: dict = {}
+    table: dict[Any, Any] = {}
 
     @functools.wraps(function)
-    def remembered(*args, **keywords):
+    def remembered(*args: Any, **keywords: Any) -> Any:
         index = key(*args, **keywords) if key is not None else (args, tuple(sorted(keywords.items())))
         try:
             return table[index]
@@ -48,5 +51,5 @@ def memoized(function: Callable | None = None, *, key: Callable | None = None, s
         table[index] = answer
         return answer
 
-    remembered.table = table
+    remembered.table = table  # type: ignore[attr-defined]  # the table, for tests and clearing
     return remembered

@@ -33,7 +33,8 @@ symbolic_attn.errors.ParseError: unknown function '__import__' at column 1 in "_
 import ast
 import re
 from fractions import Fraction
-from typing import Mapping
+from collections.abc import Mapping
+from typing import Any, cast
 
 import flint
 import sympy
@@ -88,7 +89,7 @@ def exact_decimal(literal: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Rat
     return sympy.Rational(value.numerator, value.denominator)
 
 
-def parse_expression(text: str, names: Mapping[str, object] | None = None, *, limits: Limits = DEFAULT_LIMITS):
+def parse_expression(text: str, names: Mapping[str, object] | None = None, *, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Parse one exact expression (a scalar, or a matrix when ``names`` holds matrices).
 
     ``names`` binds extra identifiers (for exercise files: ``Q = "X @ W_Q"``); with
@@ -114,7 +115,7 @@ def parse_matrix(text: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Immutab
     if not isinstance(body, ast.List):
         raise ParseError(f"expected a matrix written as nested lists like [[1, 0], [0, 1]], got {_snippet(text)}")
     evaluator = _Evaluator(text, {}, limits)
-    row_nodes = body.elts if body.elts and isinstance(body.elts[0], ast.List) else [body]
+    row_nodes: list[Any] = body.elts if body.elts and isinstance(body.elts[0], ast.List) else [body]  # ast.List rows
     if not row_nodes or not row_nodes[0].elts:
         raise ParseError(f"empty matrix in {_snippet(text)}")
     width = len(row_nodes[0].elts)
@@ -149,7 +150,7 @@ class _Evaluator:
         where = f" at column {column + 1}" if column is not None else ""
         return ParseError(f"{what}{where} in {_snippet(self.original)}")
 
-    def visit(self, node: ast.AST):
+    def visit(self, node: ast.AST) -> Any:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"{_describe(node)} is not allowed")
@@ -158,7 +159,7 @@ class _Evaluator:
             return value  # bound by the caller, checked when it was built
         return self.checked(node, value)
 
-    def checked(self, node: ast.AST, value):
+    def checked(self, node: ast.AST, value: Any) -> Any:
         """Every intermediate value is bounded (size, numbers, powers, degree) and must be real."""
         column = getattr(node, "col_offset", None)
         check_value(value, self.limits, f"built at column {column + 1} " if column is not None else "")
@@ -172,13 +173,13 @@ class _Evaluator:
                 raise self.fail(node, f"{shown(entry)} is not a finite number")
         return value
 
-    def scalar(self, node: ast.AST):
+    def scalar(self, node: ast.AST) -> Any:
         value = self.visit(node)
         if isinstance(value, sympy.MatrixBase):
             raise self.fail(node, "a matrix entry must be a number, not a matrix")
         return value
 
-    def visit_Constant(self, node: ast.Constant):
+    def visit_Constant(self, node: ast.Constant) -> Any:
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise self.fail(node, f"{_describe(node)} is not allowed")
         literal = (ast.get_source_segment(self.text, node) or "").replace("_", "")
@@ -187,7 +188,7 @@ class _Evaluator:
         # The literal's own text, never Python's float: "0.1" must stay exactly 1/10.
         return exact_decimal(literal)
 
-    def visit_Name(self, node: ast.Name):
+    def visit_Name(self, node: ast.Name) -> Any:
         if node.id in self.names:
             return self.names[node.id]
         if node.id in _CONSTANTS:
@@ -196,7 +197,7 @@ class _Evaluator:
             raise self.fail(node, f"function '{node.id}' needs an argument in parentheses")
         raise self.fail(node, f"unknown name '{node.id}'")
 
-    def visit_UnaryOp(self, node: ast.UnaryOp):
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
         operand = self.visit(node.operand)
         if isinstance(node.op, ast.USub):
             return -operand
@@ -204,7 +205,7 @@ class _Evaluator:
             return operand
         raise self.fail(node, f"operator {type(node.op).__name__} is not allowed")
 
-    def visit_BinOp(self, node: ast.BinOp):
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
         left, right = self.visit(node.left), self.visit(node.right)
         op = node.op
         try:
@@ -232,19 +233,19 @@ class _Evaluator:
             raise self.fail(node, f"incompatible operands ({_one_line(error)})") from None
         raise self.fail(node, f"operator {type(op).__name__} is not allowed")
 
-    def _multiply(self, node, left, right):
+    def _multiply(self, node: ast.BinOp, left: Any, right: Any) -> Any:
         if isinstance(left, sympy.MatrixBase) and isinstance(right, sympy.MatrixBase):
             raise self.fail(node, "use '@' for a matrix product ('*' is for scalar multiples)")
         return left * right
 
-    def _divide(self, node, left, right):
+    def _divide(self, node: ast.BinOp, left: Any, right: Any) -> Any:
         if isinstance(right, sympy.MatrixBase):
             raise self.fail(node, "cannot divide by a matrix")
         if right == 0:
             raise self.fail(node, "division by zero")
         return left / right
 
-    def _power(self, node, base, exponent):
+    def _power(self, node: ast.BinOp, base: Any, exponent: Any) -> Any:
         if isinstance(base, sympy.MatrixBase) or isinstance(exponent, sympy.MatrixBase):
             raise self.fail(node, "powers of matrices are not supported")
         if base == 0 and exponent.is_negative:
@@ -267,7 +268,7 @@ class _Evaluator:
             raise self.fail(node, "inexact exponent")
         return sympy.Pow(base, exponent)
 
-    def visit_Call(self, node: ast.Call):
+    def visit_Call(self, node: ast.Call) -> Any:
         if not isinstance(node.func, ast.Name):
             raise self.fail(node, "only the functions sqrt, exp, ln, log, sin, cos, erf, tanh may be called")
         name = node.func.id
@@ -292,7 +293,7 @@ class _Evaluator:
             )
         return function(*args)
 
-    def visit_Attribute(self, node: ast.Attribute):
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
         # The one attribute in the language: the transpose of a bound matrix, ``X.T``.
         if node.attr != "T":
             raise self.fail(node, f"attribute '.{node.attr}' is not allowed (only '.T', the transpose)")
@@ -301,11 +302,11 @@ class _Evaluator:
             raise self.fail(node, "'.T' needs a matrix")
         return value.T
 
-    def visit_List(self, node: ast.List):
+    def visit_List(self, node: ast.List) -> Any:
         raise self.fail(node, "a list is only allowed as a whole matrix")
 
 
-def _bound_value(name, value):
+def _bound_value(name: str, value: Any) -> Any:
     """A value bound to a name: exact SymPy (ints become Integers); a float is refused."""
     if isinstance(value, bool) or isinstance(value, float) or (isinstance(value, sympy.Basic) and value.has(sympy.Float)):
         raise ParseError(f"name {shown(name)!r} is bound to {shown(value)}: only exact values can be bound")
@@ -316,7 +317,7 @@ def _bound_value(name, value):
     raise ParseError(f"name {shown(name)!r} is bound to a {shown(type(value).__name__)}: expected a SymPy value")
 
 
-def _magnitude_exceeds(value, bound: int) -> bool:
+def _magnitude_exceeds(value: Any, bound: int) -> bool:
     """Whether a numeric value certainly or possibly exceeds ``bound`` in absolute value.
 
     Checked with a coarse interval (64 bits), never a float: a value whose enclosure is not
@@ -325,7 +326,7 @@ def _magnitude_exceeds(value, bound: int) -> bool:
     if not value.is_number:
         return False
     if value.is_Rational:
-        return abs(value) > bound
+        return cast(bool, abs(value) > bound)
     try:
         with working_precision(64):
             ball = abs(to_arb(value))

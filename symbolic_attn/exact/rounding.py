@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import operator
 from fractions import Fraction
+from typing import SupportsIndex, cast
 
 import flint
 
@@ -30,7 +31,7 @@ MIN_DECIMAL_EXPONENT = -22_000
 MAX_DIGITS = 1000
 
 
-def check_digits(digits, significant=False) -> int:
+def check_digits(digits: SupportsIndex, significant: bool = False) -> int:
     """``digits`` as an int, if it is a valid digit count: 0..MAX_DIGITS places after the
     point, or 1..MAX_DIGITS significant digits; otherwise a :class:`DigitsError`.
 
@@ -83,7 +84,7 @@ def _decimal_exponent(num: int, den: int) -> int:
     num = abs(num)
 
     def at_least(power: int) -> bool:  # num/den >= 10**power
-        return num >= den * 10**power if power >= 0 else num * 10**-power >= den
+        return cast(bool, num >= den * 10**power if power >= 0 else num * 10**-power >= den)  # int ** int is Any to mypy
 
     guess = (num.bit_length() - den.bit_length()) * 30103 // 100000
     while not at_least(guess):
@@ -124,10 +125,10 @@ def exact_decimal(numerator: int, denominator: int, digits: int, significant: bo
     """:func:`rational_decimal` of ``numerator/denominator`` (denominator > 0), for a digit
     count already checked by :func:`check_digits` (the attention decimals' fast path)."""
     exact = (numerator, denominator)
-    return _round_interval(exact, exact, digits, significant)
+    return cast(str, _round_interval(exact, exact, digits, significant))  # equal ends always round alike
 
 
-def _round_interval(low, high, digits: int, significant: bool) -> str | None:
+def _round_interval(low: tuple[int, int], high: tuple[int, int], digits: int, significant: bool) -> str | None:
     """The rounding shared by every point of [low, high], or None if they disagree.
 
     Rounding half away from zero is a monotone function, so when both endpoints round to
@@ -190,7 +191,7 @@ def _accurate_digits(ball: flint.arb) -> int:
     """Decimal digits ``ball`` determines (its relative accuracy, at most the working precision),
     at most :data:`MAX_CONVERSION_DIGITS`."""
     bits = min(ball.rel_accuracy_bits(), flint.ctx.prec)
-    return max(0, min(bits * 30103 // 100000 + 2, MAX_CONVERSION_DIGITS))
+    return cast(int, max(0, min(bits * 30103 // 100000 + 2, MAX_CONVERSION_DIGITS)))  # flint is untyped
 
 
 #: The most decimal digits a ball is converted to (Python prints integers of up to 4300
@@ -249,10 +250,10 @@ def _certified_decimal(ball: flint.arb, digits: int, significant: bool = False, 
         return _format(first, digits)
     if low <= 0 <= high:
         return None
-    first = _round_significant(low, exp10, digits)
-    if first != _round_significant(high, exp10, digits):
+    rounded = _round_significant(low, exp10, digits)
+    if rounded != _round_significant(high, exp10, digits):
         return None
-    first, places, exponent = first
+    first, places, exponent = rounded
     if -5 <= exponent < 30:
         return _format(first, places)
     return _scientific(first, digits, exponent)
@@ -262,14 +263,14 @@ _POWERS_OF_TEN = [10**k for k in range(64)]
 
 
 def _power10(k: int) -> int:
-    return _POWERS_OF_TEN[k] if k < 64 else 10**k
+    return _POWERS_OF_TEN[k] if k < 64 else cast(int, 10**k)
 
 
 def _round_scaled(value: int, shift: int) -> int:
     """round(value * 10**shift), ties away from zero."""
     if shift >= 0:
-        return value * 10**shift
-    unit = 10**-shift
+        return cast(int, value * 10**shift)
+    unit: int = 10**-shift
     quotient, remainder = divmod(abs(value), unit)
     if 2 * remainder >= unit:
         quotient += 1

@@ -15,7 +15,7 @@ import ast
 import re
 
 from symbolic_attn.errors import InputLimitError, ParseError, shown
-from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits  # noqa: F401 -- DEFAULT_LIMITS: for the doctests
 
 __all__ = ["parse_tree", "check_text", "check_brackets", "check_tree_depth", "snippet"]
 
@@ -69,8 +69,8 @@ def parse_tree(text: str, limits: Limits) -> ast.Expression:
     try:
         tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
     except SyntaxError as error:
-        column = f" at column {error.offset}" if error.offset else ""
-        raise ParseError(f"malformed expression{column} in {snippet(text)}") from None
+        at = f" at column {error.offset}" if error.offset else ""
+        raise ParseError(f"malformed expression{at} in {snippet(text)}") from None
     except (MemoryError, RecursionError, ValueError):
         raise InputLimitError(f"expression too complex to parse: {snippet(text)}") from None
     check_tree_depth(tree.body, limits.max_tree_depth, f"expression nested more than {limits.max_tree_depth} "
@@ -122,7 +122,7 @@ def check_text(text: str, limits: Limits) -> None:
             )
 
 
-def check_tree_depth(node, limit: int, message: str) -> None:
+def check_tree_depth(node: ast.AST, limit: int, message: str) -> None:
     """Raise :class:`InputLimitError` (``message``) when the ast below ``node`` is deeper than ``limit``.
 
     Operators nest without brackets too ("1+1+...+1", "- - - 1"): the depth is bounded with

@@ -217,9 +217,9 @@ def _atom(text: str, names) -> Element:
             raise ParseError(f"claimed decimal with {digits} digits exceeds the limit of {MAX_DECIMAL_DIGITS}")
         groups = match.groups()
         if match.re is _DECIMAL:
-            sign, whole, fraction, exponent = groups[0], groups[1], groups[2], int(groups[3] or 0)
+            sign, fraction, exponent = groups[0], groups[2], int(groups[3] or 0)
         else:
-            sign, whole, fraction, exponent = groups[0], groups[1], "", int(groups[2])
+            sign, fraction, exponent = groups[0], "", int(groups[2])
         decimals = len(fraction) - exponent
         # The value through the input language's one decimal reader (its limits on digits and
         # exponents: "1e999" is refused here exactly as it is as an input).
@@ -232,7 +232,7 @@ def _atom(text: str, names) -> Element:
     return Element(text, value, "exact")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _half_unit(decimals: int) -> sympy.Rational:
     """Half a unit of the last written digit: 1/2 10^-decimals."""
     return sympy.Rational(1, 2 * 10**decimals) if decimals >= 0 else sympy.Rational(10 ** -decimals, 2)

@@ -146,7 +146,7 @@ class Exercise:
             base = self.compute()
             n, m = base.scores.shape
             if value.shape != base.value.shape or (scores is not None and scores.shape != (n, m)):
-                raise ShapeError(f"a variant's matrices must keep the exercise's shapes")
+                raise ShapeError("a variant's matrices must keep the exercise's shapes")
             if scores is not None:  # given scores are already scaled, as in attention_from_scores
                 scale = "none" if scale is _KEEP else scale
             else:

@@ -77,7 +77,7 @@ class Options:
             raise MaskError(f"stable must be True or False, got {shown(self.stable)!r}")
 
     @classmethod
-    def from_keywords(cls, options: dict) -> "Options":
+    def from_keywords(cls, options: dict) -> Options:
         """Options from keyword arguments; an unknown keyword is a typed error naming it.
 
         >>> Options.from_keywords({"masking": "renormalize"}).masking

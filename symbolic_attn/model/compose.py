@@ -22,7 +22,7 @@ Matrix([[1, 0]])
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import sympy
 

@@ -39,7 +39,7 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import sympy
 

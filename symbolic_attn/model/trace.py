@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 import sympy
 
@@ -118,7 +118,7 @@ class Trace(Mapping):
         value = self[path]
         return value.rows, value.cols
 
-    def with_nested(self, prefix: str, other: "Trace") -> "Trace":
+    def with_nested(self, prefix: str, other: Trace) -> Trace:
         """This trace plus every stage of ``other`` under ``prefix.`` (``head[2].weights``).
 
         Each stage keeps its own route to certified decimals (a nested attention keeps its

@@ -17,7 +17,7 @@ Matrix([[-sqrt(2)/2, sqrt(2)/2]])
 from __future__ import annotations
 
 import re
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from symbolic_attn.errors import StageError, SymbolicAttnError
 from symbolic_attn.model.program import run_program

@@ -7,7 +7,7 @@ and a final newline.
 """
 
 import dataclasses
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from symbolic_attn.errors import ScriptError
 from symbolic_attn.notes.document import notes_document

@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from symbolic_attn.notes import kernel, worked
 from symbolic_attn.notes.steps import check

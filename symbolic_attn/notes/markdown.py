@@ -15,7 +15,7 @@ Every equality in these notes was checked ... or refuted by a counterexample.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from symbolic_attn.notes.document import CHECKED, DECIMALS, SCOPES, TITLE, USER_TITLE, kernel_blocks, worked_blocks
 from symbolic_attn.render.markdown import escape_markdown, render_markdown, result_markdown, text_markdown

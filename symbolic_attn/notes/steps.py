@@ -14,7 +14,7 @@ symbolic_attn.errors.ProofError: worked example: one is two: ...
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import sympy
 

@@ -12,4 +12,23 @@ The trusted base is the strategies, the sign calculus and the rule library.
 
 May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
 :mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`.
+
+The authoring API, in one import: ``from symbolic_attn.proofs import Derivation, Step, ...``
+(the chain, results, the rule helpers and the named operators; every other name stays in its
+module).
 """
+
+from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step, cited
+from symbolic_attn.proofs.conditions import ForAll
+from symbolic_attn.proofs.operators import (
+    ColumnSoftmax, MaskedSoftmax, MaskedSoftmaxAt, NamedOperator, RowSoftmax, Sigmoid, SoftmaxAt, Trace)
+from symbolic_attn.proofs.prove import Frac
+from symbolic_attn.proofs.result import Case, Check, Counterexample, Result
+from symbolic_attn.proofs.rules import Bijection, rename_index, reindex_by, shift_index, split_blocks
+
+__all__ = [
+    "Derivation", "Step", "Assumption", "Scope", "Result", "Check", "Case", "Counterexample", "Computed",
+    "Frac", "ForAll", "cited",
+    "Bijection", "shift_index", "rename_index", "reindex_by", "split_blocks",
+    "NamedOperator", "Sigmoid", "SoftmaxAt", "MaskedSoftmaxAt", "RowSoftmax", "ColumnSoftmax", "MaskedSoftmax", "Trace",
+]

@@ -24,7 +24,7 @@ symbolic_attn.errors.ProofError: step 1 of 'Square': x*(x + 2) + 1 = (x - 1)**2 
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import sympy
 

@@ -608,7 +608,7 @@ def _flagged(expr, facts):
         replace[symbol] = _STAND_INS[key]
     if not replace:
         return expr, facts
-    swap = lambda e: substitute(e, replace)  # noqa: E731
+    swap = lambda e: substitute(e, replace)  # noqa: E731 -- a one-line local helper
     return swap(expr), Facts(tuple(Condition(swap(c.expr), c.kind) for c in facts.conditions), facts.invertible,
                              facts.bijections, facts.universal)
 

@@ -49,7 +49,7 @@ symbolic_attn.errors.ProofError: refuted: residual -1 is not zero
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
 
 import sympy
 
@@ -128,7 +128,7 @@ class Assumption:
     label: str
     text: str
     latex: str = ""
-    rewrite: Optional[Callable] = field(default=None, compare=False, repr=False)
+    rewrite: Callable | None = field(default=None, compare=False, repr=False)
     condition: object = field(default=None, compare=False)
 
     def __str__(self) -> str:
@@ -192,7 +192,7 @@ def _unfold(expr):
 def _unfold_basic(expr):
     if expr.has(Frac):
         expr = expr.replace(lambda e: isinstance(e, Frac), lambda e: e.args[0] / e.args[1])
-    unfold = lambda e: getattr(e, "unfold", None) is not None and getattr(e, "is_named_operator", False)  # noqa: E731
+    unfold = lambda e: getattr(e, "unfold", None) is not None and getattr(e, "is_named_operator", False)  # noqa: E731 -- a one-line local predicate
     for _ in range(_REWRITE_ROUNDS):
         if not any(unfold(node) for node in sympy.preorder_traversal(expr)):
             break

@@ -12,7 +12,6 @@ The number of attempts is bounded; any number of symbols gets values (no pool to
 -1/2
 """
 
-from typing import Optional
 
 import sympy
 
@@ -150,7 +149,7 @@ def _value_at(residual, point, facts, attempt):
     return value
 
 
-def _certified_value(expr) -> Optional[str]:
+def _certified_value(expr) -> str | None:
     """Six digits of ``expr`` if it is certified non-zero, else None."""
     if expr.is_Rational:
         if expr == 0:

@@ -22,13 +22,13 @@ Squares (squares)
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from symbolic_attn.proofs.chain import (
     Computed, Derivation, Displayed, Scope, _check_computed, _step_error, assumption_lines, definitions_of, latex_of,
     require_scope, scope_latex, unverified_markdown, unverified_math, unverified_reason, value_of)
 from symbolic_attn.proofs.declarations import declarations, symbols_of
-from symbolic_attn.errors import NameClashError, ProofError, SymbolicAttnError, UndecidedError
+from symbolic_attn.errors import NameClashError, ProofError, UndecidedError
 from symbolic_attn.render.latex import escape_text, prose_latex
 from symbolic_attn.proofs.prove import STRATEGIES, prove_equal, prove_nonnegative, prove_positive, prove_unequal
 
@@ -244,7 +244,7 @@ class Result(Displayed):
         printed name)."""
         for part in self.parts:
             part.verify()
-        self.assumptions
+        _ = self.assumptions  # the property raises on two assumptions with one label
         self.declarations()
         object.__setattr__(self, "_verified", True)
         return self

@@ -43,11 +43,11 @@ f[n] + Sum(f[k], (k, 1, n - 1))
 
 import itertools
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 import sympy
 
-from symbolic_attn.errors import ProofError, SideConditionError, UndecidedError
+from symbolic_attn.errors import ProofError, SideConditionError
 from symbolic_attn.proofs.binders import bind_fresh, original_of, substitute
 from symbolic_attn.proofs.conditions import Bounded, Condition, prove_condition, proves_integer
 

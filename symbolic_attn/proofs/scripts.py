@@ -19,7 +19,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from symbolic_attn.errors import (DerivationFailure, ProofError, ScriptError, SymbolicAttnError, UndecidedError,
                                   describe_exception)

@@ -412,7 +412,7 @@ def _order(expr, facts):
         first, *rest = e.args
         for candidate in e.args:
             others = [o for o in e.args if o is not candidate]
-            wanted = (lambda o: o - candidate) if isinstance(e, sympy.Min) else (lambda o: candidate - o)
+            wanted = (lambda o: o - candidate) if isinstance(e, sympy.Min) else (lambda o: candidate - o)  # noqa: B023 -- called in this iteration
             if all(prove_condition(Condition(wanted(o), ">=0"), facts) for o in others):
                 return candidate
         return e

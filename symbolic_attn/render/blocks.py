@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-import sympy
+import sympy  # noqa: F401 -- for the doctests
 
 from symbolic_attn.render.latex import expr_latex
 

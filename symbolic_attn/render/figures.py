@@ -15,7 +15,7 @@ True
 """
 
 from fractions import Fraction
-from typing import Sequence
+from collections.abc import Sequence
 
 from symbolic_attn.errors import ShapeError
 from symbolic_attn.render.latex import prose_latex

@@ -22,7 +22,7 @@ $$
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from symbolic_attn.render.blocks import Code, Figure, Heading, Math, Text
 
