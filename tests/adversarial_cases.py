@@ -245,6 +245,18 @@ case("g-true-reused-name", "g", "true", Sum(s[k] * Sum(s[k], (k, 1, n)), (k, 1, 
 case("g-true-inner-constant", "g", "true", Sum(Sum(i * j, (j, 1, n)), (i, 1, n)), Sum(i, (i, 1, n)) ** 2)
 case("g-true-alpha", "g", "true", Sum(S[i, q_], (i, 1, n)), Sum(S[p_, q_], (p_, 1, n)))
 
+mm = sympy.Symbol("m", integer=True, positive=True)
+fu = sympy.Function("f")
+Xr = MatrixSymbol("X", n, mm)
+case("g-rectangle-arguments-swapped", "g", "false", Sum(Sum(fu(i, j), (j, 1, n)), (i, 1, mm)),
+     Sum(Sum(fu(j, i), (j, 1, n)), (i, 1, mm)))
+case("g-rectangle-sequence-swapped", "g", "false", Sum(Sum(S[i, j], (j, 1, n)), (i, 1, mm)),
+     Sum(Sum(S[j, i], (j, 1, n)), (i, 1, mm)))
+case("g-rectangle-matrix-swapped", "g", "false", Sum(Sum(Xr[i, j], (j, 0, mm - 1)), (i, 0, n - 1)),
+     Sum(Sum(Xr[j, i], (j, 0, mm - 1)), (i, 0, n - 1)))
+case("g-true-rectangle-fubini", "g", "true", Sum(Sum(fu(i, j), (j, 1, n)), (i, 1, mm)),
+     Sum(Sum(fu(i, j), (i, 1, mm)), (j, 1, n)))
+
 # ------------------------------------------------------- h. ranges tied to bound indices
 half = sympy.Symbol("h", positive=True)
 real_n = sympy.Symbol("N", real=True)
@@ -284,6 +296,10 @@ case("i-true-cot-stated", "i", "true", sympy.cot(xr) * sin(xr), cos(xr), "=", ()
 case("i-true-matrix-power-stated", "i", "true", MatMul(A**m, A**(-m), evaluate=False), sympy.Identity(n), "=", (),
      [cond("D3", Q.invertible(A))])
 
+case("i-derivative-of-abs", "i", "false", sympy.Derivative(Abs(xr), xr), sympy.sign(xr))
+case("i-derivative-of-step", "i", "false", sympy.Derivative(sympy.Piecewise((1, xr > 0), (0, True)), xr), 0)
+case("i-true-derivative-smooth", "i", "true", sympy.Derivative(xr**3 + exp(xr), xr), 3 * xr**2 + exp(xr))
+
 # -------------------------------------------------- j. assumptions checked together
 case("j-inconsistent-pair", "j", "false", xr, xr + 1, "=", (), [cond("J1", xr > 1), cond("J2", xr < R(1, 2))])
 case("j-inconsistent-bounds", "j", "false", n, 0, "=", (), [cond("J3", n >= 5), cond("J4", n <= 2)])
@@ -298,6 +314,12 @@ case("j-true-reversal", "j", "true", Sum(f[k], (k, 1, n)), Sum(f[n + 1 - k], (k,
      [reindex_by(sympy.Lambda(k, n + 1 - k))], [cond("J11", Bijection(sympy.Lambda(k, n + 1 - k), 1, n))])
 case("j-true-consistent", "j", "true", xr * (xr - 1) / (xr - 1), xr, "=", (), [cond("J12", xr > 1),
                                                                              cond("J13", xr < 3)])
+
+case("j-forall-against-sum", "j", "false", Sum(s[k], (k, 1, n)), 0, "<", (),
+     [cond("J14", ForAll(k, 1, n, s[k] > 0)), cond("J15", Sum(s[k], (k, 1, n)) < 0)])
+case("j-forall-against-forall", "j", "false", s[1], 1, "=", (),
+     [cond("J16", ForAll(k, 1, n, s[k] > 0)), cond("J17", ForAll(k, 1, n, s[k] < 0))])
+case("j-true-large-bound", "j", "true", xr * (xr - 1) / (xr - 1), xr, "=", (), [cond("J18", xr > 100)])
 
 # ------------------------------------------- k. pathological input: typed errors only
 case("k-inequality-double-sum", "k", "false", Sum(s[i] - s[j], (i, 1, n), (j, 1, n)), 1, ">=")

@@ -126,6 +126,19 @@ def double_sum(c, triangular):
     return true, mutants
 
 
+def rectangle(c, width):
+    """Sums over a rectangle of queries and keys: the order of summation is free, the
+    arguments are not."""
+    m = n + width
+    lhs = Sum(Sum(c * S[i, j], (j, 1, m)), (i, 1, n))
+    true = Statement("rectangle", "none", lhs, Sum(Sum(c * S[i, j], (i, 1, n)), (j, 1, m)))
+    return true, [
+        Statement("rectangle", "swap the arguments", lhs, Sum(Sum(c * S[j, i], (j, 1, m)), (i, 1, n))),
+        Statement("rectangle", "swap the ranges", lhs, Sum(Sum(c * S[i, j], (i, 1, m)), (j, 1, n))),
+        Statement("rectangle", "capture a name", lhs, Sum(Sum(c * S[i, i], (j, 1, m)), (i, 1, n))),
+    ]
+
+
 def deltas(c):
     lhs = Sum(Sum(c * KroneckerDelta(i, j), (i, 1, n)), (j, 1, n))
     true = Statement("deltas", "none", lhs, c * n)
@@ -254,6 +267,7 @@ if __name__ == "__main__":
         found += judge(*gauss(c))
         found += judge(*double_sum(c, rng.random() < 0.5))
         found += judge(*deltas(c))
+        found += judge(*rectangle(c, rng.choice([1, 2])))
         found += judge(*shift(rng.choice([1, 2, -1]), rng.randrange(5)))
         found += judge(*products(rng.choice([2, 3, Rational(1, 2)]), rng.choice([0, 1])))
         found += judge(*exp_log(rng.choice([1, 2, 3]), rng.choice([1, 2, -1])))

@@ -51,6 +51,12 @@ def test_double_sums_over_queries_and_keys(c, triangular):
 
 
 @FEW
+@given(COEFFICIENTS, st.integers(1, 2))
+def test_sums_over_a_rectangle(c, width):
+    _check(*fuzz.rectangle(c, width))
+
+
+@FEW
 @given(COEFFICIENTS)
 def test_deltas(c):
     _check(*fuzz.deltas(c))

@@ -26,7 +26,7 @@ from fractions import Fraction
 
 import sympy
 
-__all__ = ["linear_contradiction", "MAX_INEQUALITIES"]
+__all__ = ["linear_contradiction", "linear_real_system", "MAX_INEQUALITIES"]
 
 #: Inequalities kept at most while eliminating (Fourier-Motzkin can square their number).
 MAX_INEQUALITIES = 400
@@ -137,3 +137,21 @@ def _combine(first, second, unknown):
             coefficients[u] = coefficients.get(u, Fraction(0)) + weight * c
     coefficients = {u: c for u, c in coefficients.items() if c != 0}
     return (coefficients, b * first[1] + a * second[1], first[2] or second[2], first[3] | second[3])
+
+
+def linear_real_system(stated) -> bool:
+    """Whether every condition is linear in plain real (not integer) symbols.
+
+    For such a system, Fourier-Motzkin is complete: when :func:`linear_contradiction` finds
+    no contradiction, the conditions hold together at some real point (each ``!= 0``
+    removes a hyperplane that does not contain the whole feasible region, and finitely many
+    such hyperplanes cannot cover a convex set).
+    """
+    for _, expr, _ in stated:
+        row = _linear(expr, False, frozenset())
+        if row is None:
+            return False
+        for unknown in row[0]:
+            if not isinstance(unknown, sympy.Symbol) or unknown.is_real is not True or unknown.is_integer:
+                return False
+    return True

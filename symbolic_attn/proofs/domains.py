@@ -76,6 +76,17 @@ def _matrix_power(expr):
                          "(not an integer): cannot check this step")
 
 
+def _matrix_element(expr):
+    matrix, row, col = expr.args
+    rows, cols = matrix.shape
+    found = []
+    for index, size, name in ((row, rows, "row"), (col, cols, "column")):
+        found += [(index, "integer", f"the {name} index of an entry is an integer"),
+                  (index, ">=0", f"the {name} index of an entry is at least 0"),
+                  (size - 1 - index, ">=0", f"the {name} index of an entry lies within the shape")]
+    return found
+
+
 def _piecewise(expr):
     # Every branch is required to be defined (stronger than needed, so sound); a Piecewise
     # without a final catch-all branch may have no value at all.
@@ -85,7 +96,21 @@ def _piecewise(expr):
     return []
 
 
+#: Functions differentiable wherever they are defined; a derivative of anything else (|x|,
+#: sign, max, floor, a Piecewise) has no domain rule: it does not exist at the kinks.
+_SMOOTH = (sympy.Symbol, sympy.Number, sympy.NumberSymbol, sympy.Add, sympy.Mul, sympy.Pow, sympy.exp, sympy.log,
+           sympy.sin, sympy.cos, sympy.tan, sympy.cot, sympy.sec, sympy.csc, sympy.sinh, sympy.cosh, sympy.tanh,
+           sympy.coth, sympy.sech, sympy.csch, sympy.asin, sympy.acos, sympy.atan, sympy.asinh, sympy.acosh,
+           sympy.atanh, sympy.erf, sympy.erfc, sympy.Indexed, sympy.IndexedBase, sympy.Idx, AppliedUndef,
+           sympy.Tuple, sympy.Derivative, sympy.core.symbol.Str)
+
+
 def _derivative(expr):
+    for node in sympy.preorder_traversal(expr.expr):
+        if not isinstance(node, _SMOOTH) and not getattr(node, "is_named_operator", False):
+            name = getattr(type(node), "__name__", str(type(node)))
+            raise UndecidedError(f"no domain rule for the derivative of {name} (not differentiable everywhere): "
+                                 "cannot check this step")
     if expr.doit().has(sympy.Derivative):
         raise UndecidedError(f"no domain rule for the derivative {sympy.sstr(expr)[:80]} (it does not evaluate): "
                              "cannot check this step")
@@ -157,7 +182,8 @@ DOMAIN_TABLE = {
     sympy.Indexed: (_none, "everywhere (its indices are checked)"),
     sympy.IndexedBase: (_none, "everywhere"),
     AppliedUndef: (_none, "an arbitrary function: everywhere"),
-    sympy.Derivative: (_derivative, "when it evaluates (exact differentiation)"),
+    sympy.Derivative: (_derivative, "of a function differentiable where it is defined (no abs, sign, max, "
+                                    "floor, Piecewise), when it evaluates"),
     # matrices
     sympy.MatrixSymbol: (_none, "everywhere"),
     sympy.Identity: (_none, "everywhere"),
@@ -169,7 +195,8 @@ DOMAIN_TABLE = {
     sympy.MatPow: (_matrix_power, "A^k: k >= 0 integer everywhere; other integer k: A invertible"),
     sympy.Trace: (_none, "everywhere"),
     sympy.Determinant: (_none, "everywhere"),
-    sympy.matrices.expressions.matexpr.MatrixElement: (_none, "everywhere (its indices are checked)"),
+    sympy.matrices.expressions.matexpr.MatrixElement: (_matrix_element, "integer indices within the shape "
+                                                                          "(0 <= i <= rows - 1, 0 <= j <= cols - 1)"),
     sympy.HadamardProduct: (_none, "everywhere"),
     sympy.core.symbol.Str: (_none, "a name"),
 }

@@ -59,7 +59,7 @@ from symbolic_attn.errors import AssumptionConflictError, ProofError, SideCondit
 from symbolic_attn.exact.certified import proved_zero
 from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import bind_fresh, unbind
-from symbolic_attn.proofs.consistency import linear_contradiction
+from symbolic_attn.proofs.consistency import linear_contradiction, linear_real_system
 from symbolic_attn.proofs.conditions import (
     Condition, Facts, ForAll, contradicts, normalise, prove_condition, reject_inexact, side_conditions,
     typed as _typed)
@@ -236,30 +236,64 @@ def check_consistent(assumptions) -> None:
     by the sign calculus: a contradiction names both assumptions.
     """
     stated = [(a.label, c) for a in assumptions for c in a.conditions() if c.kind in (">0", ">=0", "!=0")]
-    if stated:
-        _check_consistent(tuple((label, c.expr, c.kind) for label, c in stated))
+    universal = tuple((a.label, relation) for a in assumptions for relation in _examinable(a.condition)
+                      if _is_forall_statement(a.condition, relation))
+    if stated or universal:
+        _check_consistent(tuple((label, c.expr, c.kind) for label, c in stated), universal)
+
+
+def _is_forall_statement(condition, relation) -> bool:
+    """Whether ``relation`` came from a ForAll of ``condition`` (a statement over a range)."""
+    return isinstance(relation, sympy.Basic) and relation.has(sympy.Sum, sympy.Product) and _has_forall(condition)
+
+
+def _has_forall(condition) -> bool:
+    if isinstance(condition, (list, tuple)):
+        return any(_has_forall(item) for item in condition)
+    return isinstance(condition, ForAll)
 
 
 @memoized
-def _check_consistent(stated) -> None:
+def _check_consistent(stated, universal=()) -> None:
     _check_pairs(stated)
     labels = linear_contradiction(stated)
     if labels:
         named = ", ".join(f"({label})" for label in labels[:-1]) + f" and ({labels[-1]})"
         raise AssumptionConflictError(f"assumptions {named} contradict each other: no values satisfy all of them "
                                       "(a non-negative combination of them says 0 > 0)")
+    if not universal and linear_real_system(stated):
+        return  # linear in real unknowns: no contradiction by Fourier-Motzkin means a point exists
     if not _CROSS_EXAMINATION[-1]:
         return
     from symbolic_attn.proofs.crossexam import cross_examine
 
-    relations = [{">0": sympy.StrictGreaterThan, ">=0": sympy.GreaterThan, "!=0": sympy.Unequality}[kind](expr, 0)
-                 for _, expr, kind in stated]
-    found = cross_examine(sympy.Integer(0), sympy.Integer(0), "=", relations)
+    relations = [_as_relation(expr, kind) for _, expr, kind in stated] + [relation for _, relation in universal]
+    found = cross_examine(sympy.Integer(0), sympy.Integer(0), "=", relations, points=1)
     if found.points_used == 0:
-        listed = ", ".join(f"({label})" for label in dict.fromkeys(label for label, _, _ in stated))
+        listed = ", ".join(f"({label})" for label in dict.fromkeys(
+            [label for label, _, _ in stated] + [label for label, _ in universal]))
         raise UndecidedError(f"cannot show that the stated assumptions {listed} can hold together: no contradiction "
                              f"was found, and no exact point satisfying all of them "
                              f"({found.skipped_reason or 'none found'})")
+
+
+def _as_relation(expr, kind):
+    """``expr kind 0`` as a relation, a bound on one symbol written ``x >= c`` (the point search
+    aims its draws at such bounds)."""
+    make = {">0": sympy.StrictGreaterThan, ">=0": sympy.GreaterThan, "!=0": sympy.Unequality}[kind]
+    symbols = expr.free_symbols
+    if len(symbols) == 1 and not expr.has(sympy.Indexed):
+        (symbol,) = symbols
+        coefficient = expr.coeff(symbol)
+        rest = sympy.expand(expr - coefficient * symbol)
+        if coefficient.is_Rational and coefficient != 0 and rest.is_Rational and sympy.expand(expr).is_polynomial(symbol) \
+                and sympy.degree(expr, symbol) == 1:
+            bound = -rest / coefficient
+            if kind == "!=0":
+                return sympy.Unequality(symbol, bound)
+            flipped = {">0": sympy.StrictLessThan, ">=0": sympy.LessThan}[kind]
+            return make(symbol, bound) if coefficient > 0 else flipped(symbol, bound)
+    return make(expr, 0)
 
 
 def _check_pairs(stated) -> None:

@@ -90,6 +90,10 @@ def _sample(symbol, position: int, attempt: int):
 def _refutation_point(residual, facts, attempt):
     if residual.atoms(sympy.MatrixSymbol) or residual.atoms(sympy.core.function.AppliedUndef):
         return None
+    if facts.universal:
+        # A ForAll fact constrains every entry of a sequence over a range: the points below
+        # do not respect it, and a point that breaks a stated fact refutes nothing.
+        return None
     bound = {indexed.base.label for indexed in residual.atoms(sympy.Indexed)}
     free = sorted(residual.free_symbols - bound, key=str)
     for fact in facts.conditions:

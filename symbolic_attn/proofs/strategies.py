@@ -176,7 +176,9 @@ def _ordered_sums(expr):
         (inner, a1, b1), (outer, a0, b0) = total.limits
         swap = {inner: outer, outer: inner}
         if outer not in a1.free_symbols | b1.free_symbols:
-            ranges = ((a0, b0), (a1, b1))
+            # a0 <= i <= b0, a1 <= j <= b1: the new outer index (the old inner one, renamed)
+            # keeps the inner range, the new inner index the outer range
+            ranges = ((a1, b1), (a0, b0))
         elif b1 == outer and outer not in a1.free_symbols and _at_least(a1 - a0):
             # a0 <= i <= b0, a1 <= j <= i  (a1 >= a0)  <=>  a1 <= j <= b0, j <= i <= b0
             ranges = ((a1, b0), (inner, b0))
