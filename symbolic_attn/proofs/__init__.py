@@ -6,9 +6,14 @@ side conditions and the sign calculus (:mod:`.conditions`), honest refutation
 themselves (:mod:`.operators`), printed declarations of symbol flags (:mod:`.declarations`),
 chains of steps with assumptions and scope (:mod:`.chain`), results with checks and
 counterexamples (:mod:`.result`), loading derivation scripts from folders (:mod:`.scripts`),
-and running independent tasks on every core, a worker trusted only with a success
-(:mod:`.parallel`).
-The trusted base is the strategies, the sign calculus and the rule library.
+running independent tasks on every core, a worker trusted only with a success
+(:mod:`.parallel`), capture-avoiding substitution and stand-ins for bound indices
+(:mod:`.binders`), the closed domain table (:mod:`.domains`), stated conditions checked
+together (:mod:`.consistency`) and the independent cross-examination of every proved step
+(:mod:`.crossexam`).
+The trusted base is the binders, the domain table, the strategies, the sign calculus and the
+rule library, with the cross-examination as a second line of defence
+(``docs/trusted-base.md``).
 
 May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
 :mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`.

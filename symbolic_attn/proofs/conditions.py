@@ -753,7 +753,14 @@ def _sign_by_rules(expr, facts, depth):
     if known is not None:
         return known
     if isinstance(expr, (sympy.Symbol, sympy.Indexed)):
-        return _flag_sign(expr)
+        sign = _flag_sign(expr)
+        if sign not in ("+", "-") and facts.conditions and depth > 2:
+            # A stated bound (x > 10) signs x too: x - (x - 10) = 10 > 0.
+            if any(_follows(expr, ">0", fact, facts, depth - 1) for fact in facts.conditions):
+                return "+"
+            if any(_follows(-expr, ">0", fact, facts, depth - 1) for fact in facts.conditions):
+                return "-"
+        return sign
     if isinstance(expr, sympy.exp):
         return "+" if expr.args[0].is_extended_real and _real(expr.args[0]) else None
     if isinstance(expr, (sympy.cosh,)):

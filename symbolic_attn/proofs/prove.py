@@ -272,8 +272,8 @@ def _check_consistent(stated, universal=()) -> None:
     if found.points_used == 0:
         listed = ", ".join(f"({label})" for label in dict.fromkeys(
             [label for label, _, _ in stated] + [label for label, _ in universal]))
-        raise UndecidedError(f"cannot show that the stated assumptions {listed} can hold together: no contradiction "
-                             f"was found, and no exact point satisfying all of them "
+        raise UndecidedError(f"assumptions {listed} are not shown to hold together: no contradiction was found, "
+                             f"and no exact point satisfying all of them "
                              f"({found.skipped_reason or 'none found'})")
 
 
