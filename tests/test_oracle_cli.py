@@ -122,3 +122,27 @@ def test_a_looping_implementation_meets_the_time_limit_with_one_line(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith("symbolic-attn: error: time limit of 1 s reached while running attend on case basic (1 of ")
+
+
+def test_a_process_with_other_threads_spawns_its_child(capsys, monkeypatch):
+    """A fork of a process running other threads (JAX, a notebook) can deadlock the child:
+    the implementation then runs in a fresh interpreter, with the same verdicts."""
+    import threading
+
+    from symbolic_attn.numerics import isolation
+
+    started, stop = threading.Event(), threading.Event()
+    worker = threading.Thread(target=lambda: (started.set(), stop.wait(60)), daemon=True)
+    worker.start()
+    started.wait(5)
+    spawned = []
+    original = isolation._spawn
+    monkeypatch.setattr(isolation, "_spawn", lambda *a: spawned.append(a) or original(*a))
+    monkeypatch.chdir(TESTS)
+    try:
+        assert main(["compare", "impls:missing_scale", "--cases", "2", "--seed", "5", "--format", "json"]) == 1
+        assert json.loads(capsys.readouterr().out)["diagnosis"] == ["missing_scale"]
+        assert main(["compare", "impls:correct", "--cases", "0"]) == 0
+    finally:
+        stop.set()
+    assert len(spawned) == 2

@@ -34,7 +34,7 @@ import sys
 
 from symbolic_attn.errors import BackendError, ImplementationError, SymbolicAttnError, current_activity, safe_text, shown
 
-__all__ = ["Isolated", "ChildFailed", "KEEP_PRINTED"]
+__all__ = ["Isolated", "ChildFailed", "KEEP_PRINTED", "spawned_child"]
 
 #: Bytes of the child's printed output kept to show (the rest is counted and dropped).
 KEEP_PRINTED = 4000
@@ -91,7 +91,12 @@ class Isolated:
         request_r, self.request_w = os.pipe()
         self.result_r, result_w = os.pipe()
         self.printed_r, printed_w = os.pipe()
-        self.pid = os.fork()
+        if _other_threads():
+            # Forking a process that runs other threads (JAX, PyTorch, a notebook) can deadlock
+            # the child on a lock one of them held: a fresh interpreter is started instead.
+            self.pid = _spawn(request_r, result_w, printed_w, self.target, self.load)
+        else:
+            self.pid = os.fork()
         if self.pid == 0:  # the child never returns from here
             try:
                 os.close(self.request_w), os.close(self.result_r), os.close(self.printed_r)
@@ -275,9 +280,52 @@ def _send(fd: int, header: dict, payload: bytes = b"") -> None:
 # -- the child's side --------------------------------------------------------------------
 
 
-def _child(request_r, result_w, printed_w, target, load) -> None:
+def _other_threads() -> bool:
+    """Whether this process runs threads besides the calling one (the OS's count on Linux)."""
+    try:
+        return len(os.listdir("/proc/self/task")) > 1
+    except OSError:
+        import threading
+
+        return threading.active_count() > 1
+
+
+def _spawn(request_r, result_w, printed_w, target, load) -> int:
+    """A fresh interpreter as the child (its own session), given the three pipe ends; ``load``
+    is passed by its module and name, the parent's ``sys.path`` as ``PYTHONPATH``."""
+    fds = (request_r, result_w, printed_w)
+    for fd in fds:
+        os.set_inheritable(fd, True)
+    path = [os.getcwd() if not entry else entry for entry in sys.path]
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    loader = f"{load.__module__}:{load.__qualname__}"
+    argv = [sys.executable, "-c", "import sys; from symbolic_attn.numerics.isolation import spawned_child; "
+            "spawned_child(sys.argv[1:])", *map(str, fds), target, loader]
+    try:
+        return os.posix_spawn(sys.executable, argv, environment, setsid=True)
+    finally:
+        for fd in fds:
+            os.set_inheritable(fd, False)
+
+
+def spawned_child(argv) -> None:
+    """Entry of a spawned child (:func:`_spawn`): the same work as a forked one."""
+    request_r, result_w, printed_w = (int(fd) for fd in argv[:3])
+    target, loader = argv[3], argv[4]
+    module, _, name = loader.partition(":")
+    import importlib
+
+    try:
+        load = getattr(importlib.import_module(module), name)
+        _child(request_r, result_w, printed_w, target, load, new_session=False)
+    finally:
+        os._exit(70)
+
+
+def _child(request_r, result_w, printed_w, target, load, new_session: bool = True) -> None:
     """The child: load, then answer one request per case until the parent closes the pipe."""
-    os.setsid()  # its own process group, killed whole
+    if new_session:
+        os.setsid()  # its own process group, killed whole
     for number in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(number, signal.SIG_DFL)
     null = os.open(os.devnull, os.O_RDONLY)
