@@ -55,8 +55,11 @@ def layer_norm(X, eps=0, gamma=1, beta=0, *, variance: str = "biased", eps_place
         raise ShapeError(f"layer_norm: unknown eps_placement {eps_placement!r}: expected one of {', '.join(EPS_PLACEMENTS)}")
     X = as_operand(X, "layer_norm input")
     n, d = X.shape
+    if not isinstance(affine, bool):
+        raise ShapeError(f"layer_norm: affine must be True or False, got {shown(repr(affine))}")
     eps = to_exact(eps)
-    if not eps.free_symbols and certified_sign(eps) == -1:
+    if (not eps.free_symbols and certified_sign(eps) == -1) or eps.is_nonnegative is False:
+        # A symbolic eps too: -t with t declared positive is negative.
         raise ShapeError(f"layer_norm: eps must be >= 0, got {shown(eps)}")
     divisor = d if variance == "biased" else d - 1
     if divisor == 0:

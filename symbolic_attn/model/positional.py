@@ -82,6 +82,9 @@ def sinusoidal(n, d_model, base=10000, *, first_position: int = 0, swap: bool = 
     if n * d > DEFAULT_LIMITS.max_entries:
         raise InputLimitError(f"sinusoidal: {n}x{d} exceeds the limit of {DEFAULT_LIMITS.max_entries} entries")
     base = _base(base)
+    first_position = _position(first_position, "sinusoidal")
+    if not isinstance(swap, bool):
+        raise ShapeError(f"sinusoidal: swap must be True or False, got {shown(repr(swap))}")
     pairs = (d + 1) // 2
     angles = sympy.ImmutableMatrix(
         n, pairs, lambda p, i: (p + first_position) * _frequency(base, i, d)
@@ -90,6 +93,14 @@ def sinusoidal(n, d_model, base=10000, *, first_position: int = 0, swap: bool = 
     output = sympy.ImmutableMatrix(n, d, lambda p, c: (first if c % 2 == 0 else second)(angles[p, c // 2]))
     return build_trace([("angles", angles), ("output", output)],
                        settings={"base": base, "first_position": first_position, "swap": swap})
+
+
+def _position(value, where: str) -> sympy.Integer:
+    """An integer position offset: a Python or SymPy integer (a float or a string would put
+    a binary float, or nonsense, into an exact encoding)."""
+    if isinstance(value, bool) or not isinstance(value, (int, sympy.Integer)):
+        raise ShapeError(f"{where}: first_position must be an integer, got {shown(repr(value))}")
+    return sympy.Integer(value)
 
 
 def rope(X, positions=None, base=10000, *, first_position: int = 0) -> Trace:
@@ -101,6 +112,7 @@ def rope(X, positions=None, base=10000, *, first_position: int = 0) -> Trace:
         raise ShapeError(f"rope: the width must be even (pairs are rotated), got {n}x{d}")
     base = _base(base)
     if positions is None:
+        first_position = _position(first_position, "rope")
         positions = [p + first_position for p in range(n)]
     if isinstance(positions, sympy.MatrixBase):
         positions = list(positions)
