@@ -33,6 +33,7 @@ from symbolic_attn.errors import (
 from symbolic_attn.render.latex import escape_text, expr_latex, prose_latex
 from symbolic_attn.proofs.declarations import declarations, symbols_of
 from symbolic_attn.proofs.prove import Assumption, facts_of, prove_equal, prove_nonnegative, prove_positive
+from symbolic_attn.proofs.conditions import plain_text
 
 __all__ = ["Assumption", "Computed", "Scope", "Step", "Derivation", "cited", "Displayed"]
 
@@ -277,19 +278,19 @@ def _one_condition_latex(item) -> str:
         return "none (the relation is already true for the declared symbols)"
     if all(hasattr(item, name) for name in ("function", "low", "high")):  # a rules.Bijection
         return (f"${expr_latex(item.function)}$ a bijection of "
-                f"$\\{{{expr_latex(sympy.sympify(item.low))}, \\dots, {expr_latex(sympy.sympify(item.high))}\\}}$")
+                f"$\\{{{expr_latex(sympy.sympify(item.low, strict=True))}, \\dots, {expr_latex(sympy.sympify(item.high, strict=True))}\\}}$")
     if isinstance(item, sympy.logic.boolalg.And):
         return ", ".join(_one_condition_latex(arg) for arg in item.args)
     if all(hasattr(item, name) for name in ("variable", "low", "high", "relation")):  # a ForAll
         relations = item.relation if isinstance(item.relation, (list, tuple)) else [item.relation]
-        shown = ", ".join(expr_latex(sympy.sympify(r)) for r in relations)
+        shown = ", ".join(expr_latex(sympy.sympify(r, strict=True)) for r in relations)
         return (f"${shown}$ for every integer ${expr_latex(item.variable)}$ with "
-                f"${expr_latex(sympy.sympify(item.low))} \\le {expr_latex(item.variable)} \\le "
-                f"{expr_latex(sympy.sympify(item.high))}$")
+                f"${expr_latex(sympy.sympify(item.low, strict=True))} \\le {expr_latex(item.variable)} \\le "
+                f"{expr_latex(sympy.sympify(item.high, strict=True))}$")
     if isinstance(item, sympy.assumptions.AppliedPredicate) and item.function == sympy.Q.invertible:
         return f"${expr_latex(item.arguments[0])}$ invertible"
     if isinstance(item, (sympy.Basic, bool)):
-        return f"${expr_latex(sympy.sympify(item))}$"
+        return f"${expr_latex(sympy.sympify(item, strict=True))}$"
     return escape_text(str(item))
 
 
@@ -707,12 +708,9 @@ def _plain_math(text: str) -> str:
 
 
 def _plain(expr) -> str:
-    try:
-        if isinstance(expr, Computed):
-            return str(expr)
-        if isinstance(expr, sympy.MatrixBase):
-            return str(expr.tolist())
-        return sympy.sstr(expr)
-    except (ValueError, RecursionError):  # an integer of more than 4300 digits, a tree nested too deeply
-        return "<an expression too large to print>"
+    if isinstance(expr, Computed):
+        return plain_text(expr)
+    if isinstance(expr, sympy.MatrixBase):
+        return plain_text(expr.tolist())
+    return plain_text(expr)
 

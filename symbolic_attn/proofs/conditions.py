@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from symbolic_attn.errors import InexactStepError, SymbolicAttnError, UndecidedError
+from symbolic_attn.errors import InexactStepError, SymbolicAttnError, UndecidedError, shown
 from symbolic_attn.exact.certified import certified_sign, proved_zero
 from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import bind_fresh, binder_limits, bound_stand_in, original_of, substitute
 from symbolic_attn.proofs.domains import domain_conditions
 
-__all__ = ["Condition", "Facts", "ForAll", "proves_integer", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number"]
+__all__ = ["Condition", "Facts", "ForAll", "proves_integer", "plain_text", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number"]
 
 _KINDS = (">0", ">=0", "!=0", "invertible", "integer")
 _SHOWN = {">0": "> 0", ">=0": ">= 0", "!=0": "!= 0", "integer": "is an integer"}
@@ -59,16 +59,16 @@ class Condition:
 
     def __str__(self) -> str:
         if self.kind == "invertible":
-            return f"{_safe_str(self.expr)} invertible"
-        text = f"{_safe_str(self.expr)} {_SHOWN[self.kind]}"
+            return f"{plain_text(self.expr)} invertible"
+        text = f"{plain_text(self.expr)} {_SHOWN[self.kind]}"
         return text + (f" (or {self.unless})" if self.unless is not None else "")
 
 
-def _safe_str(expr, limit: int = 10**5) -> str:
-    """``sstr(expr)``, or a description when printing it is refused or too long (Python will not
-    print an integer of more than 4300 digits)."""
+def plain_text(value, limit: int = 10**5) -> str:
+    """``sstr(value)`` for messages, or a description when printing it is refused (Python will
+    not print an integer of more than 4300 digits) or recurses too deeply; cut at ``limit``."""
     try:
-        text = sympy.sstr(expr)
+        text = sympy.sstr(value) if isinstance(value, sympy.Basic) else str(value)
     except (ValueError, RecursionError):
         return "<an expression too large to print>"
     return text if len(text) <= limit else text[:limit] + "..."
@@ -205,9 +205,9 @@ def _check_explicit_bijection(sigma, low, high) -> None:
         values = [substitute(image, {k: sympy.Integer(v)}) for v in range(int(low), int(high) + 1)]
         if all(v.is_Integer for v in values) and sorted(int(v) for v in values) == list(range(int(low), int(high) + 1)):
             return
-        raise ProofError(f"the stated map k -> {_safe_str(shown, 80)} is not a bijection of {low}..{high}")
-    raise ProofError(f"the stated map k -> {_safe_str(shown, 80)} is explicit and cannot be checked to be a "
-                     f"bijection of {_safe_str(low, 40)}..{_safe_str(high, 40)} (only the identity and the reversal "
+        raise ProofError(f"the stated map k -> {plain_text(shown, 80)} is not a bijection of {low}..{high}")
+    raise ProofError(f"the stated map k -> {plain_text(shown, 80)} is explicit and cannot be checked to be a "
+                     f"bijection of {plain_text(low, 40)}..{plain_text(high, 40)} (only the identity and the reversal "
                      "are recognised): state the permutation as an undefined function, sympy.Function('sigma')")
 
 
@@ -369,7 +369,7 @@ def _collect_range(expr, limit, ranges, found):
     for end, name in ((low, "lower"), (high, "upper")):
         _add(found, end, "integer", f"the {name} limit of the {kind} over {original_of(variable)} is an integer",
              ranges)
-    _add(found, high - low + 1, ">=0", f"the range {original_of(variable)} = {_safe_str(low, 80)}..{_safe_str(high, 80)} "
+    _add(found, high - low + 1, ">=0", f"the range {original_of(variable)} = {plain_text(low, 80)}..{plain_text(high, 80)} "
          f"is not reversed", ranges)
     _collect_flags_of_index(kind, original_of(variable), low, high, ranges, found)
     return ranges + ((variable, low, high),)
@@ -385,7 +385,7 @@ def _collect_flags_of_index(kind, index, low, high, ranges, found):
     """
     flags = getattr(index, "assumptions0", {})
     name = f"the index {index} of the {kind} is declared"
-    shown = f"{index} = {_safe_str(low, 40)}..{_safe_str(high, 40)}"
+    shown = f"{index} = {plain_text(low, 40)}..{plain_text(high, 40)}"
     fix = f"(SymPy used the flag when it built the terms; declare {index} integer only to sum over this range)"
     if flags.get("positive"):
         _add(found, low - 1, ">=0", f"{name} positive, so its range {shown} must start at 1 or above {fix}", ranges)
@@ -430,17 +430,10 @@ def typed(function):
             if isinstance(error, RecursionError):
                 detail = "the expression is nested too deeply"
             else:
-                detail = " ".join(_safe_text(error).split())[:160]
+                detail = shown(" ".join(plain_text(error).split()), 160)
             raise UndecidedError(f"the checker could not decide this ({type(error).__name__}: {detail})") from None
 
     return checked
-
-
-def _safe_text(error) -> str:
-    try:
-        return str(error)
-    except (ValueError, RecursionError):
-        return "an unprintable value"
 
 
 @typed

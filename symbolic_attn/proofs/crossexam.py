@@ -17,7 +17,8 @@ decide anything (no ``evalf``, ``doit``, ``simplify``, ``equals``, ``is_zero``).
 walks the expression tree (``.func``/``.args``) and computes: exactly with
 :class:`fractions.Fraction` while every value is rational, otherwise with python-flint's
 ``arb`` balls (each operation rounds outward, so the true value is always inside the
-ball).  ``Sum``/``Product`` are loops over an environment of bound values (inner binders
+ball; arb's working precision is set with the project's one context manager,
+``exact.certified.working_precision``, which decides nothing).  ``Sum``/``Product`` are loops over an environment of bound values (inner binders
 shadow outer ones; nothing is substituted textually), and a reversed range is refused.
 
 What it evaluates: rationals, symbols, ``Indexed`` entries, ``+ * **``, ``exp log``,
@@ -53,7 +54,6 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -63,6 +63,7 @@ from sympy.core.function import AppliedUndef
 from sympy.tensor.indexed import Idx, Indexed
 
 from symbolic_attn.errors import CrossExaminationError, one_line, safe_text
+from symbolic_attn.exact.certified import working_precision
 
 __all__ = ["Examined", "cross_examine", "RELATIONS"]
 
@@ -128,16 +129,6 @@ class _Uncertain(_Undefined):
 
 class _OverBudget(_Undefined):
     """The point needed more tree nodes than the budget: other points will likely too."""
-
-
-@contextmanager
-def _precision(bits: int):
-    saved = flint.ctx.prec
-    flint.ctx.prec = bits
-    try:
-        yield
-    finally:
-        flint.ctx.prec = saved
 
 
 # --------------------------------------------------------------------------------------
@@ -1296,7 +1287,7 @@ class _Examination:
         for bits in precisions:
             evaluator = _Evaluator(point, min(MAX_NODES_PER_POINT, MAX_NODES_PER_CALL - self.nodes), self.unfolded)
             try:
-                with _precision(bits):
+                with working_precision(bits):
                     for fact in self.facts:
                         holds = evaluator.truth(fact, {}, 0)
                         if holds is False:

@@ -61,9 +61,9 @@ from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import bind_fresh, unbind
 from symbolic_attn.proofs.consistency import linear_contradiction, linear_real_system
 from symbolic_attn.proofs.conditions import (
-    Condition, Facts, ForAll, contradicts, normalise, prove_condition, reject_inexact, side_conditions,
+    Condition, Facts, ForAll, contradicts, normalise, plain_text, prove_condition, reject_inexact, side_conditions,
     typed as _typed)
-from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free, _text
+from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free
 from symbolic_attn.proofs.strategies import (
     SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _closed_forms, _expand_sums, _has_denominator,
     _rewrite_exp, _sum_rules)
@@ -324,7 +324,7 @@ def check_conditions(expressions, facts: Facts) -> None:
                     and prove_condition(dataclasses.replace(condition, expr=_unfold(condition.expr)), facts)):
                 why = f" ({condition.why})" if condition.why else ""
                 raise SideConditionError(
-                    f"needs {_short(_text(condition), 200)}{why}: not proved from the declarations and stated assumptions")
+                    f"needs {_short(plain_text(condition), 200)}{why}: not proved from the declarations and stated assumptions")
 
 
 def _has_operator(expr) -> bool:
@@ -411,11 +411,6 @@ def _examinable(condition) -> list:
     return [condition]
 
 
-def _bound(expr):
-    """``expr`` with every bound index replaced by its stand-in (:mod:`.binders`)."""
-    return bind_fresh(expr)
-
-
 @_typed
 def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterable = ()) -> Proof:
     """Prove ``lhs = rhs`` by the documented strategies, then cross-examine it; raise if not proved.
@@ -442,8 +437,8 @@ def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
     reject_inexact(rhs)
     facts = facts_of(assumptions)
     # Every bound index becomes its stand-in before anything else looks at the step.
-    written = (_bound(lhs), _bound(rhs))
-    unfolded = (_bound(_unfold(lhs)), _bound(_unfold(rhs)))
+    written = (bind_fresh(lhs), bind_fresh(rhs))
+    unfolded = (bind_fresh(_unfold(lhs)), bind_fresh(_unfold(rhs)))
     # Conditions of the sides as written, and of what their named operators stand for.
     check_conditions(written + unfolded, facts)
     if not rules:
@@ -451,7 +446,7 @@ def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
     from symbolic_attn.proofs.rules import apply_rules
 
     candidates, applied, unmet = apply_rules(*unfolded, rules, facts)
-    candidates = [(_bound(left), _bound(right)) for left, right in candidates]
+    candidates = [(bind_fresh(left), bind_fresh(right)) for left, right in candidates]
     if len(candidates) > 1:
         # Several ways to apply the rules: the quick strategies on each first, so that a
         # candidate that does not fit never costs a last resort (simplify, refutation).
@@ -477,11 +472,11 @@ def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
 def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
     """Decide ``lhs = rhs``; ``thorough=False`` tries only the quick strategies (no simplify,
     no refutation) and raises UndecidedError when they do not prove it."""
-    lhs, rhs = _bound(_unfold(lhs)), _bound(_unfold(rhs))
+    lhs, rhs = bind_fresh(_unfold(lhs)), bind_fresh(_unfold(rhs))
     if lhs == rhs:
         return Proof("structural")
     if assumptions:
-        lhs, rhs = _bound(_unfold(_rewrite(lhs, assumptions))), _bound(_unfold(_rewrite(rhs, assumptions)))
+        lhs, rhs = bind_fresh(_unfold(_rewrite(lhs, assumptions))), bind_fresh(_unfold(_rewrite(rhs, assumptions)))
         if lhs == rhs:
             return Proof("assumptions")
     reject_inexact(lhs)
@@ -529,7 +524,7 @@ def prove_unequal(lhs, rhs) -> Disproof:
     >>> prove_unequal(sympy.exp(1), 3).approx
     '-0.281718'
     """
-    lhs, rhs = _bound(_unfold(_sympify(lhs))), _bound(_unfold(_sympify(rhs)))
+    lhs, rhs = bind_fresh(_unfold(_sympify(lhs))), bind_fresh(_unfold(_sympify(rhs)))
     reject_inexact(lhs)
     reject_inexact(rhs)
     if _is_matrix(lhs) or _is_matrix(rhs):
@@ -542,18 +537,18 @@ def prove_unequal(lhs, rhs) -> Disproof:
                 except (ProofError, UndecidedError):
                     continue
                 return Disproof(f"entry ({i + 1}, {j + 1})", found.residual, found.approx)
-        raise ProofError(f"not a counterexample: every entry of {_short(_text(lhs))} and {_short(_text(rhs))} agrees "
+        raise ProofError(f"not a counterexample: every entry of {_short(plain_text(lhs))} and {_short(plain_text(rhs))} agrees "
                          "or is undecided")
     residual = _expand_sums(lhs - rhs)
     if residual.free_symbols:
         residual = sympy.cancel(sympy.together(residual))
     if residual.free_symbols:
-        raise UndecidedError(f"residual {_short(_text(residual))} has free symbols: not a concrete counterexample")
+        raise UndecidedError(f"residual {_short(plain_text(residual))} has free symbols: not a concrete counterexample")
     if residual == 0 or proved_zero(residual):
-        raise ProofError(f"not a counterexample: {_short(_text(lhs))} = {_short(_text(rhs))}")
+        raise ProofError(f"not a counterexample: {_short(plain_text(lhs))} = {_short(plain_text(rhs))}")
     value = _certified_value(residual)
     if value is None:
-        raise UndecidedError(f"cannot certify that residual {_short(_text(residual))} is non-zero")
+        raise UndecidedError(f"cannot certify that residual {_short(plain_text(residual))} is non-zero")
     return Disproof("value", residual, value)
 
 
@@ -586,8 +581,8 @@ def _prove_sign_only(expr, assumptions, kind) -> Proof:
     expr = _sympify(expr)
     reject_inexact(expr)
     facts = facts_of(assumptions)
-    check_conditions((_bound(expr), _bound(_unfold(expr))), facts)
-    expr = _bound(_unfold(_rewrite(_bound(_unfold(expr)), assumptions)))
+    check_conditions((bind_fresh(expr), bind_fresh(_unfold(expr))), facts)
+    expr = bind_fresh(_unfold(_rewrite(bind_fresh(_unfold(expr)), assumptions)))
     reject_inexact(expr)
     shown = "> 0" if kind == ">0" else ">= 0"
     if _symbol_free(expr):
@@ -596,8 +591,8 @@ def _prove_sign_only(expr, assumptions, kind) -> Proof:
             return Proof("exact arithmetic")
         sign = _safe_sign(expanded)
         if sign is not None and (sign < 0 or (sign == 0 and kind == ">0")):
-            raise ProofError(f"refuted: {_short(_text(expr))} is not {shown}")
-        raise UndecidedError(f"cannot show {_short(_text(expr))} {shown}")
+            raise ProofError(f"refuted: {_short(plain_text(expr))} is not {shown}")
+        raise UndecidedError(f"cannot show {_short(plain_text(expr))} {shown}")
     # One fraction first, its numerator expanded: a quotient of sums of positive terms is
     # signed by the rules at once, while the sign calculus on the step as written may search
     # much longer (and reducing the fraction, as cancel does, costs a polynomial gcd).
@@ -607,12 +602,12 @@ def _prove_sign_only(expr, assumptions, kind) -> Proof:
     for transform in (first, second, _cancel,
                       lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
         try:
-            candidate = _bound(transform(expr))
+            candidate = bind_fresh(transform(expr))
         except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
             continue
         if prove_condition(Condition(candidate, kind), facts):
             return Proof("sign calculus")
-    raise UndecidedError(f"cannot show {_short(_text(expr))} {shown}")
+    raise UndecidedError(f"cannot show {_short(plain_text(expr))} {shown}")
 
 
 # ---------------------------------------------------------------------------- internals
@@ -686,7 +681,7 @@ def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
             continue
         if candidate == 0 or proved_zero(candidate):
             return Proof(strategy)
-    shown = _short(_text(residual))
+    shown = _short(plain_text(residual))
     sign = _safe_sign(expanded)
     if sign:
         raise ProofError(f"refuted: residual {shown} is not zero")
@@ -719,7 +714,7 @@ def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
             return Proof("entrywise")
         if isinstance(left, sympy.MatrixBase) and isinstance(right, sympy.MatrixBase):
             return _prove_matrix(left, right, assumptions, facts, thorough)
-    raise UndecidedError(f"residual {_short(_text(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
+    raise UndecidedError(f"residual {_short(plain_text(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
 
 
 def _explicit(matrix):

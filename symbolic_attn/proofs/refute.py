@@ -17,7 +17,7 @@ import sympy
 
 from symbolic_attn.errors import ProofError, UndecidedError
 from symbolic_attn.exact.certified import certified_sign
-from symbolic_attn.proofs.conditions import reject_inexact, side_conditions
+from symbolic_attn.proofs.conditions import plain_text, reject_inexact, side_conditions
 from symbolic_attn.proofs.strategies import _expand_sums
 
 __all__ = ["refute_or_undecided", "certified_value", "safe_sign"]
@@ -42,7 +42,7 @@ def _safe_sign(expr):
 
 def _refute_or_undecided(residual, facts):
     """Raise ProofError if a valid point certifies ``residual != 0``, else UndecidedError."""
-    shown = _short(_text(residual))
+    shown = _short(plain_text(residual))
     # Entries of matrix symbols (A[0, 1]) are independent unknowns: give them values as well.
     elements = sorted(residual.atoms(sympy.matrices.expressions.matexpr.MatrixElement), key=str)
     if elements and all(e.args[1].is_Integer and e.args[2].is_Integer for e in elements):
@@ -175,15 +175,6 @@ def _certified_value(expr) -> str | None:
         return decimal_string(expr, 6, significant=True)
     except (UndecidedError, TypeError, ValueError):
         return "non-zero"
-
-
-def _text(value) -> str:
-    """``str(value)``, or a description when Python refuses to print it (an integer of more than
-    4300 digits) or the printer recurses too deeply."""
-    try:
-        return str(value)
-    except (ValueError, RecursionError):
-        return "<a value too large to print>"
 
 
 def _short(text: str, limit: int = 300) -> str:
