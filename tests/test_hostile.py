@@ -80,14 +80,15 @@ CASES = {
     "deep-brackets": (["attention", "--q", "[" * 100 + "1" + "]" * 100, *ONE], BAD, r"brackets nested 100 deep"),
     "deep-unary": (q("-" * 5000 + "1"), BAD, r"nested more than 200 operations deep|expression too complex to parse"),
     "long-sum": (q("+".join(["1"] * 15000)), BAD, r"text of 30003 characters exceeds the limit of 20000"),
-    "long-chain-surds": (q("+".join(f"sqrt({k})" for k in range(2, 1500))), BAD, r"nested more than 200 operations deep"),
+    # A flat sum is a chain, not a nesting (issue 19): read, within the size limit.
+    "long-chain-surds": (q("+".join(f"sqrt({k})" for k in range(2, 400))), OK, None),
     "text-too-long": (["attention", "--q", "[[" + " " * 30000 + "1]]", *ONE], BAD, r"text of 30005 characters exceeds"),
     "matrix-in-entry": (["attention", "--q", "[[[1]]]", *ONE], BAD, r"a matrix entry must be a number|list"),
     "matrix-product-bomb": (q("1" + "@1" * 10), BAD, r"10 matrix products exceed the limit of 6"),
     # -- code injection ----------------------------------------------------------------
     "dunder-import": (q("__import__('os').system('echo pwned')"), BAD, r"only the functions|unknown function"),
     "attribute-walk": (q("(1).__class__.__mro__"), BAD, r"attribute '\.__mro__' is not allowed"),
-    "lambda": (q("(lambda: 1)()"), BAD, r"only the functions"),
+    "lambda": (q("(lambda: 1)()"), BAD, r"lambda is not allowed"),
     "f-string": (q("f'{1}'"), BAD, r"f-string is not allowed"),
     "walrus": (q("(x := 1)"), BAD, r"assignment is not allowed"),
     "string-literal": (q("'a'"), BAD, r"literal 'a' is not allowed"),

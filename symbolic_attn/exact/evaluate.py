@@ -1,0 +1,340 @@
+r"""The one evaluator of the input language: a tree from :mod:`.syntax` -> exact SymPy values.
+
+It takes an environment: the names the caller binds (numbers or matrices), the scalar
+functions ``sqrt exp ln log sin cos erf tanh`` and the constants ``e pi``.  Everything the
+tree may say that this environment gives no meaning -- a call of another function, a
+quoted option, a stage ``A.weights``, an index -- is a :class:`ParseError` naming the
+column.  ``[define]`` (:mod:`symbolic_attn.model.program`) extends this class with the model
+functions, options and stages; the arithmetic is this one, for every front end.
+
+Every intermediate value is bounded (:func:`~symbolic_attn.exact.limits.check_value`) and
+must be a finite real number, so no hostile text builds a huge or complex value.  Flat
+chains (``1+1+...+1``) are evaluated with a loop, never by recursion.
+
+>>> import sympy
+>>> from symbolic_attn.exact.syntax import parse
+>>> Evaluator("x", {}).evaluate(parse("2^3 + 1/3"))
+25/3
+>>> X = sympy.Matrix([[1, 2]])
+>>> Evaluator("X.T @ X", {"X": X}).evaluate(parse("X.T @ X"))
+Matrix([
+[1, 2],
+[2, 4]])
+>>> Evaluator("[[1, 2]] + [[1], [2]]", {}).evaluate(parse("[[1, 2]] + [[1], [2]]"))
+Traceback (most recent call last):
+...
+symbolic_attn.errors.ParseError: cannot add 1x2 and 2x1 at column 1 in "[[1, 2]] + [[1], [2]]"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+import flint
+import sympy
+
+from symbolic_attn.errors import InputLimitError, ParseError, SymbolicAttnError, UndecidedError, shown
+from symbolic_attn.exact.certified import to_arb, working_precision
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
+from symbolic_attn.exact.scan import snippet
+from symbolic_attn.exact.syntax import (
+    Attribute, BinOp, Call, Index, Matrix, Name, Node, Number, String, Transpose, UnaryOp, left_chain,
+)
+
+__all__ = ["Evaluator", "SCALAR_FUNCTIONS", "CONSTANTS", "bound_value"]
+
+#: name -> (fewest arguments, most arguments, the SymPy function).
+SCALAR_FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
+    "sqrt": (1, 1, sympy.sqrt),
+    "exp": (1, 1, sympy.exp),
+    "ln": (1, 1, sympy.log),
+    "log": (1, 2, sympy.log),  # natural log; log(x, b) is the base-b logarithm
+    "sin": (1, 1, sympy.sin),  # for sinusoidal positional encodings
+    "cos": (1, 1, sympy.cos),
+    "erf": (1, 1, sympy.erf),  # GELU's exact form x * (1 + erf(x / sqrt(2))) / 2
+    "tanh": (1, 1, sympy.tanh),  # GELU's tanh approximation
+}
+CONSTANTS = {"e": sympy.E, "E": sympy.E, "pi": sympy.pi}
+
+
+class Evaluator:
+    """Evaluates trees of one text over bound ``names``, within ``limits``.
+
+    Subclasses (``[define]``) override :meth:`call`, :meth:`name`, :meth:`operand`,
+    :meth:`string`, :meth:`attribute`, :meth:`index` and :meth:`matrix`; ``error`` is the
+    exception type raised and ``quote_source`` whether a message ends with the text.
+    """
+
+    error: type[SymbolicAttnError] = ParseError
+    quote_source = True
+
+    def __init__(self, text: str, names: Mapping[str, object] | None = None, limits: Limits = DEFAULT_LIMITS):
+        self.text = text
+        self.names = {name: bound_value(name, value) for name, value in dict(names or {}).items()}
+        self.limits = limits
+        self.work = 0  # multiply-adds spent on matrix products so far
+
+    # -- entry and errors -------------------------------------------------------------
+
+    def fail(self, node: Node, what: str) -> SymbolicAttnError:
+        where = f" in {snippet(self.text)}" if self.quote_source else ""
+        return self.error(f"{what} at column {node.column}{where}")
+
+    def evaluate(self, node: Node) -> Any:
+        """The value of ``node``: a SymPy scalar or an ImmutableMatrix (subclasses: more)."""
+        if isinstance(node, Number):
+            return node.value
+        if isinstance(node, Name):
+            return self.name(node)
+        if isinstance(node, BinOp):
+            return self.checked(node, self.binary(node))
+        if isinstance(node, UnaryOp):
+            return self.checked(node, self.unary(node))
+        if isinstance(node, Call):
+            return self.checked(node, self.call(node))
+        if isinstance(node, Transpose):
+            value = self.operand(node.operand)
+            if not isinstance(value, sympy.MatrixBase):
+                raise self.fail(node, "'.T' needs a matrix")
+            return sympy.ImmutableMatrix(value.T)
+        if isinstance(node, Matrix):
+            return self.checked(node, self.matrix(node))
+        if isinstance(node, String):
+            return self.string(node)
+        if isinstance(node, Attribute):
+            return self.attribute(node)
+        if isinstance(node, Index):
+            return self.index(node)
+        raise self.fail(node, f"{type(node).__name__} is not allowed")
+
+    def checked(self, node: Node, value: Any) -> Any:
+        """Every built value is bounded (size, numbers, powers, degree) and must be real and finite."""
+        if not isinstance(value, (sympy.Basic, sympy.MatrixBase)):
+            return value  # a subclass's own kind of value (a computation, an option)
+        check_value(value, self.limits, f"built at column {node.column} ")
+        entries = value if isinstance(value, sympy.MatrixBase) else (value,)
+        for entry in entries:
+            if entry.is_Rational:
+                continue
+            if entry.is_number and entry.is_extended_real is False:
+                raise self.fail(node, f"{shown(entry)} is not a real number")
+            if entry.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+                raise self.fail(node, f"{shown(entry)} is not a finite number")
+        return value
+
+    def scalar(self, node: Node, what: str = "a matrix entry") -> Any:
+        value = self.operand(node)
+        if isinstance(value, sympy.MatrixBase):
+            raise self.fail(node, f"{what} must be a number, not a matrix")
+        return value
+
+    # -- the parts a subclass may extend ----------------------------------------------
+
+    def operand(self, node: Node) -> Any:
+        """An operand of an operator or a function: here, simply its value."""
+        return self.evaluate(node)
+
+    def name(self, node: Name) -> Any:
+        if node.name in self.names:
+            return self.names[node.name]
+        if node.name in CONSTANTS:
+            return CONSTANTS[node.name]
+        if node.name in SCALAR_FUNCTIONS:
+            raise self.fail(node, f"function '{node.name}' needs an argument in parentheses")
+        raise self.fail(node, f"unknown name '{node.name}'")
+
+    def call(self, node: Call) -> Any:
+        if node.name not in SCALAR_FUNCTIONS:
+            raise self.fail(node, f"unknown function '{node.name}'")
+        return self.scalar_function(node)
+
+    def string(self, node: String) -> Any:
+        raise self.fail(node, f"literal '{shown(node.text, 20)}' is not allowed here (quoted options belong to the "
+                             "functions of [define])")
+
+    def attribute(self, node: Attribute) -> Any:
+        raise self.fail(node, f"attribute '.{node.name}' is not allowed (only '.T', the transpose)")
+
+    def index(self, node: Index) -> Any:
+        raise self.fail(node, "indexing is not allowed")
+
+    def matrix(self, node: Matrix) -> Any:
+        """A bracketed list as a matrix: ``[1, 2]`` one row, ``[[1, 2], [3, 4]]`` rows."""
+        if not node.items:
+            raise self.fail(node, "empty matrix")
+        nested = isinstance(node.items[0], Matrix)
+        rows = node.items if nested else (node,)
+        width = len(cast(Matrix, rows[0]).items)
+        if width == 0:
+            raise self.fail(node, "empty matrix")
+        if len(rows) > self.limits.max_rows or width > self.limits.max_cols or len(rows) * width > self.limits.max_entries:
+            raise InputLimitError(
+                f"matrix of {len(rows)}x{width} entries exceeds the limit "
+                f"({self.limits.max_rows}x{self.limits.max_cols}, {self.limits.max_entries} entries)"
+            )
+        values = []
+        for number, row in enumerate(rows, start=1):
+            if not isinstance(row, Matrix):
+                raise self.fail(row, f"row {number} is not a list")
+            if len(row.items) != width:
+                raise self.fail(row, f"row {number} has {len(row.items)} entries, row 1 has {width}")
+            for entry in row.items:
+                if isinstance(entry, Matrix):
+                    raise self.fail(entry, "a matrix entry must be a number, not a matrix")
+                values.append(self.scalar(entry))
+        return sympy.ImmutableMatrix(len(rows), width, values)
+
+    # -- arithmetic ------------------------------------------------------------------
+
+    def unary(self, node: UnaryOp) -> Any:
+        signs = []
+        current: Node = node
+        while isinstance(current, UnaryOp):  # "- - - 1": a loop
+            signs.append(current.op)
+            current = current.operand
+        value = self.operand(current)
+        if signs.count("-") % 2:
+            value = -value
+            return sympy.ImmutableMatrix(value) if isinstance(value, sympy.MatrixBase) else value
+        return value
+
+    def binary(self, node: BinOp) -> Any:
+        if node.op == "^":
+            return self.power(node, self.operand(node.left), self.operand(node.right))
+        first, rest = left_chain(node, "+-" if node.op in "+-" else "*/@")
+        values = [self.operand(first)] + [self.operand(right) for _, right in rest]
+        if not any(isinstance(v, sympy.MatrixBase) or not isinstance(v, sympy.Basic) for v in values) \
+                and all(op_node.op != "@" for op_node, _ in rest):
+            return self.scalar_chain(rest, values)
+        value = values[0]
+        for (op_node, _), right_value in zip(rest, values[1:]):  # a flat chain, evaluated with a loop
+            value = self.checked(op_node, self.apply(op_node, value, right_value))
+        return value
+
+    def scalar_chain(self, rest: list[tuple[BinOp, Node]], values: list[Any]) -> Any:
+        """A chain of numbers built at once (one Add or Mul): building it term by term
+        would re-walk the growing sum at every step, quadratic in its length."""
+        terms = [values[0]]
+        for (op_node, _), value in zip(rest, values[1:]):
+            if op_node.op == "/":
+                if value == 0:
+                    raise self.fail(op_node, "division by zero")
+                value = 1 / value
+            terms.append(-value if op_node.op == "-" else value)
+        return sympy.Add(*terms) if rest[0][0].op in "+-" else sympy.Mul(*terms)
+
+    def apply(self, node: BinOp, left: Any, right: Any) -> Any:
+        left_m, right_m = isinstance(left, sympy.MatrixBase), isinstance(right, sympy.MatrixBase)
+        if node.op in "+-":
+            if left_m != right_m:
+                raise self.fail(node, "cannot add a number and a matrix")
+            if left_m and left.shape != right.shape:
+                left, right = self.broadcast(node, left, right)
+            result = left + right if node.op == "+" else left - right
+            return sympy.ImmutableMatrix(result) if left_m else result
+        if node.op == "*":
+            if left_m and right_m:
+                raise self.fail(node, "use '@' for a matrix product ('*' is for multiples by a number)")
+            return sympy.ImmutableMatrix(left * right) if (left_m or right_m) else left * right
+        if node.op == "/":
+            if right_m:
+                raise self.fail(node, "cannot divide by a matrix")
+            if right == 0:
+                raise self.fail(node, "division by zero")
+            return sympy.ImmutableMatrix(left / right) if left_m else left / right
+        if node.op == "@":
+            if not (left_m and right_m):
+                raise self.fail(node, "'@' needs a matrix on both sides")
+            if left.cols != right.rows:
+                raise self.fail(node, f"cannot multiply {left.rows}x{left.cols} by {right.rows}x{right.cols}")
+            self.work += left.rows * left.cols * right.cols
+            if self.work > self.limits.max_product_work:
+                raise InputLimitError(
+                    f"matrix products at column {node.column} need {self.work} multiplications, over the "
+                    f"limit of {self.limits.max_product_work}"
+                )
+            return self.product(left, right)
+        raise self.fail(node, f"operator '{node.op}' is not allowed")
+
+    def product(self, left: Any, right: Any) -> Any:
+        return sympy.ImmutableMatrix(left @ right)
+
+    def broadcast(self, node: BinOp, left: Any, right: Any) -> tuple[Any, Any]:
+        """A 1 x d row added to an n x d matrix repeats over the rows (as in NumPy and PyTorch)."""
+        if left.rows == 1 and left.cols == right.cols:
+            return sympy.ImmutableMatrix.vstack(*([left] * right.rows)), right
+        if right.rows == 1 and left.cols == right.cols:
+            return left, sympy.ImmutableMatrix.vstack(*([right] * left.rows))
+        raise self.fail(node, f"cannot add {left.rows}x{left.cols} and {right.rows}x{right.cols}")
+
+    def power(self, node: BinOp, base: Any, exponent: Any) -> Any:
+        if isinstance(base, sympy.MatrixBase) or isinstance(exponent, sympy.MatrixBase):
+            raise self.fail(node, "powers of matrices are not supported (powers only of numbers)")
+        if base == 0 and exponent.is_negative:
+            raise self.fail(node, "division by zero (0 to a negative power)")
+        if exponent.is_Rational:
+            p, q = abs(exponent.p), exponent.q
+            if p > self.limits.max_power_exponent or q > self.limits.max_power_exponent:
+                raise InputLimitError(
+                    f"exponent {shown(exponent)} at column {node.column} exceeds the limit of "
+                    f"{self.limits.max_power_exponent}"
+                )
+            if base.is_Rational:
+                bits = max(abs(base.p).bit_length(), base.q.bit_length()) * p
+                if bits > self.limits.max_result_bits:
+                    raise InputLimitError(
+                        f"power at column {node.column} would have about {bits} bits, over the limit of "
+                        f"{self.limits.max_result_bits}"
+                    )
+        return sympy.Pow(base, exponent)
+
+    def scalar_function(self, node: Call) -> Any:
+        name = node.name
+        if node.keywords:
+            raise self.fail(node, f"'{name}' takes no keyword arguments")
+        low, high, function = SCALAR_FUNCTIONS[name]
+        if not low <= len(node.args) <= high:
+            raise self.fail(node, f"'{name}' takes {low if low == high else f'{low} or {high}'} argument(s)")
+        args = [self.scalar(arg, f"the argument of '{name}'") for arg in node.args]
+        if name in ("ln", "log") and args[0].is_number and not args[0].is_positive:
+            raise self.fail(node, f"{name} of a non-positive number ({shown(args[0])})")
+        if name == "log" and len(args) == 2 and args[1].is_number and (not args[1].is_positive or args[1] == 1):
+            raise self.fail(node, f"log base must be positive and not 1, got {shown(args[1])}")
+        if name == "sqrt" and args[0].is_number and args[0].is_negative:
+            raise self.fail(node, f"sqrt of a negative number ({shown(args[0])})")
+        if name in ("exp", "sin", "cos", "erf", "tanh") and _magnitude_exceeds(args[0], self.limits.max_function_argument):
+            raise InputLimitError(
+                f"{name} of {shown(args[0])} at column {node.column}: arguments beyond "
+                f"+-{self.limits.max_function_argument} are refused (exp of them is beyond 10^3000)"
+            )
+        return function(*args)
+
+
+def bound_value(name: str, value: Any) -> Any:
+    """A value bound to a name: exact SymPy (ints become Integers); a float is refused."""
+    if isinstance(value, bool) or isinstance(value, float) or (isinstance(value, sympy.Basic) and value.has(sympy.Float)):
+        raise ParseError(f"name {shown(name)!r} is bound to {shown(value)}: only exact values can be bound")
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    if isinstance(value, (sympy.Basic, sympy.MatrixBase)):
+        return value
+    raise ParseError(f"name {shown(name)!r} is bound to a {shown(type(value).__name__)}: expected a SymPy value")
+
+
+def _magnitude_exceeds(value: Any, bound: int) -> bool:
+    """Whether a numeric value certainly or possibly exceeds ``bound`` in absolute value.
+
+    Checked with a coarse interval (64 bits), never a float: a value whose enclosure is not
+    finite, or reaches past the bound, is treated as too large.
+    """
+    if not value.is_number:
+        return False
+    if value.is_Rational:
+        return cast(bool, abs(value) > bound)
+    try:
+        with working_precision(64):
+            ball = abs(to_arb(value))
+            return not ball.is_finite() or not ball < flint.arb(bound)
+    except UndecidedError:
+        return True

@@ -1,0 +1,508 @@
+r"""The grammar of the one input language: text -> a small typed tree with source spans.
+
+Every front end reads numbers, names and bracketed matrices through this one grammar: the
+command line's options, the strings and arrays of exercise files, claimed values, answer
+keys, the ``[define]`` definitions of computation files and the values a student's
+solution states.  Nothing is evaluated here and nothing is handed to Python's parser: the
+text is cut into tokens by one regular expression and read by a small recursive descent,
+after :func:`~symbolic_attn.exact.scan.check_text` has bounded it (length, ASCII only, no
+control characters, brackets that match and nest at most ``max_depth`` deep).
+
+The tree (all nodes frozen, each with ``start``/``end``, offsets into the text)::
+
+    Number(text, value, decimals)      0.140 -> value 7/50, decimals 3 (None: an integer)
+    Name(name)                         X, W_Q, e, pi
+    String(text)                       'causal' (an option of a [define] function)
+    Call(name, args, keywords)         sqrt(2), attention(Q, K, V, mask = 'causal')
+    UnaryOp(op, operand)               -x
+    BinOp(op, left, right)             + - * / ^ @      (``**`` is read as ``^``)
+    Transpose(operand)                 X.T
+    Attribute(operand, name)           A.weights        (a stage of a computation)
+    Index(operand, index)              M.head[2]
+    Matrix(items)                      [1, 2] (one row), [[1, 0], [0, 1]]
+
+Precedence is the usual one of hand-written maths (and Python's): ``^`` binds tightest
+and to the right (``2^3^2`` is ``2^9``), a sign binds looser than ``^`` (``-2^2`` is -4),
+then ``* / @`` and ``+ -`` from the left.  A flat sum of many terms is a chain, not a
+nesting: ``1+1+...+1`` is as deep as ``1+1``; ``max_tree_depth`` bounds real nesting
+(signs, powers, brackets).
+
+>>> tree = parse("2^-1 + X.T")
+>>> tree.op, tree.left, tree.right
+('+', BinOp(op='^', left=Number(text='2', value=2, decimals=None, start=0, end=1), right=UnaryOp(op='-', operand=Number(text='1', value=1, decimals=None, start=3, end=4), start=2, end=4), start=0, end=4), Transpose(operand=Name(name='X', start=7, end=8), start=7, end=10))
+>>> parse("0.140").decimals, parse("2.5e2").value
+(3, 250)
+>>> parse("0.3, 0.7")
+Traceback (most recent call last):
+...
+symbolic_attn.errors.ParseError: a list needs brackets: write [0.3, 0.7] (a bare comma at column 4)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from symbolic_attn.errors import InputLimitError, ParseError, shown
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
+from symbolic_attn.exact.scan import check_text, snippet
+
+__all__ = [
+    "Node", "Number", "Name", "String", "Call", "Keyword", "UnaryOp", "BinOp", "Transpose", "Attribute", "Index",
+    "Matrix", "parse", "number_value", "left_chain", "size",
+]
+
+
+@dataclass(frozen=True)
+class Node:
+    """A piece of the tree; ``start`` and ``end`` are offsets into the text (column = start + 1)."""
+
+    @property
+    def column(self) -> int:
+        return self.start + 1  # type: ignore[attr-defined,no-any-return]  # every subclass has start
+
+
+@dataclass(frozen=True)
+class Number(Node):
+    """A number as written: its text, its exact value, and ``decimals`` -- the digits written
+    after the point minus the decimal exponent (``0.140`` 3, ``2.5e2`` -1, ``1e-3`` 3); None
+    for an integer written without point or exponent (exact)."""
+
+    text: str
+    value: Any
+    decimals: int | None
+    start: int
+    end: int
+
+    @property
+    def scientific(self) -> bool:
+        """Whether the number was written with a decimal exponent (``2.8e-1``)."""
+        return "e" in self.text.lower()
+
+
+@dataclass(frozen=True)
+class Name(Node):
+    name: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class String(Node):
+    """A quoted option such as ``'causal'`` (only ``[define]`` gives it a meaning)."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Keyword(Node):
+    name: str
+    value: Node
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    name: str
+    args: tuple[Node, ...]
+    keywords: tuple[Keyword, ...]
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class UnaryOp(Node):
+    op: str
+    operand: Node
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class BinOp(Node):
+    op: str
+    left: Node
+    right: Node
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Transpose(Node):
+    operand: Node
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Attribute(Node):
+    operand: Node
+    name: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Index(Node):
+    operand: Node
+    index: Node
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Matrix(Node):
+    """A bracketed list: its items are entries (one row) or bracketed rows."""
+
+    items: tuple[Node, ...]
+    start: int
+    end: int
+
+
+# ASCII digits only ([0-9], not \d: "0.১৬৭" in Bengali digits is not 0.167); "_" groups
+# digits as in Python (1_000).
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_NUMBER = re.compile(rf"(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?[0-9]+)?")
+_TOKEN = re.compile(
+    r"(?P<space>[ \t\r\n]+)"
+    rf"|(?P<number>{_NUMBER.pattern})"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<string>'[^'\r\n]*'|\"[^\"\r\n]*\")"
+    r"|(?P<op>\*\*|[-+*/^@()\[\],=.])"
+)
+_NUMBER_PARTS = re.compile(r"^([0-9_]*)(?:\.([0-9_]*))?(?:[eE]([+-]?[0-9]+))?$")
+#: What Python would read here, named for the message (the language has none of them).
+_FOREIGN = {"<": "comparison", ">": "comparison", "!": "'!'", "%": "a percentage (write the number itself: 0.284, not 28.4%)",
+            "{": "a brace", "}": "a brace", "|": "'|'", "&": "'&'", "~": "'~'", ":": "':'", ";": "';'",
+            "#": "a comment", "`": "'`'", "$": "'$'", "?": "'?'", "\\": "a backslash (LaTeX is read in solutions only)"}
+_KEYWORDS = {"lambda": "lambda", "if": "a conditional expression", "else": "a conditional expression",
+             "for": "a comprehension", "and": "a boolean operator", "or": "a boolean operator",
+             "not": "a boolean operator", "in": "comparison", "is": "comparison", "await": "await",
+             "yield": "yield", "import": "import", "True": "literal True", "False": "literal False",
+             "None": "literal None"}
+_PREFIXES = {"f", "r", "b", "u", "fr", "rf", "br", "rb"}  # f'..', b'..': Python's strings
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # number, name, string, op, end
+    text: str
+    start: int
+    end: int
+
+
+def number_value(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, int | None]:
+    """The exact value and the written precision of a decimal literal (ASCII digits only).
+
+    >>> number_value("0.140"), number_value("1e-3"), number_value("1_000")
+    ((7/50, 3), (1/1000, 3), (1000, None))
+    """
+    if not isinstance(text, str) or len(text) > limits.max_text_length or not _NUMBER.fullmatch(text):
+        raise ParseError(f"not a number: '{shown(text)}' (ASCII digits only)")
+    parts = _NUMBER_PARTS.match(text)
+    assert parts is not None  # _NUMBER matched
+    whole, fraction, exponent = (parts.group(1) or "").replace("_", ""), parts.group(2), parts.group(3)
+    fraction_digits = (fraction or "").replace("_", "")
+    if len(whole) + len(fraction_digits) > limits.max_digits:
+        raise InputLimitError(
+            f"a number with {len(whole) + len(fraction_digits)} digits exceeds the limit of {limits.max_digits}")
+    power = 0
+    if exponent is not None:
+        if len(exponent) > 12 or abs(int(exponent)) > limits.max_decimal_exponent:
+            raise InputLimitError(f"decimal exponent {shown(exponent, 20)} exceeds the limit of "
+                                  f"{limits.max_decimal_exponent}")
+        power = int(exponent)
+    value = sympy.Rational(int(whole + fraction_digits or "0"), 10 ** len(fraction_digits))
+    if power:
+        value *= sympy.Rational(10) ** power
+    written = fraction_digits if fraction is not None else None
+    if written is None and exponent is None:
+        return value, None
+    # "1." (a point, no digits) is the integer 1, exactly as written; "1e3" counts as 0 decimals.
+    decimals = (len(written) if written else 0) - power
+    return value, (None if written == "" and exponent is None else decimals)
+
+
+def _tokens(text: str, limits: Limits) -> list[_Token]:
+    tokens, at = [], 0
+    while at < len(text):
+        match = _TOKEN.match(text, at)
+        if match is None:
+            char = text[at]
+            if text.startswith(":=", at):
+                raise ParseError(f"an assignment is not allowed (':=' at column {at + 1}) in {snippet(text)}")
+            what = _FOREIGN.get(char, f"'{shown(char)}'")
+            raise ParseError(f"{what} is not allowed ('{shown(char)}' at column {at + 1}) in {snippet(text)}")
+        kind = match.lastgroup or "op"
+        if kind == "number" and match.end() < len(text) and (text[match.end()].isalnum() or text[match.end()] == "_"):
+            word = re.match(r"[A-Za-z0-9_.]*", text[match.end():])
+            whole = text[at:match.end() + (word.end() if word else 0)]
+            raise ParseError(f"only decimal numbers are allowed, not '{shown(whole, 20)}' at column {at + 1} (hex, "
+                             f"binary and complex literals are not allowed) in {snippet(text)}")
+        if kind == "name" and text[match.end():match.end() + 1] in ("'", '"') and match.group().lower() in _PREFIXES:
+            raise ParseError(f"an f-string is not allowed (nor b'', r'' strings) at column {at + 1} in {snippet(text)}")
+        if kind == "name" and match.group() in _KEYWORDS:
+            raise ParseError(f"{_KEYWORDS[match.group()]} is not allowed ('{match.group()}' at column {at + 1}) in "
+                             f"{snippet(text)}")
+        if kind != "space":
+            tokens.append(_Token(kind, match.group(), at, match.end()))
+        at = match.end()
+    tokens.append(_Token("end", "", len(text), len(text)))
+    return tokens
+
+
+def parse(text: str, limits: Limits = DEFAULT_LIMITS) -> Node:
+    """Read ``text`` as one expression of the input language; raise :class:`ParseError`
+    (or :class:`InputLimitError`) naming the column and the offending piece."""
+    check_text(text, limits)
+    return _Parser(text, _tokens(text, limits), limits).whole()
+
+
+class _Parser:
+    r"""expression := term (('+'|'-') term)*;  term := unary (('*'|'/'|'@') unary)*;
+    unary := ('-'|'+')* power;  power := postfix (('^'|'**') unary)?;
+    postfix := atom ('.' NAME | '[' expression ']')*;  atom := NUMBER | STRING | NAME
+    | NAME '(' arguments ')' | '(' expression ')' | '[' items ']'."""
+
+    def __init__(self, text: str, tokens: list[_Token], limits: Limits):
+        self.text, self.tokens, self.limits = text, tokens, limits
+        self.at = 0
+        self.depth = 0
+        # Where a bracketed piece starts with its "(": an operator's span starts there (as
+        # Python's ast does), while the piece keeps its own span.
+        self.opened: dict[int, int] = {}
+
+    # -- tokens -------------------------------------------------------------------
+
+    def peek(self) -> _Token:
+        return self.tokens[self.at]
+
+    def take(self) -> _Token:
+        token = self.tokens[self.at]
+        self.at += 1
+        return token
+
+    def fail(self, token: _Token, what: str) -> ParseError:
+        return ParseError(f"{what} at column {token.start + 1} in {snippet(self.text)}")
+
+    def expect(self, text: str) -> _Token:
+        token = self.peek()
+        if token.text != text or token.kind != "op":
+            found = "the end" if token.kind == "end" else f"'{shown(token.text, 20)}'"
+            raise self.fail(token, f"malformed expression: expected '{text}', found {found}")
+        return self.take()
+
+    def start_of(self, node: Node) -> int:
+        return self.opened.get(id(node), node.start)  # type: ignore[attr-defined]
+
+    def deeper(self) -> None:
+        self.depth += 1
+        if self.depth > self.limits.max_tree_depth:
+            raise InputLimitError(f"expression nested more than {self.limits.max_tree_depth} operations deep: "
+                                  f"{snippet(self.text)}")
+
+    # -- grammar ------------------------------------------------------------------
+
+    def whole(self) -> Node:
+        node = self.expression()
+        token = self.peek()
+        if token.kind != "end":
+            if token.text == "," and self.depth == 0:
+                raise _bare_list(self.text, token.start + 1)
+            if token.text == "=":
+                raise self.fail(token, "an assignment ('=') is not allowed")
+            raise self.fail(token, f"malformed expression: unexpected '{shown(token.text, 20)}'")
+        return node
+
+    def expression(self) -> Node:
+        node = self.term()
+        while self.peek().kind == "op" and self.peek().text in "+-":
+            op = self.take().text
+            right = self.term()
+            node = BinOp(op, node, right, self.start_of(node), right.end)
+        return node
+
+    def term(self) -> Node:
+        node = self.unary()
+        while self.peek().kind == "op" and self.peek().text in ("*", "/", "@"):
+            op = self.take().text
+            right = self.unary()
+            node = BinOp(op, node, right, self.start_of(node), right.end)
+        return node
+
+    def unary(self) -> Node:
+        signs = []
+        while self.peek().kind == "op" and self.peek().text in "+-":
+            self.deeper()
+            signs.append(self.take())
+        node = self.power()
+        self.depth -= len(signs)
+        for sign in reversed(signs):  # built without recursion: "- - - ... 1" is a loop
+            node = UnaryOp(sign.text, node, sign.start, node.end)
+        return node
+
+    def power(self) -> Node:
+        base = self.postfix()
+        if self.peek().kind == "op" and self.peek().text in ("^", "**"):
+            self.take()
+            self.deeper()
+            exponent = self.unary()
+            self.depth -= 1
+            return BinOp("^", base, exponent, self.start_of(base), exponent.end)
+        return base
+
+    def postfix(self) -> Node:
+        node = self.atom()
+        while self.peek().kind == "op" and self.peek().text in (".", "["):
+            if self.take().text == ".":
+                name = self.take()
+                if name.kind != "name":
+                    raise self.fail(name, "expected a name after '.' (such as .T, the transpose)")
+                node = Transpose(node, self.start_of(node), name.end) if name.text == "T" else \
+                    Attribute(node, name.text, self.start_of(node), name.end)
+            else:
+                self.deeper()
+                index = self.expression()
+                self.depth -= 1
+                close = self.expect("]")
+                node = Index(node, index, self.start_of(node), close.end)
+        if self.peek().kind == "op" and self.peek().text == "(":
+            raise ParseError(f"only the functions sqrt, exp, ln, log, sin, cos, erf, tanh may be called at column "
+                             f"{node.column} (by name; [define] adds the model functions) in {snippet(self.text)}")
+        return node
+
+    def atom(self) -> Node:
+        token = self.take()
+        if token.kind == "number":
+            value, decimals = number_value(token.text, self.limits)
+            return Number(token.text, value, decimals, token.start, token.end)
+        if token.kind == "string":
+            return String(token.text[1:-1], token.start, token.end)
+        if token.kind == "name":
+            if self.peek().kind == "op" and self.peek().text == "(":
+                return self.call(token)
+            return Name(token.text, token.start, token.end)
+        if token.kind == "op" and token.text == "(":
+            if self.peek().text == ")":
+                raise self.fail(token, "empty parentheses () are not allowed")
+            self.deeper()
+            node = self.expression()
+            if self.peek().text == ",":
+                raise self.fail(self.peek(), "a tuple is not allowed (a list of values is written in brackets)")
+            self.expect(")")
+            self.depth -= 1
+            self.opened[id(node)] = token.start
+            return node
+        if token.kind == "op" and token.text == "[":
+            return self.matrix(token)
+        if token.kind == "end":
+            raise self.fail(token, "malformed expression: it ends too early")
+        raise self.fail(token, f"malformed expression: unexpected '{shown(token.text, 20)}'")
+
+    def call(self, name: _Token) -> Call:
+        self.take()  # "("
+        self.deeper()
+        args: list[Node] = []
+        keywords: list[Keyword] = []
+        while self.peek().text != ")":
+            token = self.peek()
+            if token.kind == "name" and self.tokens[self.at + 1].text == "=":
+                self.at += 2
+                value = self.expression()
+                if any(k.name == token.text for k in keywords):
+                    raise self.fail(token, f"'{name.text}': argument '{token.text}' given twice")
+                keywords.append(Keyword(token.text, value, token.start, value.end))
+            else:
+                if token.text in ("*", "**"):
+                    raise self.fail(token, "star arguments are not allowed")
+                argument = self.expression()
+                if keywords:
+                    raise self.fail(token, "a positional argument after a keyword argument")
+                args.append(argument)
+            if self.peek().text != ",":
+                break
+            self.take()
+        close = self.expect(")")
+        self.depth -= 1
+        return Call(name.text, tuple(args), tuple(keywords), name.start, close.end)
+
+    def matrix(self, opening: _Token) -> Matrix:
+        self.deeper()
+        items: list[Node] = []
+        while self.peek().text != "]":
+            items.append(self.expression())
+            if len(items) > self.limits.max_entries:
+                raise InputLimitError(f"more than {self.limits.max_entries} entries in {snippet(self.text)}")
+            if self.peek().text != ",":
+                break
+            self.take()
+        close = self.expect("]")
+        self.depth -= 1
+        return Matrix(tuple(items), opening.start, close.end)
+
+
+_DECIMAL_COMMA = re.compile(r"^\s*([+-]?[0-9]+),([0-9]+)\s*$")
+
+
+def _bare_list(text: str, column: int) -> ParseError:
+    """A top-level comma: the value needed brackets (or was a decimal comma)."""
+    match = _DECIMAL_COMMA.match(text)
+    if match:  # "0,245": a decimal comma, as many countries write it
+        whole, fraction = match.groups()
+        return ParseError(f"a decimal comma is not read: write {whole}.{fraction} (or [{whole}, {fraction}] for a list)")
+    pieces = ", ".join(shown(piece.strip(), 20) for piece in text.split(",")[:4])
+    more = ", ..." if text.count(",") > 3 else ""
+    return ParseError(f"a list needs brackets: write [{pieces}{more}] (a bare comma at column {column})")
+
+
+def left_chain(node: Node, ops: str) -> tuple[Node, list[tuple[BinOp, Node]]]:
+    """A left-nested chain of operators in ``ops`` (``a - b + c``) as its first operand and
+    the (operator node, right operand) pairs after it, found without recursion.
+
+    >>> first, rest = left_chain(parse("1 - 2 + 3"), "+-")
+    >>> first.text, [(op.op, right.text) for op, right in rest]
+    ('1', [('-', '2'), ('+', '3')])
+    """
+    rest: list[tuple[BinOp, Node]] = []
+    while isinstance(node, BinOp) and node.op in ops:
+        rest.append((node, node.right))
+        node = node.left
+    rest.reverse()
+    return node, rest
+
+
+def size(node: Node) -> int:
+    """The number of nodes of a tree: the one size measure of written input.
+
+    >>> size(parse("[[1, 2], [3, x + 1]]"))
+    9
+    """
+    count, stack = 0, [node]
+    while stack:
+        current = stack.pop()
+        count += 1
+        for child in _children(current):
+            stack.append(child)
+    return count
+
+
+def _children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, BinOp):
+        return (node.left, node.right)
+    if isinstance(node, (UnaryOp, Transpose, Attribute)):
+        return (node.operand,)
+    if isinstance(node, Index):
+        return (node.operand, node.index)
+    if isinstance(node, Call):
+        return node.args + tuple(k.value for k in node.keywords)
+    if isinstance(node, Keyword):
+        return (node.value,)
+    if isinstance(node, Matrix):
+        return node.items
+    return ()
