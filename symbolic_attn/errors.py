@@ -337,8 +337,11 @@ class SubmissionError(SymbolicAttnError, ValueError):
     """A submission path given to the grader that does not exist or holds no solution file."""
 
 
-class DefinitionError(SymbolicAttnError, ValueError):
-    """A computation file's definition that cannot be evaluated; the message names it."""
+class DefinitionError(ParseError):
+    """A computation file's definition that cannot be read or evaluated; the message names it.
+
+    A :class:`ParseError`: a definition is text of the one input language, so anything
+    that catches the language's errors catches a definition's too."""
 
 
 class ZeroVarianceError(SymbolicAttnError, ValueError):

@@ -116,7 +116,7 @@ def test_timeout_values_are_checked(capsys, value):
         ([*BY_HAND, "--mask", "upper"], r"--mask: unknown mask 'upper'"),
         ([*BY_HAND, "--mask", "keep:[[1,1],[1,1]]"], r"--mask keep: the grid is 2x2, the scores are 3x3"),
         ([*BY_HAND, "--mask", "keep:[[0,0,0],[1,0,0],[1,1,1]]"], r"row 1 allows no key"),
-        (["--q", "[[0.1]]", "--k", "[[__import__('os').system('echo pwned')]]", "--v", "[[1]]"], r"only the functions"),
+        (["--q", "[[0.1]]", "--k", "[[__import__('os').system('echo pwned')]]", "--v", "[[1]]"], r"only named functions"),
         (["--q", "[[9**9**9**9]]", "--k", "[[1]]", "--v", "[[1]]"], r"exponent 387420489 at column 6 exceeds the limit"),
         (["--q", "[[x]]", "--k", "[[1]]", "--v", "[[1]]"], r"unknown name 'x'"),
         (["--scores", "[[1]]", "--v", "[[1]]", "--scale", "default"], r"--scale default needs d_k"),

@@ -112,7 +112,7 @@ BAD = [
     ("define_not_string", "[define]\nA = 3\n", r"define.A: expected a string"),
     ("binary", "\x00", r"binary data"),
     ("syntax_warning_input", '[inputs]\nX = "1X"\n[define]\nA = "X"\n', r"inputs.X: malformed expression"),
-    ("syntax_warning_define", '[define]\nA = "1X + I2"\n', r"definition 'A': malformed definition"),
+    ("syntax_warning_define", '[define]\nA = "1X + I2"\n', r"definition 'A': malformed expression"),
 ]
 
 

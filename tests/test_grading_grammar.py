@@ -47,7 +47,7 @@ INVALID = [
     ("[[x, 1]]", '[["x", 1]]', r"unknown name 'x'"),
     ("[[__import__('os'), 1]]", '[["__import__(\'os\')", 1]]', r"unknown function '__import__'"),
     ("[[1,,2]]", None, r"missing entry before ','|malformed expression"),
-    ("[[1, 2]] + 1", None, r"must be the whole value|expected a matrix written as nested lists"),
+    ("[[1, 2]] + 1", None, r"cannot add a number and a matrix at column 1"),
     ("[[1, 2], [3, [4]]]", None, r"not a matrix|only allowed as a whole matrix"),
     ("[[9**9**9**9]]", '[["9**9**9**9"]]', r"exceeds the limit"),
 ]

@@ -59,7 +59,7 @@ def test_names_matrix_product_and_transpose():
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("__import__('os').system('echo pwned')", r"^only the functions sqrt, exp, ln, log, sin, cos, erf, tanh may be called at column 1"),
+        ("__import__('os').system('echo pwned')", r"^only named functions may be called \(sqrt, exp, ln, log, sin, cos, erf, tanh; \[define\] adds the model functions\), at column 1"),
         ("__import__('os')", r"^unknown function '__import__'"),
         ("().__class__.__bases__[0].__subclasses__()", r"not allowed|may be called"),
         ("(1).real", r"^attribute '.real' is not allowed"),

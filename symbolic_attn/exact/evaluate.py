@@ -123,10 +123,10 @@ class Evaluator:
                 raise self.fail(node, f"{shown(entry)} is not a finite number")
         return value
 
-    def scalar(self, node: Node, what: str = "a matrix entry") -> Any:
+    def scalar(self, node: Node, refusal: str = "a matrix entry must be a number, not a matrix") -> Any:
         value = self.operand(node)
         if isinstance(value, sympy.MatrixBase):
-            raise self.fail(node, f"{what} must be a number, not a matrix")
+            raise self.fail(node, refusal)
         return value
 
     # -- the parts a subclass may extend ----------------------------------------------
@@ -296,7 +296,7 @@ class Evaluator:
         low, high, function = SCALAR_FUNCTIONS[name]
         if not low <= len(node.args) <= high:
             raise self.fail(node, f"'{name}' takes {low if low == high else f'{low} or {high}'} argument(s)")
-        args = [self.scalar(arg, f"the argument of '{name}'") for arg in node.args]
+        args = [self.scalar(arg, f"'{name}' takes a number, not a matrix") for arg in node.args]
         if name in ("ln", "log") and args[0].is_number and not args[0].is_positive:
             raise self.fail(node, f"{name} of a non-positive number ({shown(args[0])})")
         if name == "log" and len(args) == 2 and args[1].is_number and (not args[1].is_positive or args[1] == 1):

@@ -41,7 +41,7 @@ from symbolic_attn.errors import ParseError, shown
 from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
 from symbolic_attn.exact.scan import snippet
-from symbolic_attn.exact.syntax import Matrix, number_value, parse
+from symbolic_attn.exact.syntax import number_value, parse
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "parse_expression", "parse_matrix", "exact_decimal"]
 
@@ -80,10 +80,11 @@ def parse_expression(text: str, names: Mapping[str, object] | None = None, *, li
 def parse_matrix(text: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.ImmutableMatrix:
     """Parse a matrix written as nested lists, ``[[1, 0], [0, 1]]``.
 
-    A flat list ``[1, 2, 3]`` is one row (a 1x3 matrix); rows must have equal length.
+    A flat list ``[1, 2, 3]`` is one row (a 1x3 matrix); rows must have equal length.  Any
+    expression of the language whose value is a matrix is one (``[[1, 2]] * 2``), as
+    everywhere else; a number is refused.
     """
-    tree = parse(text, limits)
-    if not isinstance(tree, Matrix):
+    value = Evaluator(text, {}, limits).evaluate(parse(text, limits))
+    if not isinstance(value, sympy.MatrixBase):
         raise ParseError(f"expected a matrix written as nested lists like [[1, 0], [0, 1]], got {snippet(text)}")
-    value = Evaluator(text, {}, limits).evaluate(tree)
     return sympy.ImmutableMatrix(value)

@@ -235,14 +235,21 @@ def _tokens(text: str, limits: Limits) -> list[_Token]:
         match = _TOKEN.match(text, at)
         if match is None:
             char = text[at]
+            if text.startswith(("!=", "<=", ">="), at):
+                raise ParseError(f"comparison is not allowed ('{text[at:at + 2]}' at column {at + 1}) in {snippet(text)}")
             if text.startswith(":=", at):
                 raise ParseError(f"an assignment is not allowed (':=' at column {at + 1}) in {snippet(text)}")
             what = _FOREIGN.get(char, f"'{shown(char)}'")
             raise ParseError(f"{what} is not allowed ('{shown(char)}' at column {at + 1}) in {snippet(text)}")
         kind = match.lastgroup or "op"
+        if kind == "op" and text.startswith("==", at):
+            raise ParseError(f"comparison is not allowed ('==' at column {at + 1}) in {snippet(text)}")
         if kind == "number" and match.end() < len(text) and (text[match.end()].isalnum() or text[match.end()] == "_"):
             word = re.match(r"[A-Za-z0-9_.]*", text[match.end():])
             whole = text[at:match.end() + (word.end() if word else 0)]
+            if not (re.match(r"0[xXbBoO]", whole) or whole[-1] in "jJ"):  # "2x", "1X": no implicit products
+                raise ParseError(f"malformed expression: a number followed by '{shown(text[match.end()], 5)}' at "
+                                 f"column {match.end() + 1} (write 2*x for a product) in {snippet(text)}")
             raise ParseError(f"only decimal numbers are allowed, not '{shown(whole, 20)}' at column {at + 1} (hex, "
                              f"binary and complex literals are not allowed) in {snippet(text)}")
         if kind == "name" and text[match.end():match.end() + 1] in ("'", '"') and match.group().lower() in _PREFIXES:
@@ -373,8 +380,8 @@ class _Parser:
                 close = self.expect("]")
                 node = Index(node, index, self.start_of(node), close.end)
         if self.peek().kind == "op" and self.peek().text == "(":
-            raise ParseError(f"only the functions sqrt, exp, ln, log, sin, cos, erf, tanh may be called at column "
-                             f"{node.column} (by name; [define] adds the model functions) in {snippet(self.text)}")
+            raise ParseError(f"only named functions may be called (sqrt, exp, ln, log, sin, cos, erf, tanh; [define] "
+                             f"adds the model functions), at column {node.column} in {snippet(self.text)}")
         return node
 
     def atom(self) -> Node:
@@ -403,6 +410,8 @@ class _Parser:
             return self.matrix(token)
         if token.kind == "end":
             raise self.fail(token, "malformed expression: it ends too early")
+        if token.text == ",":
+            raise self.fail(token, "missing entry before ','")
         raise self.fail(token, f"malformed expression: unexpected '{shown(token.text, 20)}'")
 
     def call(self, name: _Token) -> Call:
@@ -420,7 +429,7 @@ class _Parser:
                 keywords.append(Keyword(token.text, value, token.start, value.end))
             else:
                 if token.text in ("*", "**"):
-                    raise self.fail(token, "star arguments are not allowed")
+                    raise self.fail(token, "'*' and '**' arguments are not allowed")
                 argument = self.expression()
                 if keywords:
                     raise self.fail(token, "a positional argument after a keyword argument")

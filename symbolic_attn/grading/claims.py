@@ -38,7 +38,6 @@ True
 """
 
 import functools
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -47,9 +46,10 @@ import sympy
 from symbolic_attn.errors import InputLimitError, ParseError, ProofError, UndecidedError
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact import certified as numeric
-from symbolic_attn.exact.parse import exact_decimal, parse_expression
+from symbolic_attn.exact.evaluate import Evaluator
+from symbolic_attn.exact.parse import parse_expression
+from symbolic_attn.exact.syntax import Matrix, Node, Number, UnaryOp, parse
 from symbolic_attn.grading.text import clean
-from symbolic_attn.grading.values import read_entry, split_value
 
 __all__ = [
     "Element",
@@ -58,6 +58,7 @@ __all__ = [
     "Claim",
     "ElementVerdict",
     "parse_claimed",
+    "claimed_from_tree",
     "parse_rule",
     "judge_element",
     "judge_values",
@@ -70,16 +71,10 @@ __all__ = [
 ]
 
 MAX_CLAIM_TEXT = 100_000  # characters in one claimed value (a 64x64 matrix of decimals fits)
-MAX_ATOM_TEXT = 2_000  # characters in one claimed number
-MAX_DECIMAL_DIGITS = 400  # digits in one claimed decimal (certification cost grows with it)
 MAX_ELEMENTS = 4_096
 #: Exact proofs are tried only for expressions of at most this many nodes (expand and
 #: simplify grow with size; beyond it a boundary case is "undecided", never a hang).
 PROOF_SIZE = 400
-# [0-9], not \d: Python's \d matches the digits of every script ("0.১৬৭").
-_INTEGER = re.compile(r"^[+-]?[0-9]+$")
-_DECIMAL = re.compile(r"^([+-]?)([0-9]*)\.([0-9]+)(?:[eE]([+-]?[0-9]{1,3}))?$")
-_SCIENTIFIC = re.compile(r"^([+-]?)([0-9]+)[eE]([+-]?[0-9]{1,3})$")
 
 
 @dataclass(frozen=True)
@@ -170,8 +165,9 @@ def verdict_of(verdicts) -> str:
 def parse_claimed(text: str, names=None) -> Claimed:
     """Read a claimed value: ``"0.5"``, ``"[1/3, 2/3]"``, ``"[[1,0],[0,1]]"``.
 
-    The grammar is :func:`symbolic_attn.grading.values.split_value`'s, the same as every
-    other value of an exercise.  Raises :class:`ParseError` naming the offending piece.
+    The grammar is the input language's (:mod:`symbolic_attn.exact.syntax`), the same as
+    every other value of an exercise; each number keeps its written text.  Raises
+    :class:`ParseError` naming the offending piece.
 
     >>> parse_claimed("[[1, 0], [0.5, 0.50]]").shape
     (2, 2)
@@ -182,67 +178,72 @@ def parse_claimed(text: str, names=None) -> Claimed:
     >>> parse_claimed("0.১৬৭")
     Traceback (most recent call last):
     ...
-    symbolic_attn.errors.ParseError: non-ASCII character '১' (U+09E7) at column 3 in "0.১৬৭": write the value with ASCII digits and letters
+    symbolic_attn.errors.ParseError: non-ASCII character '১' (U+09E7) at column 3: write numbers and names in ASCII, in "0.১৬৭"
     """
     if not isinstance(text, str):
         raise ParseError(f"a claimed value must be text, got {type(text).__name__}")
     if len(text) > MAX_CLAIM_TEXT:
         raise InputLimitError(f"claimed value of {len(text)} characters exceeds the limit of {MAX_CLAIM_TEXT}")
-    layout = split_value(text)
-    if len(layout.entries) > MAX_ELEMENTS:
+    return claimed_from_tree(parse(text), text, names)
+
+
+def claimed_from_tree(tree: Node, text: str, names=None) -> Claimed:
+    """A claimed value from its tree (a solution's reader builds the tree directly)."""
+    shape, entries = _layout(tree, text)
+    if len(entries) > MAX_ELEMENTS:
         raise InputLimitError(f"more than {MAX_ELEMENTS} numbers in one claimed value")
-    elements = []
-    for entry in layout.entries:
-        try:
-            elements.append(_atom(entry.text, names))
-        except ParseError as error:
-            if layout.shape is None:
-                raise
-            raise type(error)(f"{error} (the entry at column {entry.column} of {_quote(text)})") from None
-    return Claimed(text, layout.shape, tuple(elements))
+    evaluator = Evaluator(text, names)
+    return Claimed(text, shape, tuple(_element(entry, text, evaluator) for entry in entries))
 
 
-def _atom(text: str, names) -> Element:
+def _layout(tree: Node, text: str) -> tuple:
+    """The shape of a claimed value and its entries in reading order."""
+    if not isinstance(tree, Matrix):
+        return None, [tree]
+    if not tree.items:
+        raise ParseError(f"empty matrix in {_quote(text)}")
+    if not isinstance(tree.items[0], Matrix):
+        for item in tree.items:
+            if isinstance(item, Matrix):
+                raise ParseError(f"a matrix entry must be a number, not a matrix at column {item.column} in {_quote(text)}")
+        return (len(tree.items),), list(tree.items)
+    width = len(tree.items[0].items)
+    if width == 0:
+        raise ParseError(f"empty matrix in {_quote(text)}")
+    entries = []
+    for number, row in enumerate(tree.items, start=1):
+        if not isinstance(row, Matrix):
+            raise ParseError(f"row {number} is not a list in {_quote(text)}")
+        if len(row.items) != width:
+            raise ParseError(f"row {number} has {len(row.items)} entries, row 1 has {width}, in {_quote(text)}")
+        for item in row.items:
+            if isinstance(item, Matrix):
+                raise ParseError(f"a matrix entry must be a number, not a matrix at column {item.column} in {_quote(text)}")
+        entries.extend(row.items)
+    return (len(tree.items), width), entries
+
+
+def _element(node: Node, text: str, evaluator: Evaluator) -> Element:
     """One claimed number.  Decimals keep their written precision; the rest is exact."""
-    if len(text) > MAX_ATOM_TEXT:
-        raise ParseError(f"claimed number of {len(text)} characters exceeds the limit of {MAX_ATOM_TEXT}")
-    if _INTEGER.match(text):
-        if len(text) > MAX_DECIMAL_DIGITS:
-            raise ParseError(f"claimed integer with {len(text)} digits exceeds the limit of {MAX_DECIMAL_DIGITS}")
-        return Element(text, sympy.Integer(int(text)), "exact")
-    match = _DECIMAL.match(text) or _SCIENTIFIC.match(text)
-    if match:
-        digits = sum(ch.isdigit() for ch in text.split("e")[0].split("E")[0])
-        if digits > MAX_DECIMAL_DIGITS:
-            raise ParseError(f"claimed decimal with {digits} digits exceeds the limit of {MAX_DECIMAL_DIGITS}")
-        groups = match.groups()
-        if match.re is _DECIMAL:
-            sign, fraction, exponent = groups[0], groups[2], int(groups[3] or 0)
-        else:
-            sign, fraction, exponent = groups[0], "", int(groups[2])
-        decimals = len(fraction) - exponent
-        # The value through the input language's one decimal reader (its limits on digits and
-        # exponents: "1e999" is refused here exactly as it is as an input).
-        value = exact_decimal(text[1:] if sign else text)
-        value = -value if sign == "-" else value
-        return Element(text, value, "decimal", decimals if exponent == 0 else None, _half_unit(decimals))
-    value = read_entry(_Entry(text), names)
+    written = text[node.start:node.end].strip() if 0 <= node.start < node.end <= len(text) else ""
+    number, sign = node, ""
+    if isinstance(node, UnaryOp) and isinstance(node.operand, Number):
+        number, sign = node.operand, node.op
+    if isinstance(number, Number) and number.decimals is not None:
+        value = -number.value if sign == "-" else number.value
+        decimals = number.decimals
+        return Element(written or number.text, value, "decimal", None if number.scientific else decimals,
+                       _half_unit(decimals))
+    value = evaluator.evaluate(node)
     if isinstance(value, sympy.MatrixBase):
-        raise ParseError(f"a claimed number must not be a matrix: {_quote(text)}")
-    return Element(text, value, "exact")
+        raise ParseError(f"a claimed number must not be a matrix: {_quote(written or text)}")
+    return Element(written or text, value, "exact")
 
 
 @functools.cache
 def _half_unit(decimals: int) -> sympy.Rational:
     """Half a unit of the last written digit: 1/2 10^-decimals."""
     return sympy.Rational(1, 2 * 10**decimals) if decimals >= 0 else sympy.Rational(10 ** -decimals, 2)
-
-
-class _Entry:
-    """An entry as :func:`read_entry` takes it (claims have already split the text)."""
-
-    def __init__(self, text):
-        self.text, self.column = text, 1
 
 
 def parse_rule(kind: str, amount) -> Rule:

@@ -1,14 +1,14 @@
 r"""Computation files: named definitions evaluated in order, safely, into one Trace.
 
 An exercise may say what to compute as definitions, each a short text such as
-``"attention(H, H @ WK, H @ WV, mask = 'causal')"``.  The text is parsed with Python's
-:mod:`ast` (it only builds a tree) and walked through an allow-list; nothing is evaluated
-as code.  Allowed: calls of the functions in :data:`FUNCTIONS` with keyword arguments and
-quoted options, names bound to inputs and *earlier* definitions (``I2``, ``I3``... are
-identities), ``@``, ``+``, ``-``, ``*`` and ``/`` by a number, ``.T``, stage access
-``NAME.STAGE`` and ``M.head[2].weights``, lists (matrices, heads, positions).  Number
-leaves such as ``1/100`` or ``sqrt(2)`` go through the one safe parser
-(:func:`~symbolic_attn.exact.parse.parse_expression`) with its bounds.
+``"attention(H, H @ WK, H @ WV, mask = 'causal')"``.  The text is read by the input
+language's one grammar (:mod:`symbolic_attn.exact.syntax`) and evaluated by its one
+evaluator (:class:`~symbolic_attn.exact.evaluate.Evaluator`), which this module extends;
+nothing is evaluated as code.  Allowed beyond the numbers and arithmetic of every other
+front end: calls of the functions in :data:`FUNCTIONS` with keyword arguments and quoted
+options, names bound to inputs and *earlier* definitions (``I2``, ``I3``... are
+identities), stage access ``NAME.STAGE`` and ``M.head[2].weights``, lists (matrices,
+heads, positions).
 
 Every problem is a typed error whose message starts with the definition's name.
 
@@ -35,19 +35,17 @@ symbolic_attn.errors.DefinitionError: definition 'B': unknown function 'open' at
 
 from __future__ import annotations
 
-import ast
 import re
-import warnings
 from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
 
 import sympy
 
-from symbolic_attn.errors import DefinitionError, InputLimitError, SymbolicAttnError, shown
-from symbolic_attn.exact.scan import check_text, check_tree_depth
+from symbolic_attn.errors import DefinitionError, InputLimitError, ParseError, SymbolicAttnError, shown
 from symbolic_attn.exact.convert import to_exact, to_matrix
+from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
-from symbolic_attn.exact.parse import parse_expression
+from symbolic_attn.exact.syntax import Attribute, Call, Index, Matrix, Name, Node, Number, String, Transpose, parse
 from symbolic_attn.model.compose import MaskSpec, build_trace, check_size, has_stage, product
 from symbolic_attn.model.functions import FUNCTIONS, REQUIRED as _REQUIRED, Option as _Option
 from symbolic_attn.model.trace import Trace
@@ -170,22 +168,25 @@ def _check_dimension(matrix, what: str, limits: ProgramLimits):
                               "rows or columns")
 
 
-class _Evaluator:
-    """Walks one definition's allow-listed tree.  Errors raised here carry no name yet."""
+class _Evaluator(Evaluator):
+    """The input language's evaluator, extended with this module's functions, quoted
+    options, stage paths and lists.  Errors raised here carry no name yet."""
+
+    error = DefinitionError
+    quote_source = False
 
     def __init__(self, name, text, inputs, values, order, variant, limits: ProgramLimits):
-        self.name, self.inputs, self.values, self.order = name, inputs, values, order
-        self.variant, self.limits = variant, limits
-        self.original = text
-        self.text = text.replace("^", "**").strip()
+        super().__init__(text, {}, limits.parser)
+        self.definition, self.inputs, self.values, self.order = name, inputs, values, order
+        self.variant, self.program_limits = variant, limits
         self.calls = 0
-        self.work = 0
+        self.call_depth = 0
 
     # -- entry ------------------------------------------------------------------
 
     def run(self):
         tree = self.tree()
-        value = self.visit(tree.body, 0)
+        value = self.evaluate(tree)
         if isinstance(value, (list, _Option, MaskSpec)):
             raise DefinitionError(f"the result is {self.kind(value)}, not a matrix, number or computation")
         if isinstance(value, Trace):
@@ -194,28 +195,20 @@ class _Evaluator:
             self.check_nodes(value)
         return value
 
-    def tree(self) -> ast.Expression:
-        text, limits = self.text, self.limits
-        if len(self.original) > limits.max_text_length:
-            raise InputLimitError(f"text of {len(self.original)} characters exceeds the limit of {limits.max_text_length}")
-        if not text:
+    def tree(self) -> Node:
+        text, limits = self.text, self.program_limits
+        if len(text) > limits.max_text_length:
+            raise InputLimitError(f"text of {len(text)} characters exceeds the limit of {limits.max_text_length}")
+        if not text.strip():
             raise DefinitionError("empty definition")
-        # The one textual pass of the input language (exact.scan): ASCII only -- Python's
-        # parser NFKC-folds a fullwidth 'Ｘ' into the input X --, control characters,
-        # brackets, runs of digits and names, decimal exponents.
-        check_text(text, limits.parser)
+        # The one grammar of the input language (exact.syntax): ASCII only -- a fullwidth
+        # 'Ｘ' is not the input X --, no control characters, brackets, bounded numbers.
         try:
-            with warnings.catch_warnings():  # "invalid decimal literal" warnings would reach stderr
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text, mode="eval")
-        except SyntaxError as error:
-            where = f" at column {error.offset}" if error.offset else ""
-            raise DefinitionError(f"malformed definition{where}: {shown(self.original, 60)!r}") from None
-        except (MemoryError, RecursionError, ValueError):
-            raise InputLimitError(f"definition too complex to parse: {shown(self.original, 60)!r}") from None
-        check_tree_depth(tree.body, limits.parser.max_tree_depth,
-                         f"nested more than {limits.parser.max_tree_depth} operations deep")
-        return tree
+            return parse(text, limits.parser)
+        except InputLimitError:
+            raise
+        except ParseError as error:
+            raise DefinitionError(str(error)) from None
 
     def check_nodes(self, matrix):
         """Bound the shape of the exact result."""
@@ -223,55 +216,18 @@ class _Evaluator:
             return
         # Only the shape: the size of closed forms is bounded where a value is passed on to
         # another operation (check_size on arguments), which is where growth costs time.
-        _check_dimension(matrix, "the result", self.limits)
+        _check_dimension(matrix, "the result", self.program_limits)
 
-    # -- nodes --------------------------------------------------------------------
+    # -- the language's parts, extended ----------------------------------------------
 
-    def fail(self, node, what: str) -> DefinitionError:
-        column = getattr(node, "col_offset", None)
-        return DefinitionError(f"{what}" + (f" at column {column + 1}" if column is not None else ""))
+    def checked(self, node, value):
+        if isinstance(node, Call) and node.name in FUNCTIONS:
+            return value  # an operation's result: bounded where it is used (operand, matrix)
+        return super().checked(node, value)
 
-    def visit(self, node, depth: int):
-        if self.plain_scalar(node):
-            segment = ast.get_source_segment(self.text, node)
-            scalars = {k: v for k, v in {**self.inputs, **self.values}.items() if _is_number(v)}
-            return parse_expression(segment, scalars, limits=self.limits.parser)
-        method = getattr(self, "visit_" + type(node).__name__, None)
-        if method is None:
-            raise self.fail(node, f"{_describe(node)} is not allowed")
-        return method(node, depth)
-
-    def plain_scalar(self, node) -> bool:
-        """Whether ``node`` is a number expression for the safe parser (no matrices, no calls
-        of this module's functions)."""
-        for child in ast.walk(node):
-            if isinstance(child, ast.Constant):
-                if isinstance(child.value, bool) or not isinstance(child.value, (int, float)):
-                    return False
-            elif isinstance(child, ast.Name):
-                bound = child.id in self.inputs or child.id in self.values or child.id in self.order
-                if (child.id in _CONSTANTS and not bound) or child.id in _SCALAR_FUNCTIONS:
-                    continue
-                value = self.inputs.get(child.id, self.values.get(child.id) if child.id in self.values else None)
-                if not _is_number(value) or child.id == self.name:
-                    return False
-            elif isinstance(child, ast.Call):
-                if not isinstance(child.func, ast.Name) or child.func.id not in _SCALAR_FUNCTIONS or child.keywords:
-                    return False
-            elif not isinstance(child, (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Load)):
-                return False
-        return True
-
-    def visit_Constant(self, node, depth):
-        if isinstance(node.value, str):
-            if len(node.value) > 40:
-                raise self.fail(node, f"option {shown(node.value)!r} is too long")
-            return _Option(node.value)
-        raise self.fail(node, f"{_describe(node)} is not allowed")
-
-    def visit_Name(self, node, depth):
-        name = node.id
-        if name == self.name:
+    def name(self, node: Name):
+        name = node.name
+        if name == self.definition:
             raise self.fail(node, f"'{name}' refers to itself")
         if name in self.inputs:
             return self.inputs[name]
@@ -284,135 +240,94 @@ class _Evaluator:
             n = int(match.group(1))
             self.check_count(node, n, "identity size")
             return sympy.ImmutableMatrix(sympy.eye(n))
+        if name in _CONSTANTS:
+            return super().name(node)
         if name in FUNCTIONS or name in _SCALAR_FUNCTIONS:
             raise self.fail(node, f"function '{name}' needs arguments in parentheses")
         raise self.fail(node, f"unknown name '{name}' (not an input, an earlier definition, or I2, I3...)")
 
-    def visit_Attribute(self, node, depth):
-        if node.attr == "T":
-            return self.matrix(node, self.visit(node.value, depth), "'.T'").T
+    def string(self, node: String):
+        if len(node.text) > 40:
+            raise self.fail(node, f"option {shown(node.text)!r} is too long")
+        return _Option(node.text)
+
+    def attribute(self, node: Attribute):
         parts = []
-        current = node
+        current: Node = node
         while True:
-            if isinstance(current, ast.Attribute):
-                if current.attr == "T":
-                    raise self.fail(current, "'.T' may only end a stage path")
-                parts.append(current.attr)
-                current = current.value
-            elif isinstance(current, ast.Subscript) and isinstance(current.value, ast.Attribute):
-                index = current.slice
-                if not (isinstance(index, ast.Constant) and type(index.value) is int and 1 <= index.value <= 9999):
+            if isinstance(current, Attribute):
+                parts.append(current.name)
+                current = current.operand
+            elif isinstance(current, Index) and isinstance(current.operand, Attribute):
+                index = current.index
+                if not (isinstance(index, Number) and index.decimals is None and "e" not in index.text.lower()
+                        and 1 <= index.value <= 9999):
                     raise self.fail(current, "a stage index must be a whole number from 1, as in head[2]")
-                parts.append(f"{current.value.attr}[{index.value}]")
-                current = current.value.value
-            elif isinstance(current, ast.Name):
+                parts.append(f"{current.operand.name}[{index.value}]")
+                current = current.operand.operand
+            elif isinstance(current, Name):
                 break
+            elif isinstance(current, Transpose):
+                raise self.fail(current, "'.T' may only end a stage path")
             else:
                 raise self.fail(current, "a stage is written NAME.STAGE, as in A.weights or M.head[2].weights")
-        root = self.visit_Name(current, depth)
+        root = self.name(current)
         path = ".".join(reversed(parts))
         if not isinstance(root, Trace):
-            raise self.fail(node, f"'{current.id}' has no stages (only computed definitions do), so '{current.id}.{path}' "
-                                  "does not exist")
+            raise self.fail(node, f"'{current.name}' has no stages (only computed definitions do), so "
+                                  f"'{current.name}.{path}' does not exist")
         return root[path]
 
-    def visit_Subscript(self, node, depth):
+    def index(self, node: Index):
         raise self.fail(node, "indexing is only allowed in a stage path such as M.head[2].weights")
 
-    def visit_UnaryOp(self, node, depth):
-        value = self.value(node.operand, depth)
-        if isinstance(node.op, ast.USub):
-            return -value
-        if isinstance(node.op, ast.UAdd):
-            return value
-        raise self.fail(node, f"operator {type(node.op).__name__} is not allowed")
+    def matrix(self, node: Matrix):
+        # A list here may hold matrices (heads) or computations: converted where it is used.
+        return [self.evaluate(item) for item in node.items]
 
-    def visit_BinOp(self, node, depth):
-        left, right = self.value(node.left, depth), self.value(node.right, depth)
-        op = node.op
-        left_m, right_m = isinstance(left, sympy.MatrixBase), isinstance(right, sympy.MatrixBase)
-        if isinstance(op, (ast.Add, ast.Sub)):
-            if left_m != right_m:
-                raise self.fail(node, "cannot add a number and a matrix")
-            if left_m and left.shape != right.shape:
-                left, right = self.broadcast(node, left, right)
-            return sympy.ImmutableMatrix(left + right) if isinstance(op, ast.Add) and left_m else \
-                (left + right if isinstance(op, ast.Add) else (sympy.ImmutableMatrix(left - right) if left_m else left - right))
-        if isinstance(op, ast.Mult):
-            if left_m and right_m:
-                raise self.fail(node, "use '@' for a matrix product ('*' is for multiples by a number)")
-            return sympy.ImmutableMatrix(left * right) if (left_m or right_m) else left * right
-        if isinstance(op, ast.Div):
-            if right_m:
-                raise self.fail(node, "cannot divide by a matrix")
-            if right == 0:
-                raise self.fail(node, "division by zero")
-            return sympy.ImmutableMatrix(left / right) if left_m else left / right
-        if isinstance(op, ast.MatMult):
-            if not (left_m and right_m):
-                raise self.fail(node, "'@' needs a matrix on both sides")
-            if left.cols != right.rows:
-                raise self.fail(node, f"cannot multiply {left.rows}x{left.cols} by {right.rows}x{right.cols}")
-            self.work += left.rows * left.cols * right.cols
-            if self.work > self.limits.max_product_work:
-                raise InputLimitError(f"matrix products need {self.work} multiplications, over the limit of "
-                                      f"{self.limits.max_product_work}")
-            return product(left, right)
-        raise self.fail(node, f"operator {type(op).__name__} is not allowed here (powers only of numbers)")
+    def product(self, left, right):
+        return product(left, right)
 
-    def broadcast(self, node, left, right):
-        """A 1 x d row added to an n x d matrix repeats over the rows."""
-        if left.rows == 1 and left.cols == right.cols:
-            return sympy.ImmutableMatrix.vstack(*([left] * right.rows)), right
-        if right.rows == 1 and left.cols == right.cols:
-            return left, sympy.ImmutableMatrix.vstack(*([right] * left.rows))
-        raise self.fail(node, f"cannot add {left.rows}x{left.cols} and {right.rows}x{right.cols}")
-
-    def visit_List(self, node, depth):
-        return [self.visit(element, depth) for element in node.elts]
-
-    visit_Tuple = visit_List
-
-    def visit_Call(self, node, depth):
-        if not isinstance(node.func, ast.Name):
-            raise self.fail(node, "only named functions may be called")
-        name = node.func.id
+    def call(self, node: Call):
+        name = node.name
         if name in _SCALAR_FUNCTIONS:
-            raise self.fail(node, f"'{name}' takes a number, not a matrix or a computation")
+            return self.scalar_function(node)
         if name not in FUNCTIONS:
             raise self.fail(node, f"unknown function '{name}'")
-        if depth + 1 > self.limits.max_call_depth:
-            raise InputLimitError(f"calls nested more than {self.limits.max_call_depth} deep")
+        if self.call_depth + 1 > self.program_limits.max_call_depth:
+            raise InputLimitError(f"calls nested more than {self.program_limits.max_call_depth} deep")
         self.calls += 1
-        if self.calls > self.limits.max_calls:
-            raise InputLimitError(f"more than {self.limits.max_calls} function calls in one definition")
+        if self.calls > self.program_limits.max_calls:
+            raise InputLimitError(f"more than {self.program_limits.max_calls} function calls in one definition")
+        self.call_depth += 1
+        try:
+            return self.model_call(node, name)
+        finally:
+            self.call_depth -= 1
+
+    def model_call(self, node: Call, name: str):
         parameters, handler = FUNCTIONS[name]
         arguments = {}
-        positional = [p for p in parameters]
         if parameters[0][1] == "matrices":  # concat(A, B, ...)
             if node.keywords:
                 raise self.fail(node, f"'{name}' takes no keyword arguments")
-            arguments["matrices"] = [self.matrix(arg, self.visit(arg, depth + 1), f"{name} argument") for arg in node.args]
+            arguments["matrices"] = [self.matrix_value(arg, self.evaluate(arg), f"{name} argument") for arg in node.args]
             return handler(self, **arguments)
-        if len(node.args) > len(positional):
-            raise self.fail(node, f"'{name}' takes at most {len(positional)} arguments ({_signature(name)})")
-        for arg, (pname, kind, _default) in zip(node.args, positional):
-            if isinstance(arg, ast.Starred):
-                raise self.fail(arg, "star arguments are not allowed")
-            arguments[pname] = self.convert(arg, self.visit(arg, depth + 1), kind, f"{name}: {pname}")
+        if len(node.args) > len(parameters):
+            raise self.fail(node, f"'{name}' takes at most {len(parameters)} arguments ({_signature(name)})")
+        for arg, (pname, kind, _default) in zip(node.args, parameters):
+            arguments[pname] = self.convert(arg, self.evaluate(arg), kind, f"{name}: {pname}")
         known = {p[0]: p for p in parameters}
         for keyword in node.keywords:
-            if keyword.arg is None:
-                raise self.fail(node, "'**' arguments are not allowed")
             # The Python API's name of an argument is accepted too (sinusoidal(n, d_model)).
-            keyword = ast.keyword(arg=_ALIASES.get((name, keyword.arg), keyword.arg), value=keyword.value)
-            if keyword.arg not in known:
-                raise self.fail(keyword.value, f"'{name}' has no argument '{keyword.arg}' ({_signature(name)})")
-            if keyword.arg in arguments:
-                raise self.fail(keyword.value, f"'{name}': argument '{keyword.arg}' given twice")
-            kind = known[keyword.arg][1]
-            arguments[keyword.arg] = self.convert(keyword.value, self.visit(keyword.value, depth + 1), kind,
-                                                  f"{name}: {keyword.arg}")
+            keyword_name = _ALIASES.get((name, keyword.name), keyword.name)
+            if keyword_name not in known:
+                raise self.fail(keyword.value, f"'{name}' has no argument '{keyword_name}' ({_signature(name)})")
+            if keyword_name in arguments:
+                raise self.fail(keyword.value, f"'{name}': argument '{keyword_name}' given twice")
+            kind = known[keyword_name][1]
+            arguments[keyword_name] = self.convert(keyword.value, self.evaluate(keyword.value), kind,
+                                                   f"{name}: {keyword_name}")
         for pname, kind, default in parameters:
             if pname not in arguments:
                 if default is _REQUIRED:
@@ -422,13 +337,13 @@ class _Evaluator:
 
     # -- conversions ------------------------------------------------------------------
 
-    def value(self, node, depth):
+    def operand(self, node):
         """An operand of an operator: a number or a matrix (a computation means its output)."""
-        value = self.visit(node, depth)
+        value = self.evaluate(node)
         if isinstance(value, Trace):
             value = self.output(node, value)
         if isinstance(value, list):
-            return self.matrix(node, value, "operand")
+            return self.matrix_value(node, value, "operand")
         if isinstance(value, (_Option, MaskSpec)):
             raise self.fail(node, f"{self.kind(value)} cannot be used in arithmetic")
         if isinstance(value, sympy.MatrixBase):
@@ -443,7 +358,7 @@ class _Evaluator:
             raise self.fail(node, f"this computation has no single output; use one of its stages: {', '.join(heads)}")
         return trace["output"]
 
-    def matrix(self, node, value, what: str):
+    def matrix_value(self, node, value, what: str):
         if isinstance(value, Trace):
             value = self.output(node, value)
         if isinstance(value, list):
@@ -452,7 +367,7 @@ class _Evaluator:
             value = to_matrix(value, name=what)
         if not isinstance(value, sympy.MatrixBase):
             raise self.fail(node, f"{what}: expected a matrix, got {self.kind(value)}")
-        _check_dimension(value, what, self.limits)
+        _check_dimension(value, what, self.program_limits)
         check_size(value, what)
         check_value(value, where=f"in {what} ")
         return sympy.ImmutableMatrix(value)
@@ -462,8 +377,8 @@ class _Evaluator:
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
             raise self.fail(node, f"{what} must be a whole number >= {low}, got {shown(value)}")
-        if value > self.limits.max_dimension:
-            raise InputLimitError(f"{what} {value} exceeds the limit of {self.limits.max_dimension}")
+        if value > self.program_limits.max_dimension:
+            raise InputLimitError(f"{what} {value} exceeds the limit of {self.program_limits.max_dimension}")
         return value
 
     def convert(self, node, value, kind, what: str):
@@ -472,7 +387,7 @@ class _Evaluator:
                 raise self.fail(node, f"{what}: expected one of {', '.join(repr(k) for k in kind)}, got {shown(value)}")
             return str(value)
         if kind == "matrix":
-            return self.matrix(node, value, what)
+            return self.matrix_value(node, value, what)
         if kind == "matrices":
             return value
         if kind == "scalar":
@@ -492,7 +407,7 @@ class _Evaluator:
         if kind == "number_or_matrix":
             if isinstance(value, int):
                 return sympy.Integer(value)
-            return value if _is_number(value) else self.matrix(node, value, what)
+            return value if _is_number(value) else self.matrix_value(node, value, what)
         if kind == "mask":
             if isinstance(value, MaskSpec):
                 return value
@@ -513,7 +428,7 @@ class _Evaluator:
             for h, head in enumerate(value, start=1):
                 if not isinstance(head, list) or len(head) != 3:
                     raise self.fail(node, f"{what}: head {h} must be [W_Q, W_K, W_V]")
-                heads.append(tuple(self.matrix(node, w, f"{what} {h}") for w in head))
+                heads.append(tuple(self.matrix_value(node, w, f"{what} {h}") for w in head))
             return heads
         raise AssertionError(kind)
 
@@ -541,11 +456,3 @@ def _signature(name: str) -> str:
     parameters, _ = FUNCTIONS[name]
     shown_parameters = [p if d is _REQUIRED else f"{p}=" for p, _k, d in parameters]
     return f"{name}({', '.join(shown_parameters)})"
-
-
-def _describe(node) -> str:
-    names = {"Lambda": "lambda", "Compare": "a comparison", "BoolOp": "a boolean operator", "IfExp": "a conditional",
-             "Dict": "a dict", "Set": "a set", "ListComp": "a comprehension", "GeneratorExp": "a generator",
-             "JoinedStr": "an f-string", "Starred": "a star expression", "NamedExpr": "an assignment",
-             "Await": "await", "Yield": "yield", "Constant": "this literal", "Slice": "a slice"}
-    return names.get(type(node).__name__, type(node).__name__)
