@@ -52,7 +52,7 @@ from symbolic_attn.exact.scan import check_text, snippet
 
 __all__ = [
     "Node", "Number", "Name", "String", "Call", "Keyword", "UnaryOp", "BinOp", "Transpose", "Attribute", "Index",
-    "Matrix", "parse", "number_value", "left_chain", "size",
+    "Matrix", "parse", "number_value", "left_chain", "size", "to_text",
 ]
 
 
@@ -515,3 +515,48 @@ def _children(node: Node) -> tuple[Node, ...]:
     if isinstance(node, Matrix):
         return node.items
     return ()
+
+
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "^": 4}
+
+
+def to_text(node: Node) -> str:
+    """A tree written back in the language, for display only (a value is never re-read
+    from it): the fewest parentheses that keep its meaning.
+
+    >>> to_text(parse("(1 + 2) * -x^2 - (3 - 4)"))
+    '(1 + 2)*-x^2 - (3 - 4)'
+    """
+    return _text(node, 0)
+
+
+def _text(node: Node, context: int) -> str:
+    if isinstance(node, Number):
+        return node.text
+    if isinstance(node, Name):
+        return node.name
+    if isinstance(node, String):
+        return repr(node.text)
+    if isinstance(node, Matrix):
+        return "[" + ", ".join(_text(item, 0) for item in node.items) + "]"
+    if isinstance(node, Call):
+        parts = [_text(a, 0) for a in node.args] + [f"{k.name} = {_text(k.value, 0)}" for k in node.keywords]
+        return f"{node.name}({', '.join(parts)})"
+    if isinstance(node, Transpose):
+        return _text(node.operand, 5) + ".T"
+    if isinstance(node, Attribute):
+        return _text(node.operand, 5) + "." + node.name
+    if isinstance(node, Index):
+        return _text(node.operand, 5) + f"[{_text(node.index, 0)}]"
+    if isinstance(node, UnaryOp):
+        written = node.op + _text(node.operand, 3)
+        return f"({written})" if context > 3 else written
+    if isinstance(node, BinOp):
+        own = _PRECEDENCE[node.op]
+        if node.op == "^":  # right-associative
+            written = f"{_text(node.left, own + 1)}^{_text(node.right, own)}"
+        else:
+            spaced = f" {node.op} " if own == 1 else node.op
+            written = f"{_text(node.left, own)}{spaced}{_text(node.right, own + 1)}"
+        return f"({written})" if own < context else written
+    return "?"

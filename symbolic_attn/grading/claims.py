@@ -48,7 +48,7 @@ from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact import certified as numeric
 from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.parse import parse_expression
-from symbolic_attn.exact.syntax import Matrix, Node, Number, UnaryOp, parse
+from symbolic_attn.exact.syntax import Matrix, Node, Number, UnaryOp, parse, to_text
 from symbolic_attn.grading.text import clean
 
 __all__ = [
@@ -225,10 +225,11 @@ def _layout(tree: Node, text: str) -> tuple:
 
 def _element(node: Node, text: str, evaluator: Evaluator) -> Element:
     """One claimed number.  Decimals keep their written precision; the rest is exact."""
-    written = text[node.start:node.end].strip() if 0 <= node.start < node.end <= len(text) else ""
     number, sign = node, ""
     if isinstance(node, UnaryOp) and isinstance(node.operand, Number):
         number, sign = node.operand, node.op
+    # As written: the text's own piece, or (a tree built from a solution's LaTeX) the tree's.
+    written = text[node.start:node.end].strip() if 0 <= node.start < node.end <= len(text) else to_text(node)
     if isinstance(number, Number) and number.decimals is not None:
         value = -number.value if sign == "-" else number.value
         decimals = number.decimals

@@ -2,22 +2,26 @@ r"""The value grammar of a solution's statements: tokens of one right-hand side 
 
 A small recursive descent over the tokens of :mod:`.submissions` (never ``eval``, never a
 general LaTeX parser): numbers, ``\frac``, ``\sqrt``, ``e^{..}``, ``\exp``, ``\ln``,
-``\cdot``/``\times``, lists, nested lists and matrix environments.  The result is the text
-:func:`~symbolic_attn.grading.claims.parse_claimed` reads, with every decimal exactly as
-written (``2.8 \times 10^{-1}`` becomes ``2.8e-1``), so that its precision counts.
+``\cdot``/``\times``, lists, nested lists and matrix environments.  The result is a tree of
+the one input language (:mod:`symbolic_attn.exact.syntax`), which
+:func:`~symbolic_attn.grading.claims.claimed_from_tree` judges, with every decimal exactly
+as written (``2.8 \times 10^{-1}`` is the number ``2.8e-1``), so that its precision counts.
 
 A right-hand side that is a formula with names (``softmax(QK^T) V``) raises
 :class:`Formula`; one that looks numeric but breaks the grammar raises :class:`Unreadable`
 with what was wrong.
 
 >>> from symbolic_attn.grading.submissions import _tokens
->>> claimed_text(_tokens(r"\frac{1}{1+e^{-2}}", False)[0])
-'(1)/((1)+((e)**((-2))))'
->>> claimed_text(_tokens(r"2.8 \times 10^{-1}", False)[0])
+>>> from symbolic_attn.exact.syntax import to_text
+>>> to_text(claimed_tree(_tokens(r"\frac{1}{1+e^{-2}}", False)[0]))
+'1/(1 + e^(-2))'
+>>> claimed_tree(_tokens(r"2.8 \times 10^{-1}", False)[0]).text
 '2.8e-1'
 """
 
-__all__ = ["claimed_text", "Unreadable", "Formula", "MAX_DEPTH", "MAX_DIMENSION"]
+from symbolic_attn.exact.syntax import BinOp, Call, Matrix, Name, Node, Number, UnaryOp, number_value, to_text
+
+__all__ = ["claimed_tree", "Unreadable", "Formula", "MAX_DEPTH", "MAX_DIMENSION"]
 
 MAX_DEPTH = 32  # brackets nested in one value
 MAX_DIMENSION = 64  # rows or columns of a claimed matrix
@@ -48,9 +52,10 @@ class Formula(Exception):
     """A right-hand side that is a formula with names, not a value (skipped)."""
 
 
-def claimed_text(tokens) -> str:
-    """The claimed text of one right-hand side (see the module docstring)."""
-    return _emit(_ValueParser(tokens).value())
+def claimed_tree(tokens) -> Node:
+    """The input language's tree of one right-hand side (see the module docstring): the
+    value a claim judges, built directly, never printed to text and parsed again."""
+    return _node(_ValueParser(tokens).value())
 
 
 
@@ -100,7 +105,7 @@ class _ValueParser:
                 return tree  # prose or punctuation after the value
             if token.kind in ("word", "cmd"):
                 raise Formula()
-            raise Unreadable(f"unexpected '{token.text}' after {_emit(tree)} in \"{self.text}\"")
+            raise Unreadable(f"unexpected '{token.text}' after {to_text(_node(tree))} in \"{self.text}\"")
         return tree
 
     def item(self, comma_decimal):
@@ -131,7 +136,8 @@ class _ValueParser:
 
     def has_separator(self) -> bool:
         depth = 0
-        for token in self.tokens[self.at:]:
+        for index in range(self.at, len(self.tokens)):  # an index, not a slice: no copy per list
+            token = self.tokens[index]
             depth += (token.text in "([{") - (token.text in ")]}") if token.kind == "char" else 0
             if depth == 1 and token.text in (",", ";") and token.kind == "char":
                 return True
@@ -144,7 +150,8 @@ class _ValueParser:
         self.enter()
         closing = "]" if self.take().text == "[" else ")"
         start, depth, semicolons = self.at, 1, False
-        for token in self.tokens[start:]:
+        for index in range(start, len(self.tokens)):  # an index, not a slice: no copy per list
+            token = self.tokens[index]
             depth += (token.text in "([{") - (token.text in ")]}") if token.kind == "char" else 0
             if depth == 0:
                 break
@@ -350,21 +357,28 @@ def _single_row(tree):
     return tree[1][0]
 
 
-def _emit(tree) -> str:
-    """The claimed text for :func:`parse_claimed`: decimals exactly as written."""
+def _node(tree) -> Node:
+    """The solution grammar's tree as the input language's (:mod:`symbolic_attn.exact.syntax`):
+    a decimal keeps its written text (``2.8 \times 10^{-1}`` is the Number ``2.8e-1``)."""
     kind = tree[0]
     if kind == "rows":
-        return "[" + ", ".join("[" + ", ".join(_emit_scalar(x) for x in row) + "]" for row in tree[1]) + "]"
+        return Matrix(tuple(Matrix(tuple(_node(x) for x in row), 0, 0) for row in tree[1]), 0, 0)
     if kind == "list":
-        return "[" + ", ".join(_emit_scalar(x) for x in tree[1]) + "]"
-    return _emit_scalar(tree)
-
-
-def _emit_scalar(tree) -> str:
+        return Matrix(tuple(_node(x) for x in tree[1]), 0, 0)
     decimal = _as_decimal(tree)
     if decimal is not None:
-        return decimal
-    return _expression(tree)
+        negative = decimal.startswith("-")
+        text = decimal.lstrip("-")
+        number = Number(text, *number_value(text), 0, 0)
+        return UnaryOp("-", number, 0, 0) if negative else number
+    if kind == "const":
+        return Name(tree[1], 0, 0)
+    if kind == "neg":
+        return UnaryOp("-", _node(tree[1]), 0, 0)
+    if kind == "call":
+        return Call(tree[1], (_node(tree[2]),), (), 0, 0)
+    operator = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "^"}[kind]
+    return BinOp(operator, _node(tree[1]), _node(tree[2]), 0, 0)
 
 
 def _as_decimal(tree):
@@ -382,19 +396,3 @@ def _as_decimal(tree):
         if exponent[0] == "num" and exponent[1].isdigit() and len(exponent[1]) <= 3 and "e" not in mantissa.lower():
             return f"{sign}{mantissa}e{power}{exponent[1]}"
     return None
-
-
-def _expression(tree) -> str:
-    kind = tree[0]
-    if kind == "num":
-        return tree[1]
-    if kind == "const":
-        return tree[1]
-    if kind == "neg":
-        return f"(-{_expression(tree[1])})"
-    if kind == "call":
-        return f"{tree[1]}({_expression(tree[2])})"
-    if kind in ("list", "rows"):
-        raise Unreadable("a list where a number belongs")
-    symbol = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}[kind]
-    return f"({_expression(tree[1])}){symbol}({_expression(tree[2])})"

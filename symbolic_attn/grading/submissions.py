@@ -45,10 +45,11 @@ import stat
 from dataclasses import dataclass
 
 from symbolic_attn.errors import SymbolicAttnError
-from symbolic_attn.grading.claims import parse_claimed
+from symbolic_attn.exact.syntax import to_text
+from symbolic_attn.grading.claims import claimed_from_tree
 from symbolic_attn.grading.solution_values import (FRACS, FUNCS, IGNORED, MATRICES, MAX_DIMENSION, RELATIONS,
                                                    SEPARATING, TIMES, UNICODE, WRAPPERS, Formula, Unreadable,
-                                                   claimed_text)
+                                                   claimed_tree)
 
 __all__ = ["MAX_BYTES", "Statement", "Problem", "Submission", "normalize_name", "parse_submission",
            "read_submission", "position_key", "EXTENSIONS"]
@@ -457,7 +458,8 @@ def _statement_of(name, written, line, segment):
     try:
         text = "".join(t.text if t.tight or i == 0 else " " + t.text for i, t in enumerate(segment[:400]))
         text = " ".join(text.split())[:200]
-        claimed = parse_claimed(claimed_text(segment))
+        tree = claimed_tree(segment)
+        claimed = claimed_from_tree(tree, to_text(tree))
         if claimed.shape and len(claimed.shape) == 2 and max(claimed.shape) > MAX_DIMENSION:
             raise Unreadable(f"a {claimed.shape[0]}x{claimed.shape[1]} matrix exceeds the limit of {MAX_DIMENSION}")
         return Statement(name, written, line, claimed, text=text)
