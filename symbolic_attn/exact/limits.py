@@ -1,4 +1,6 @@
-"""One set of bounds on untrusted input, shared by the parser, exercise files, claims and the CLI.
+"""One set of bounds on untrusted input, shared by every front end of the input language:
+the command line, exercise files, claims, answer keys, ``[define]`` computation files and
+the values of students' solutions.
 
 Every bound on *text* is checked before the value it limits is built, so hostile input
 fails at once with an :class:`~symbolic_attn.errors.InputLimitError` instead of hanging.
@@ -45,6 +47,16 @@ class Limits:
     max_entries: int = 65_536
     max_expression_nodes: int = 10_000  # nodes of one built entry's expression tree
     max_degree: int = 256  # polynomial degree of a built entry (see degree()): bounds expansions
+    # Computation files ([define]) and the operations they call.
+    max_definitions: int = 64  # definitions in one file
+    max_definition_length: int = 4_000  # characters of one definition
+    max_call_depth: int = 6  # calls nested inside calls
+    max_calls: int = 32  # function calls in one definition
+    max_dimension: int = 64  # rows or columns of any matrix a computation or a claim holds
+    max_heads: int = 16  # attention heads: multihead, its [define] lists and ALiBi alike
+    # Claimed values (claims, answer keys, solutions).
+    max_claim_length: int = 100_000  # characters of one claimed value (a 64x64 matrix of decimals fits)
+    max_claim_entries: int = 4_096  # numbers in one claimed value
 
 
 DEFAULT_LIMITS = Limits()

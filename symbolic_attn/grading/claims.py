@@ -50,6 +50,7 @@ from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.exact.syntax import Matrix, Node, Number, UnaryOp, parse, to_text
 from symbolic_attn.grading.text import clean
+from symbolic_attn.exact.limits import DEFAULT_LIMITS
 
 __all__ = [
     "Element",
@@ -70,8 +71,8 @@ __all__ = [
     "PROOF_SIZE",
 ]
 
-MAX_CLAIM_TEXT = 100_000  # characters in one claimed value (a 64x64 matrix of decimals fits)
-MAX_ELEMENTS = 4_096
+MAX_CLAIM_TEXT = DEFAULT_LIMITS.max_claim_length  # the one set of bounds (exact.limits)
+MAX_ELEMENTS = DEFAULT_LIMITS.max_claim_entries
 #: Exact proofs are tried only for expressions of at most this many nodes (expand and
 #: simplify grow with size; beyond it a boundary case is "undecided", never a hang).
 PROOF_SIZE = 400

@@ -20,11 +20,12 @@ with what was wrong.
 """
 
 from symbolic_attn.exact.syntax import BinOp, Call, Matrix, Name, Node, Number, UnaryOp, number_value, to_text
+from symbolic_attn.exact.limits import DEFAULT_LIMITS
 
 __all__ = ["claimed_tree", "Unreadable", "Formula", "MAX_DEPTH", "MAX_DIMENSION"]
 
-MAX_DEPTH = 32  # brackets nested in one value
-MAX_DIMENSION = 64  # rows or columns of a claimed matrix
+MAX_DEPTH = DEFAULT_LIMITS.max_depth  # brackets nested in one value (the one set of bounds, exact.limits)
+MAX_DIMENSION = DEFAULT_LIMITS.max_dimension  # rows or columns of a claimed matrix
 
 RELATIONS = {"=", r"\approx", "≈", r"\simeq", "≃", ":=", r"\coloneqq", r"\doteq", "≐"}
 IGNORED = {r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\displaystyle", r"\textstyle",

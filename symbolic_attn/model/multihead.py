@@ -35,10 +35,11 @@ from symbolic_attn.errors import InputLimitError, ShapeError, shown
 from symbolic_attn.model.attention import attention
 from symbolic_attn.model.compose import as_operand, build_trace, product, resolve_mask
 from symbolic_attn.model.trace import Trace
+from symbolic_attn.exact.limits import DEFAULT_LIMITS
 
 __all__ = ["multihead", "MAX_HEADS", "HEAD_ORDERS"]
 
-MAX_HEADS = 16
+MAX_HEADS = DEFAULT_LIMITS.max_heads  # the one bound (exact.limits), as ALiBi's
 HEAD_ORDERS = {"given": "head 1 first (correct)", "reversed": "the last head first (a mistake)"}
 
 

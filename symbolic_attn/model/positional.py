@@ -50,7 +50,7 @@ from symbolic_attn.model.trace import Trace
 __all__ = ["sinusoidal", "rope", "alibi", "alibi_slopes", "MAX_HEADS"]
 
 #: Heads of an ALiBi bias (the paper uses up to 16 per layer; 64 leaves room).
-MAX_HEADS = 64
+MAX_HEADS = DEFAULT_LIMITS.max_heads  # the one bound (exact.limits), as multihead's
 
 
 def _count(value, name: str, low: int = 1, high: int | None = None) -> int:

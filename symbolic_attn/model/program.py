@@ -36,7 +36,6 @@ symbolic_attn.errors.DefinitionError: definition 'B': unknown function 'open' at
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
 
 import sympy
@@ -64,20 +63,12 @@ _ALIASES = {("sinusoidal", "d_model"): "d"}
 _SCALAR_FUNCTIONS = {"sqrt", "exp", "ln", "log", "sin", "cos", "erf", "tanh"}
 
 
-@dataclass(frozen=True)
-class ProgramLimits:
-    """Bounds of a computation file, checked before the work they limit."""
-
-    max_definitions: int = 64
-    max_text_length: int = 4_000  # characters of one definition
-    max_call_depth: int = 6  # calls nested inside calls
-    max_calls: int = 32  # function calls in one definition
-    max_dimension: int = 64  # rows or columns of any matrix (as exercise files)
-    max_product_work: int = 100_000  # multiply-adds of the '@' of one definition
-    parser: Limits = DEFAULT_LIMITS
+#: The bounds of a computation file are the input language's one set (exact.limits): a
+#: definition's length, the count of definitions and calls, nesting and dimensions.
+ProgramLimits = Limits
 
 
-DEFAULT_PROGRAM_LIMITS = ProgramLimits()
+DEFAULT_PROGRAM_LIMITS = DEFAULT_LIMITS
 
 
 
@@ -176,7 +167,7 @@ class _Evaluator(Evaluator):
     quote_source = False
 
     def __init__(self, name, text, inputs, values, order, variant, limits: ProgramLimits):
-        super().__init__(text, {}, limits.parser)
+        super().__init__(text, {}, limits)
         self.definition, self.inputs, self.values, self.order = name, inputs, values, order
         self.variant, self.program_limits = variant, limits
         self.calls = 0
@@ -197,14 +188,14 @@ class _Evaluator(Evaluator):
 
     def tree(self) -> Node:
         text, limits = self.text, self.program_limits
-        if len(text) > limits.max_text_length:
-            raise InputLimitError(f"text of {len(text)} characters exceeds the limit of {limits.max_text_length}")
+        if len(text) > limits.max_definition_length:
+            raise InputLimitError(f"text of {len(text)} characters exceeds the limit of {limits.max_definition_length}")
         if not text.strip():
             raise DefinitionError("empty definition")
         # The one grammar of the input language (exact.syntax): ASCII only -- a fullwidth
         # 'Ｘ' is not the input X --, no control characters, brackets, bounded numbers.
         try:
-            return parse(text, limits.parser)
+            return parse(text, limits)
         except InputLimitError:
             raise
         except ParseError as error:
