@@ -1,8 +1,12 @@
 """The ``symbolic-attn`` command: argparse subcommands, the only place that exits.
 
-Each subcommand lives in its own module of this package (``attention``, ``check``,
-``derive``) exposing
-``add_parser(subparsers)``; the parser it adds carries ``handler=function(args) -> int``.
+Each subcommand lives in its own module of this package exposing
+``add_parser(subparsers)``; the parser it adds carries ``handler=function(args) -> int``:
+``attention`` (check a hand calculation, stage by stage), ``run`` (every stage of a
+computation file), ``check`` (judge an exercise's claims), ``grade`` (a course's
+submissions against the answer key), ``compare`` (a numeric implementation against the
+exact result) and ``derive`` (the verified derivations and the documents).  Generated files
+are written all or nothing (``output``), a folder of them as one set (``folder``).
 Errors the library raises on purpose (:class:`SymbolicAttnError`) become one line on
 stderr and exit status 2, never a traceback.  Every message goes through the one
 formatter :func:`symbolic_attn.errors.one_line`, which escapes control characters of the
