@@ -169,18 +169,26 @@ def _subpackages():
 
 
 def _sibling_graph(package: Path) -> dict[str, dict[str, int]]:
-    """Module -> {sibling module it imports: first line}, for the ``*.py`` modules of one subpackage."""
-    prefix = _module_name(package) + "."
+    """Module -> {sibling module it imports: first line}, for the ``*.py`` modules of one subpackage.
+
+    ``__init__`` is a module like the others: a name imported from the package itself
+    (``from symbolic_attn.cli import add_jobs_option``) is a use of ``__init__``, which
+    usually imports its modules in turn.
+    """
+    own = _module_name(package)
+    prefix = own + "."
     graph: dict[str, dict[str, int]] = {}
     for path in sorted(package.glob("*.py")):
-        if path.name == "__init__.py":
-            continue
         edges = graph.setdefault(path.stem, {})
-        for line, module, _name in _uses(path):
-            if module.startswith(prefix):
+        for line, module, name in _uses(path):
+            if module == own and name is not None:
+                sibling = "__init__"
+            elif module.startswith(prefix):
                 sibling = module[len(prefix):].split(".")[0]
-                if sibling != path.stem and (package / f"{sibling}.py").is_file():
-                    edges.setdefault(sibling, line)
+            else:
+                continue
+            if sibling != path.stem and (package / f"{sibling}.py").is_file():
+                edges.setdefault(sibling, line)
     return graph
 
 
@@ -312,6 +320,16 @@ def test_the_checker_catches_a_cycle(tmp_path, monkeypatch):
         "sub/c.py": "def h():\n    from symbolic_attn.sub import a\n",
     })
     with pytest.raises(AssertionError, match=r"a -> b -> c -> a \(a\.py:1, b\.py:1, c\.py:2\)"):
+        test_no_import_cycle_inside_a_subpackage(root / "sub")
+
+
+def test_the_checker_catches_a_cycle_through_the_package(tmp_path, monkeypatch):
+    """A module importing a name of its own package's ``__init__``, which imports the module."""
+    root = _fake_package(tmp_path, monkeypatch, {
+        "sub/__init__.py": "def helper():\n    pass\n\n\ndef main():\n    from symbolic_attn.sub import a\n",
+        "sub/a.py": "from symbolic_attn.sub import helper\n",
+    })
+    with pytest.raises(AssertionError, match=r"__init__ -> a -> __init__ \(__init__\.py:6, a\.py:1\)"):
         test_no_import_cycle_inside_a_subpackage(root / "sub")
 
 

@@ -7,6 +7,7 @@ computation file), ``check`` (judge an exercise's claims), ``grade`` (a course's
 submissions against the answer key), ``compare`` (a numeric implementation against the
 exact result) and ``derive`` (the verified derivations and the documents).  Generated files
 are written all or nothing (``output``), a folder of them as one set (``folder``).
+
 Errors the library raises on purpose (:class:`SymbolicAttnError`) become one line on
 stderr and exit status 2, never a traceback.  Every message goes through the one
 formatter :func:`symbolic_attn.errors.one_line`, which escapes control characters of the
