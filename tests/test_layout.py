@@ -188,7 +188,7 @@ def _sibling_graph(package: Path) -> dict[str, dict[str, int]]:
             else:
                 continue
             if sibling != path.stem and (package / f"{sibling}.py").is_file():
-                edges.setdefault(sibling, line)
+                edges[sibling] = min(line, edges.get(sibling, line))
     return graph
 
 
