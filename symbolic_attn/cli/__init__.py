@@ -1,8 +1,14 @@
 """The ``symbolic-attn`` command: argparse subcommands, the only place that exits.
 
-Each subcommand lives in its own module of this package (``attention``, ``check``,
-``derive``) exposing
-``add_parser(subparsers)``; the parser it adds carries ``handler=function(args) -> int``.
+Each subcommand lives in its own module of this package exposing
+``add_parser(subparsers)``; the parser it adds carries ``handler=function(args) -> int``:
+``attention`` (check a hand calculation, stage by stage), ``run`` (every stage of a
+computation file), ``check`` (judge an exercise's claims), ``grade`` (a course's
+submissions against the answer key), ``compare`` (a numeric implementation against the
+exact result) and ``derive`` (the verified derivations and the documents).  Generated files
+are written all or nothing (``output``), a folder of them as one set (``folder``); the
+options several commands share, such as ``--jobs N``, are read in ``options``.
+
 Errors the library raises on purpose (:class:`SymbolicAttnError`) become one line on
 stderr and exit status 2, never a traceback.  Every message goes through the one
 formatter :func:`symbolic_attn.errors.one_line`, which escapes control characters of the
@@ -20,6 +26,7 @@ import re
 import signal
 import sys
 
+from symbolic_attn.cli.options import add_jobs_option
 from symbolic_attn.errors import SymbolicAttnError, TimeLimitError, current_activity, one_line
 
 __all__ = ["main", "console_main", "build_parser", "add_jobs_option", "__version__", "DEFAULT_TIMEOUT"]
@@ -36,24 +43,6 @@ class _OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {one_line(message)} (see --help)\n")
-
-
-def add_jobs_option(parser, what: str) -> None:
-    """``--jobs N`` on a subcommand: ``what`` N processes do (default: every core)."""
-    from symbolic_attn.proofs.parallel import available_cores
-
-    parser.add_argument("--jobs", type=_jobs, default=None, metavar="N",
-                        help=f"{what} (default: the number of cores, {available_cores()})")
-
-
-def _jobs(text: str) -> int:
-    """``--jobs N``: a whole number (ASCII digits) from 1 to MAX_JOBS."""
-    from symbolic_attn.proofs.parallel import MAX_JOBS
-
-    text = text.strip()
-    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_JOBS):
-        raise argparse.ArgumentTypeError(f"--jobs must be from 1 to {MAX_JOBS} (a whole number), got {text[:20]!r}")
-    return int(text)
 
 
 def _timeout(text: str) -> float:

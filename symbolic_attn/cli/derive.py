@@ -30,7 +30,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
 
 from symbolic_attn.errors import describe_exception, one_line
-from symbolic_attn.cli import add_jobs_option
+from symbolic_attn.cli.options import add_jobs_option
 from symbolic_attn.cli.output import write_documents
 from symbolic_attn.errors import DerivationFailure, ProofError, ScriptError, SymbolicAttnError, UndecidedError
 from symbolic_attn.notes.build import heading, render_documents, tex_builders

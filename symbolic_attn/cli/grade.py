@@ -18,7 +18,7 @@ or bad options.
 
 import sys
 
-from symbolic_attn.cli import add_jobs_option
+from symbolic_attn.cli.options import add_jobs_option
 from symbolic_attn.proofs.parallel import available_cores
 
 # The grading modules are imported by the handler, not here: every command builds the

@@ -112,12 +112,12 @@ def latex_report(trace, digits: int) -> str:
     r"""Every shown stage as amsmath ``align*`` lines within an article's ``\textwidth``
     (long closed forms entry by entry and broken over lines, as ``attention --format latex``),
     in blocks short enough to break across pages."""
-    from symbolic_attn.render.display import _stage_lines
+    from symbolic_attn.render.display import stage_latex_lines
 
     blocks = []
     for path in shown_paths(trace):
         name = rf"\text{{{escape_text(path)}}}"
-        lines = _stage_lines(_Stage(trace, path), path, name, name, digits)
+        lines = stage_latex_lines(_Stage(trace, path), path, name, name, digits)
         # An align* never breaks across pages: one per stage, at most _LATEX_LINES lines each
         # (a line of a fraction of exponentials is ~40 pt high; a page ~590 pt).
         blocks.extend("\\begin{align*}\n" + " \\\\\n".join(lines[start:start + _LATEX_LINES]) + "\n\\end{align*}"

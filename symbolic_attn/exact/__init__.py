@@ -1,7 +1,8 @@
 """Exact values from text and Python values; certified decimals.  The bottom layer.
 
 Owns: the bounds on untrusted input (:mod:`.limits`), the safe parser, one grammar in
-which a nested list is a matrix everywhere (:mod:`.parse`), the float policy and Python
+which a nested list is a matrix everywhere (:mod:`.parse`, after the cheap textual
+pre-scan of :mod:`.scan`), the float policy and Python
 value conversion (:mod:`.convert`), certified arb intervals and the exact zero test for
 numbers (:mod:`.certified`), rounding decisions in integers (:mod:`.rounding`), and the
 bounded memo for pure functions of exact values (:mod:`.memo`).

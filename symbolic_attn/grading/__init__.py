@@ -1,11 +1,19 @@
 """Grading: exercise files, claims, judging, known mistakes, diagnosis and reports.
 
-Owns: reading exercise TOML as data (:mod:`.exercise`; safe file reading and the TOML
-pre-scan in :mod:`.files`; typed TOML access and the masks in :mod:`.reader`), the one value grammar of numbers and nested-list matrices
-(:mod:`.values`), claims and the rules that judge them (:mod:`.claims`), a lazy view of a
-result's stages for selecting entries without closed forms (:mod:`.view`), mistakes as
-settings of the one core (:mod:`.diagnose`), the verdict report (:mod:`.report`), and
-showing input-derived text safely (:mod:`.text`).
+Owns: reading exercise TOML as data (:mod:`.exercise`, a computation file with claims:
+:mod:`.computation` reads ``[inputs]``, ``[attention]`` and ``[define]``; safe file reading
+and the TOML pre-scan in :mod:`.files`; typed TOML access and the masks in :mod:`.reader`),
+the one value grammar of numbers and nested-list matrices (:mod:`.values`), claims and the
+rules that judge them (:mod:`.claims`), a lazy view of a result's stages for selecting
+entries without closed forms (:mod:`.view`), mistakes as settings of the one core
+(:mod:`.diagnose`), the verdicts (:mod:`.outcomes`) and their report (:mod:`.report`),
+claims on the stages of named definitions (:mod:`.program_check`), and showing
+input-derived text safely (:mod:`.text`).
+
+Grading a course: the answer key of an exercise (:mod:`.answer_key`), who the students are
+(:mod:`.roster`), reading their solutions (:mod:`.submissions`, the grammar of a solution's
+values in :mod:`.solution_values`), points for every student (:mod:`.batch`), a sentence of
+feedback per diagnosis (:mod:`.feedback`) and the grade files (:mod:`.exports`).
 
 May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
 :mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`, :mod:`symbolic_attn.proofs`.

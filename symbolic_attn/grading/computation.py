@@ -5,7 +5,9 @@ file reading (:mod:`symbolic_attn.grading.files`: regular files only, size first
 pre-scanned), the same value grammar for inputs (:mod:`symbolic_attn.grading.values`), the
 same ``[attention]`` table with every mask form of the exercise format (``"none"``,
 ``"causal"``, ``{causal = true, offset = K}``, ``{padding = K}``, ``{keep = ...}``,
-``{block = ...}``), read by :class:`symbolic_attn.grading.exercise` 's reader.
+``{block = ...}``).  They are read here, by :class:`ComputationReader`; an exercise
+(:mod:`symbolic_attn.grading.exercise`) is a computation with claims, and its reader
+extends this one with the ``[[claims]]``.
 
 ``[define]`` holds named definitions, evaluated in order by
 :func:`symbolic_attn.model.program.run_program`; ``[attention]`` is the definition named
@@ -35,18 +37,52 @@ symbolic_attn.errors.ExerciseError: d.toml: define.A: expected a string such as 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from symbolic_attn.errors import ExerciseError
-from symbolic_attn.grading.files import decode_text, load_toml, read_regular_file
-from symbolic_attn.grading.reader import LIMITS, TomlFloat, show, type_name
+import sympy
 
-__all__ = ["Computation", "load_computation", "parse_computation", "read_definitions", "attention_definition",
-           "program_exercise", "COMPUTATION_KEYS"]
+from symbolic_attn.errors import ExerciseError, SymbolicAttnError
+from symbolic_attn.grading.files import decode_text, load_toml, read_regular_file
+from symbolic_attn.grading.reader import LIMITS, TableReader, TomlFloat, show, type_name
+from symbolic_attn.grading.values import read_value
+from symbolic_attn.model.masks import Mask
+
+__all__ = ["Computation", "AttentionSpec", "ComputationReader", "load_computation", "parse_computation",
+           "read_definitions", "attention_definition", "COMPUTATION_KEYS"]
 
 #: Top-level keys of a computation file (``claims``, ``grading``, ``questions`` are check's).
 COMPUTATION_KEYS = {"title", "description", "symbols", "inputs", "attention", "define", "claims", "grading",
                     "questions"}
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
+_RESERVED = {"sqrt", "exp", "ln", "log", "e", "E", "pi"}
+_ATTENTION_KEYS = {"query", "key", "value", "scores", "mask", "scale"}
+
+
+@dataclass(frozen=True)
+class AttentionSpec:
+    """The ``[attention]`` table, resolved to exact matrices.
+
+    Either ``query``/``key`` (and ``scale``) or ``scores`` (already scaled) is set;
+    ``mask_kind`` is ``"none"``, ``"causal"``, ``"padding"``, ``"keep"`` or ``"block"``;
+    ``mask_offset`` is the causal offset.
+    """
+
+    value: sympy.ImmutableMatrix
+    query: sympy.ImmutableMatrix | None = None
+    key: sympy.ImmutableMatrix | None = None
+    scores: sympy.ImmutableMatrix | None = None
+    mask: Mask | None = None
+    mask_kind: str = "none"
+    scale: object = "default"
+    mask_offset: int = 0
+
+    @property
+    def shape(self):
+        """(n, m, d_k, d_v) -- d_k is None when the scores were given."""
+        if self.scores is not None:
+            return self.scores.rows, self.scores.cols, None, self.value.cols
+        return self.query.rows, self.key.rows, self.query.cols, self.value.cols
 
 
 @dataclass(frozen=True)
@@ -71,6 +107,135 @@ class Computation:
         return trace
 
 
+class ComputationReader(TableReader):
+    """Reads ``[symbols]``, ``[inputs]`` and ``[attention]`` into exact values, one-line errors naming the key.
+
+    Every value goes through the one value grammar (:mod:`symbolic_attn.grading.values`): an
+    integer, a value text (``"[[0, ln(2)]]"`` is a matrix) or a TOML array of those.  Names
+    must be usable: letters, digits and ``_``, not a function or constant of the grammar.
+    """
+
+    def symbols(self, names: list) -> dict:
+        if len(names) > LIMITS["symbols"]:
+            raise self.fail("symbols", f"{len(names)} symbols exceed the limit of {LIMITS['symbols']}")
+        result = {}
+        for index, name in enumerate(names):
+            if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED:
+                raise self.fail(f"symbols[{index}]", f"not a usable symbol name: {show(name)}")
+            result[name] = sympy.Symbol(name, real=True)
+        return result
+
+    def inputs(self, table: dict, symbols: dict) -> dict:
+        if len(table) > LIMITS["inputs"]:
+            raise self.fail("inputs", f"{len(table)} inputs exceed the limit of {LIMITS['inputs']}")
+        result = {}
+        for name, value in table.items():
+            key = f"inputs.{name}"
+            # ``E`` may name an input (an encoder output, ``key = E``): bound, it shadows Euler's ``e``.
+            if not _NAME.match(name) or (name in _RESERVED and name != "E") or name in symbols:
+                raise self.fail(key, "not a usable input name (letters, digits, _; not a function, constant or symbol)")
+            self.check_value(key, value)
+            result[name] = self.exact(key, value, symbols)
+        return result
+
+    def exact(self, key: str, value, names: dict):
+        """An integer, a value text, or an array of those -> exact value.
+
+        A string is read by the one value grammar (``"[[0, ln(2)]]"`` is a matrix); an
+        array is the same matrix written in TOML, refused with the same messages.
+        """
+        if isinstance(value, bool) or not isinstance(value, (int, str, list)):
+            raise self.fail(key, f"expected an integer, a string or an array, got {type_name(type(value))} {show(value)}")
+        if isinstance(value, int):
+            return sympy.Integer(value)
+        if isinstance(value, str):
+            return self.expression(key, value, names)
+        if not value or all(isinstance(row, list) and not row for row in value):
+            raise self.fail(key, "empty matrix")
+        flat = not isinstance(value[0], list)
+        rows = [value] if flat else value
+        width = len(rows[0])
+        entries = []
+        for i, row in enumerate(rows):
+            if not isinstance(row, list):
+                raise self.fail(key, f"row {i + 1} is not a list")
+            if len(row) != width:
+                raise self.fail(key, f"row {i + 1} has {len(row)} entries, row 1 has {width}")
+            for j, entry in enumerate(row):
+                where = f"{key}[{j}]" if flat else f"{key}[{i}][{j}]"
+                if isinstance(entry, list):
+                    raise self.fail(where, "a matrix entry must be a number, not a matrix")
+                number = self.exact(where, entry, names)
+                if isinstance(number, sympy.MatrixBase):
+                    raise self.fail(where, "a matrix entry must be a number, not a matrix")
+                entries.append(number)
+        return sympy.ImmutableMatrix(len(rows), width, entries)
+
+    def expression(self, key: str, text: str, names: dict):
+        try:
+            value = read_value(text, names)
+        except SymbolicAttnError as error:
+            raise self.wrap(key, error) from None
+        except RecursionError:
+            raise self.fail(key, "expression nested too deeply") from None
+        if isinstance(value, sympy.MatrixBase):
+            if max(value.shape) > LIMITS["dimension"]:
+                raise self.fail(key, f"a {value.rows}x{value.cols} matrix exceeds the limit of {LIMITS['dimension']}")
+            return sympy.ImmutableMatrix(value)
+        return value
+
+    def matrix(self, key: str, value, names: dict) -> sympy.ImmutableMatrix:
+        result = self.exact(key, value, names)
+        if not isinstance(result, sympy.MatrixBase):
+            result = sympy.ImmutableMatrix([[result]])  # a scalar is a 1x1 matrix
+        if result.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+            raise self.fail(key, "entries must be finite numbers")
+        return result
+
+    def attention(self, table: dict, names: dict) -> AttentionSpec:
+        prefix = "attention."
+        self.only_keys(table, _ATTENTION_KEYS, prefix)
+        for key in _ATTENTION_KEYS - {"mask"}:
+            self.typed(table, key, prefix, (int, str, list))
+        if "value" not in table:
+            raise self.fail(prefix + "value", "missing")
+        value = self.matrix(prefix + "value", table["value"], names)
+        if "scores" in table:
+            for key in ("query", "key"):
+                if key in table:
+                    raise self.fail(prefix + key, "give either scores or query and key, not both")
+            if table.get("scale", "none") != "none":
+                raise self.fail(prefix + "scale", 'given scores are already scaled: leave scale out or write "none"')
+            scores = self.matrix(prefix + "scores", table["scores"], names)
+            if scores.cols != value.rows:
+                raise self.fail(prefix + "value", f"{value.rows} value rows for {scores.cols} keys (score columns)")
+            mask, kind, offset = self.mask(table, scores.shape)
+            return AttentionSpec(value, scores=scores, mask=mask, mask_kind=kind, scale="none", mask_offset=offset)
+        for key in ("query", "key"):
+            if key not in table:
+                raise self.fail(prefix + key, "missing (or give scores directly)")
+        query = self.matrix(prefix + "query", table["query"], names)
+        key_matrix = self.matrix(prefix + "key", table["key"], names)
+        if query.cols != key_matrix.cols:
+            raise self.fail(prefix + "key", f"key width {key_matrix.cols} differs from query width {query.cols} (d_k)")
+        if key_matrix.rows != value.rows:
+            raise self.fail(prefix + "value", f"{value.rows} value rows for {key_matrix.rows} key rows")
+        scale = self.scale(table.get("scale", "default"), names)
+        mask, kind, offset = self.mask(table, (query.rows, key_matrix.rows))
+        return AttentionSpec(value, query=query, key=key_matrix, mask=mask, mask_kind=kind, scale=scale,
+                             mask_offset=offset)
+
+    def scale(self, value, names: dict):
+        key = "attention.scale"
+        if value in ("default", "none"):
+            return value
+        result = self.exact(key, value, names)
+        # Any exact real number, as in the attention command (0 gives uniform weights).
+        if isinstance(result, sympy.MatrixBase) or result.free_symbols:
+            raise self.fail(key, f'expected "default", "none" or a number, got {show(value)}')
+        return result
+
+
 def load_computation(path) -> Computation:
     """Read a computation file safely (see :func:`symbolic_attn.grading.files.read_regular_file`)."""
     from symbolic_attn.grading.text import clean
@@ -81,15 +246,13 @@ def load_computation(path) -> Computation:
 
 def parse_computation(data, source: str = "<file>") -> Computation:
     """Validate TOML text (str or bytes) into a :class:`Computation`."""
-    from symbolic_attn.grading.exercise import _Reader, _TOP_KEYS
-
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     if len(data) > LIMITS["file_bytes"]:
         raise ExerciseError(f"{source}: file larger than the limit of {LIMITS['file_bytes']} bytes")
     table = load_toml(decode_text(data, source), source, parse_float=TomlFloat)
-    reader = _Reader(source)
-    reader.only_keys(table, _TOP_KEYS | COMPUTATION_KEYS, "")
+    reader = ComputationReader(source)
+    reader.only_keys(table, COMPUTATION_KEYS, "")
     title = reader.typed(table, "title", "", (str,)) or ""
     reader.typed(table, "description", "", (str,))
     symbols = reader.symbols(reader.typed(table, "symbols", "", (list,)) or [])
@@ -98,26 +261,6 @@ def parse_computation(data, source: str = "<file>") -> Computation:
     if not definitions:
         raise ExerciseError(f"{source}: nothing to compute: add a [define] table (or [attention])")
     return Computation(source, title, {**symbols, **inputs, **hidden}, tuple(definitions), symbols)
-
-
-def program_exercise(reader, table: dict, title: str, symbols: dict, inputs: dict):
-    """An exercise with ``[define]``: claims name any stage path of the program's trace."""
-    import dataclasses
-
-    from symbolic_attn.errors import SymbolicAttnError
-    from symbolic_attn.grading.exercise import Exercise
-
-    hidden, definitions = read_definitions(reader, table, {**symbols, **inputs})
-    claims_table = reader.claims_table(table)
-    exercise = Exercise(reader.source, title, None, (), {**inputs, **hidden}, symbols, tuple(definitions))
-    try:
-        exercise.trace()  # computed once, kept: claims are checked against its paths
-    except SymbolicAttnError as error:
-        raise reader.wrap("define", error) from None
-    claims = tuple(reader.claim(index, entry, exercise) for index, entry in enumerate(claims_table))
-    loaded = dataclasses.replace(exercise, claims=claims)
-    object.__setattr__(loaded, "_trace", exercise.trace())
-    return loaded
 
 
 def read_definitions(reader, table: dict, names: dict) -> tuple[dict, list]:
@@ -146,7 +289,7 @@ def read_definitions(reader, table: dict, names: dict) -> tuple[dict, list]:
 
 def attention_definition(spec, names: dict, reader) -> tuple[dict, str]:
     """(hidden inputs, definition text) computing the same attention as ``spec``
-    (an :class:`~symbolic_attn.grading.exercise.AttentionSpec`)."""
+    (an :class:`AttentionSpec`)."""
     hidden, parts = {}, []
 
     def bind(key: str, value) -> str:
@@ -165,9 +308,7 @@ def attention_definition(spec, names: dict, reader) -> tuple[dict, str]:
         parts.append("mask = 'none'")
     elif spec.mask_kind == "causal" and spec.mask_offset == 0:
         parts.append("mask = 'causal'")
-    else:  # offsets, padding, keep, block: the exact grid the exercise reader built
-        import sympy
-
+    else:  # offsets, padding, keep, block: the exact grid the reader built
         parts.append(f"mask = keep({bind('mask', sympy.ImmutableMatrix(spec.mask.keep_grid()))})")
     if spec.scale in ("default", "none"):
         parts.append(f"scale = '{spec.scale}'")

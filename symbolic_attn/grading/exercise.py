@@ -12,9 +12,12 @@ Masks: ``"none"``, ``"causal"``, ``{causal = true, offset = 1}`` (key j allowed 
 i when j <= i + offset, 1-based or not alike), ``{padding = 3}`` (only the first 3 keys are
 real), ``{keep = [[...]]}``, ``{block = [[...]]}`` -- the command line's masks.
 
-The exercise runs its own computation: :meth:`Exercise.compute` runs the one attention
-core on the exercise's inputs, with any setting changed (how diagnosis reproduces a
-mistake), and claims name a stage path of its trace.
+An exercise is a computation with claims: its ``[symbols]``, ``[inputs]``, ``[attention]``
+and ``[define]`` are read as in a computation file (:mod:`symbolic_attn.grading.computation`),
+and only the ``[[claims]]`` are read here.  The exercise runs its own computation:
+:meth:`Exercise.compute` runs the one attention core on the exercise's inputs, with any
+setting changed (how diagnosis reproduces a mistake), and claims name a stage path of its
+trace.
 
 >>> text = '''
 ... title = "one row"
@@ -40,56 +43,25 @@ symbolic_attn.errors.ExerciseError: bad.toml: inputs.x: TOML float 0.140 loses i
 
 import dataclasses
 import math
-import re
 from dataclasses import dataclass, field
 
 import sympy
 
 from symbolic_attn.errors import ExerciseError, ShapeError, StageError, SymbolicAttnError
 from symbolic_attn.grading.claims import Claim, parse_claimed, parse_rule
+from symbolic_attn.grading.computation import AttentionSpec, ComputationReader, read_definitions
 from symbolic_attn.grading.files import decode_text, load_toml, read_regular_file
-from symbolic_attn.grading.reader import LIMITS, TableReader, TomlFloat, show, type_name
+from symbolic_attn.grading.reader import LIMITS, TomlFloat, show, type_name
 from symbolic_attn.grading.text import clean, quoted
-from symbolic_attn.grading.values import read_value
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.model.attention import Options, as_mask, attention, attention_from_scores
-from symbolic_attn.model.masks import Mask
 
 __all__ = ["Exercise", "AttentionSpec", "load_exercise", "parse_exercise", "LIMITS"]
 
 _KEEP = object()  # "this setting as the exercise gives it"
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
-_RESERVED = {"sqrt", "exp", "ln", "log", "e", "E", "pi"}
 _TOP_KEYS = {"title", "symbols", "inputs", "attention", "define", "claims", "description",
              "grading", "questions"}  # the answer key: read by grading.answer_key
-_ATTENTION_KEYS = {"query", "key", "value", "scores", "mask", "scale"}
 _CLAIM_KEYS = {"quantity", "row", "col", "value", "label", "tolerance", "relative", "sig_figs"}
-
-
-@dataclass(frozen=True)
-class AttentionSpec:
-    """The ``[attention]`` table, resolved to exact matrices.
-
-    Either ``query``/``key`` (and ``scale``) or ``scores`` (already scaled) is set;
-    ``mask_kind`` is ``"none"``, ``"causal"``, ``"padding"``, ``"keep"`` or ``"block"``;
-    ``mask_offset`` is the causal offset.
-    """
-
-    value: sympy.ImmutableMatrix
-    query: sympy.ImmutableMatrix | None = None
-    key: sympy.ImmutableMatrix | None = None
-    scores: sympy.ImmutableMatrix | None = None
-    mask: Mask | None = None
-    mask_kind: str = "none"
-    scale: object = "default"
-    mask_offset: int = 0
-
-    @property
-    def shape(self):
-        """(n, m, d_k, d_v) -- d_k is None when the scores were given."""
-        if self.scores is not None:
-            return self.scores.rows, self.scores.cols, None, self.value.cols
-        return self.query.rows, self.key.rows, self.query.cols, self.value.cols
 
 
 @dataclass(frozen=True)
@@ -205,8 +177,13 @@ def parse_exercise(data, source: str = "<exercise>") -> Exercise:
     return _Reader(source).exercise(table)
 
 
-class _Reader(TableReader):
-    """Validates the parsed TOML table of an exercise."""
+class _Reader(ComputationReader):
+    """Validates the parsed TOML table of an exercise: a computation's tables, then the claims.
+
+    ``[symbols]``, ``[inputs]``, ``[attention]`` and ``[define]`` are read as in a computation
+    file (:class:`~symbolic_attn.grading.computation.ComputationReader`); what an exercise adds
+    is ``[[claims]]``, each checked against the stage paths of the exercise's own trace.
+    """
 
     # -- the file -----------------------------------------------------------------
 
@@ -217,9 +194,7 @@ class _Reader(TableReader):
         symbols = self.symbols(self.typed(table, "symbols", "", (list,)) or [])
         inputs = self.inputs(self.typed(table, "inputs", "", (dict,)) or {}, symbols)
         if "define" in table:  # claims on any stage of named definitions
-            from symbolic_attn.grading.computation import program_exercise
-
-            return program_exercise(self, table, title, symbols, inputs)
+            return self.program(table, title, symbols, inputs)
         attention = self.attention(self.typed(table, "attention", "", (dict,), required=True), {**symbols, **inputs})
         claims_table = self.claims_table(table)
         exercise = Exercise(self.source, title, attention, (), inputs, symbols)
@@ -232,6 +207,20 @@ class _Reader(TableReader):
         object.__setattr__(loaded, "_result", exercise.compute())
         return loaded
 
+    def program(self, table: dict, title: str, symbols: dict, inputs: dict) -> Exercise:
+        """An exercise with ``[define]``: claims name any stage path of the program's trace."""
+        hidden, definitions = read_definitions(self, table, {**symbols, **inputs})
+        claims_table = self.claims_table(table)
+        exercise = Exercise(self.source, title, None, (), {**inputs, **hidden}, symbols, tuple(definitions))
+        try:
+            exercise.trace()  # computed once, kept: claims are checked against its paths
+        except SymbolicAttnError as error:
+            raise self.wrap("define", error) from None
+        claims = tuple(self.claim(index, entry, exercise) for index, entry in enumerate(claims_table))
+        loaded = dataclasses.replace(exercise, claims=claims)
+        object.__setattr__(loaded, "_trace", exercise.trace())
+        return loaded
+
     def claims_table(self, table: dict) -> list:
         claims_table = table.get("claims", [])
         if not isinstance(claims_table, list):  # the array of tables is bounded by its own limit
@@ -239,126 +228,6 @@ class _Reader(TableReader):
         if len(claims_table) > LIMITS["claims"]:
             raise self.fail("claims", f"{len(claims_table)} claims exceed the limit of {LIMITS['claims']}")
         return claims_table
-
-    def symbols(self, names: list) -> dict:
-        if len(names) > LIMITS["symbols"]:
-            raise self.fail("symbols", f"{len(names)} symbols exceed the limit of {LIMITS['symbols']}")
-        result = {}
-        for index, name in enumerate(names):
-            if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED:
-                raise self.fail(f"symbols[{index}]", f"not a usable symbol name: {show(name)}")
-            result[name] = sympy.Symbol(name, real=True)
-        return result
-
-    def inputs(self, table: dict, symbols: dict) -> dict:
-        if len(table) > LIMITS["inputs"]:
-            raise self.fail("inputs", f"{len(table)} inputs exceed the limit of {LIMITS['inputs']}")
-        result = {}
-        for name, value in table.items():
-            key = f"inputs.{name}"
-            # ``E`` may name an input (an encoder output, ``key = E``): bound, it shadows Euler's ``e``.
-            if not _NAME.match(name) or (name in _RESERVED and name != "E") or name in symbols:
-                raise self.fail(key, "not a usable input name (letters, digits, _; not a function, constant or symbol)")
-            self.check_value(key, value)
-            result[name] = self.exact(key, value, symbols)
-        return result
-
-    def exact(self, key: str, value, names: dict):
-        """An integer, a value text, or an array of those -> exact value.
-
-        A string is read by the one value grammar (``"[[0, ln(2)]]"`` is a matrix); an
-        array is the same matrix written in TOML, refused with the same messages.
-        """
-        if isinstance(value, bool) or not isinstance(value, (int, str, list)):
-            raise self.fail(key, f"expected an integer, a string or an array, got {type_name(type(value))} {show(value)}")
-        if isinstance(value, int):
-            return sympy.Integer(value)
-        if isinstance(value, str):
-            return self.expression(key, value, names)
-        if not value or all(isinstance(row, list) and not row for row in value):
-            raise self.fail(key, "empty matrix")
-        flat = not isinstance(value[0], list)
-        rows = [value] if flat else value
-        width = len(rows[0])
-        entries = []
-        for i, row in enumerate(rows):
-            if not isinstance(row, list):
-                raise self.fail(key, f"row {i + 1} is not a list")
-            if len(row) != width:
-                raise self.fail(key, f"row {i + 1} has {len(row)} entries, row 1 has {width}")
-            for j, entry in enumerate(row):
-                where = f"{key}[{j}]" if flat else f"{key}[{i}][{j}]"
-                if isinstance(entry, list):
-                    raise self.fail(where, "a matrix entry must be a number, not a matrix")
-                number = self.exact(where, entry, names)
-                if isinstance(number, sympy.MatrixBase):
-                    raise self.fail(where, "a matrix entry must be a number, not a matrix")
-                entries.append(number)
-        return sympy.ImmutableMatrix(len(rows), width, entries)
-
-    def expression(self, key: str, text: str, names: dict):
-        try:
-            value = read_value(text, names)
-        except SymbolicAttnError as error:
-            raise self.wrap(key, error) from None
-        except RecursionError:
-            raise self.fail(key, "expression nested too deeply") from None
-        if isinstance(value, sympy.MatrixBase):
-            if max(value.shape) > LIMITS["dimension"]:
-                raise self.fail(key, f"a {value.rows}x{value.cols} matrix exceeds the limit of {LIMITS['dimension']}")
-            return sympy.ImmutableMatrix(value)
-        return value
-
-    def matrix(self, key: str, value, names: dict) -> sympy.ImmutableMatrix:
-        result = self.exact(key, value, names)
-        if not isinstance(result, sympy.MatrixBase):
-            result = sympy.ImmutableMatrix([[result]])  # a scalar is a 1x1 matrix
-        if result.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
-            raise self.fail(key, "entries must be finite numbers")
-        return result
-
-    def attention(self, table: dict, names: dict) -> AttentionSpec:
-        prefix = "attention."
-        self.only_keys(table, _ATTENTION_KEYS, prefix)
-        for key in _ATTENTION_KEYS - {"mask"}:
-            self.typed(table, key, prefix, (int, str, list))
-        if "value" not in table:
-            raise self.fail(prefix + "value", "missing")
-        value = self.matrix(prefix + "value", table["value"], names)
-        if "scores" in table:
-            for key in ("query", "key"):
-                if key in table:
-                    raise self.fail(prefix + key, "give either scores or query and key, not both")
-            if table.get("scale", "none") != "none":
-                raise self.fail(prefix + "scale", 'given scores are already scaled: leave scale out or write "none"')
-            scores = self.matrix(prefix + "scores", table["scores"], names)
-            if scores.cols != value.rows:
-                raise self.fail(prefix + "value", f"{value.rows} value rows for {scores.cols} keys (score columns)")
-            mask, kind, offset = self.mask(table, scores.shape)
-            return AttentionSpec(value, scores=scores, mask=mask, mask_kind=kind, scale="none", mask_offset=offset)
-        for key in ("query", "key"):
-            if key not in table:
-                raise self.fail(prefix + key, "missing (or give scores directly)")
-        query = self.matrix(prefix + "query", table["query"], names)
-        key_matrix = self.matrix(prefix + "key", table["key"], names)
-        if query.cols != key_matrix.cols:
-            raise self.fail(prefix + "key", f"key width {key_matrix.cols} differs from query width {query.cols} (d_k)")
-        if key_matrix.rows != value.rows:
-            raise self.fail(prefix + "value", f"{value.rows} value rows for {key_matrix.rows} key rows")
-        scale = self.scale(table.get("scale", "default"), names)
-        mask, kind, offset = self.mask(table, (query.rows, key_matrix.rows))
-        return AttentionSpec(value, query=query, key=key_matrix, mask=mask, mask_kind=kind, scale=scale,
-                             mask_offset=offset)
-
-    def scale(self, value, names: dict):
-        key = "attention.scale"
-        if value in ("default", "none"):
-            return value
-        result = self.exact(key, value, names)
-        # Any exact real number, as in the attention command (0 gives uniform weights).
-        if isinstance(result, sympy.MatrixBase) or result.free_symbols:
-            raise self.fail(key, f'expected "default", "none" or a number, got {show(value)}')
-        return result
 
     def claim(self, index: int, entry, exercise: Exercise) -> Claim:
         """One ``[[claims]]`` table; errors name it ``claim 3 ('label')``, counted from 1."""

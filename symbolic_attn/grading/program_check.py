@@ -42,7 +42,7 @@ import sympy
 
 from symbolic_attn.errors import SymbolicAttnError
 from symbolic_attn.grading.claims import all_pass, judge_values, verdict_of
-from symbolic_attn.grading.report import CheckReport, ClaimOutcome
+from symbolic_attn.grading.outcomes import CheckReport, ClaimOutcome
 from symbolic_attn.grading.text import clean
 from symbolic_attn.model.trace import Selection, Trace, select
 from symbolic_attn.model.program import run_program

@@ -5,7 +5,9 @@ r"""Checking an exercise: one verdict per claim, as a text table or as JSON.
 its trace with the one helper :func:`symbolic_attn.model.trace.select`, judges them by how
 they are written (:mod:`symbolic_attn.grading.claims`), and asks
 :mod:`symbolic_attn.grading.diagnose` which known mistake produced each wrong one.
-Decimals shown beside the exact values are certified.
+Decimals shown beside the exact values are certified.  An exercise with ``[define]`` is
+checked by :func:`symbolic_attn.grading.program_check.check_program` instead; both fill the
+same outcomes (:mod:`symbolic_attn.grading.outcomes`), rendered here.
 
 Verdicts are ``pass``, ``fail`` and ``undecided`` (a comparison that could not be settled
 within its budget; never a pass).  A claim of several entries says which are wrong.
@@ -45,14 +47,11 @@ output   pass     [1/3, 4/3]     [0.3333, 1.3333]             2 decimals  -
 """
 
 import json
-from dataclasses import dataclass, field
-
-import sympy
-from sympy.printing.str import sstr
 
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
 from symbolic_attn.grading.claims import judge_values, verdict_of
 from symbolic_attn.grading.diagnose import MISTAKES, Diagnoser
+from symbolic_attn.grading.outcomes import CheckReport, ClaimOutcome
 from symbolic_attn.grading.text import clean
 from symbolic_attn.grading.view import StageView
 
@@ -61,82 +60,6 @@ __all__ = ["ClaimOutcome", "CheckReport", "check_exercise", "render_text", "rend
 _TEXT_WIDTH = 48  # longest closed form shown in the text table
 _TEXT_SIZE = 64  # entries x softmax terms above which the text table does not build the closed form
 _JSON_SIZE = 256  # the same bound for JSON: a bigger closed form is left out, with a note
-
-
-@dataclass
-class ClaimOutcome:
-    """The verdict on one claim, with the exact values it was judged against.
-
-    ``selection`` holds the claim's entries as functions (built on first use: a claim
-    settled by intervals needs no closed form until one is printed) and their 1-based
-    positions; ``wrong`` and ``undecided`` are the positions of failing/undecided entries.
-    """
-
-    claim: object
-    verdict: str
-    shape: tuple | None
-    rule: str
-    decimals: list
-    selection: object
-    size: int = 0  # a cheap bound on the size of the closed forms (entries x terms)
-    diagnosis: list = field(default_factory=list)
-    details: list = field(default_factory=list)
-    notes: list = field(default_factory=list)
-    wrong: list = field(default_factory=list)
-    undecided: list = field(default_factory=list)
-
-    @property
-    def values(self) -> list:
-        if "_values" not in self.__dict__:
-            self.__dict__["_values"] = [entry() for entry in self.selection.entries]
-        return self.__dict__["_values"]
-
-    def exact_text(self) -> str:
-        return _nested(self.values, self.shape, lambda v: sstr(v, order="none"))
-
-    def exact_latex(self) -> str:
-        if self.shape is None:
-            return sympy.latex(self.values[0], order="none")
-        width = self.shape[-1]
-        rows = [self.values[i:i + width] for i in range(0, len(self.values), width)]
-        return sympy.latex(sympy.Matrix(rows), order="none")
-
-    def decimal_text(self) -> str:
-        return _nested(self.decimals, self.shape, lambda d: d)
-
-    def wrong_text(self) -> str:
-        """``"wrong at [1,2] [3,3]"`` for a claim of several entries of which some (not all)
-        are wrong or undecided, else ``""`` (JSON lists the positions always)."""
-        total = len(self.selection.positions)
-        if total <= 1 or not (self.wrong or self.undecided) or len(self.wrong) == total:
-            return ""
-        parts = []
-        for word, positions in (("wrong", self.wrong), ("undecided", self.undecided)):
-            if positions:
-                shown = " ".join(f"[{i},{j}]" for i, j in positions[:8]) + (" ..." if len(positions) > 8 else "")
-                parts.append(f"{word} at {shown}")
-        return "; ".join(parts)
-
-
-@dataclass
-class CheckReport:
-    """All outcomes of one exercise file."""
-
-    source: str
-    title: str
-    outcomes: list
-
-    @property
-    def passed(self) -> int:
-        return sum(o.verdict == "pass" for o in self.outcomes)
-
-    @property
-    def failed(self) -> int:
-        return sum(o.verdict == "fail" for o in self.outcomes)
-
-    @property
-    def undecided(self) -> int:
-        return sum(o.verdict == "undecided" for o in self.outcomes)
 
 
 def check_exercise(exercise, progress=None) -> CheckReport:
@@ -198,15 +121,6 @@ def _check(exercise, result, progress) -> CheckReport:
             outcome.diagnosis = sorted({mistake for mistake, _ in outcome.details}, key=list(MISTAKES).index)
         outcomes.append(outcome)
     return CheckReport(exercise.source, exercise.title, outcomes)
-
-
-def _nested(items, shape, show) -> str:
-    if shape is None:
-        return show(items[0])
-    if len(shape) == 1:
-        return "[" + ", ".join(show(x) for x in items) + "]"
-    rows = [items[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
-    return "[" + ", ".join("[" + ", ".join(show(x) for x in row) + "]" for row in rows) + "]"
 
 
 # ----------------------------------------------------------------- rendering

@@ -1,8 +1,13 @@
 """The exact computations: masks, softmax, attention, each returning every named stage.
 
 Owns: structural masks (:mod:`.masks`), the one attention core (:mod:`.attention`) and
-its certified decimals straight from the numbers (:mod:`.decimals`); later heads,
-positions, LayerNorm and blocks.
+its certified decimals straight from the numbers (:mod:`.decimals`); the named stages of a
+computation and the one selection helper (:mod:`.trace`), built from stages and nested
+traces by :mod:`.compose` with certified decimals of any closed form (:mod:`.certify`);
+then heads (:mod:`.multihead`), positions (:mod:`.positional`), LayerNorm
+(:mod:`.layernorm`), the feed-forward sublayer (:mod:`.feedforward`) and blocks
+(:mod:`.block`); computation files as named definitions (:mod:`.program`, calling
+:mod:`.functions`) and the known mistakes as settings of them (:mod:`.variants`).
 
 May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`, :mod:`symbolic_attn.render`.
 """

@@ -39,7 +39,7 @@ from symbolic_attn.errors import EmptyRowError, MaskError, ShapeError, StageErro
 from symbolic_attn.exact.certified import check_digits, check_precision, decimal_string
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.decimals import StageNumbers, rational_matrix, sympy_matrix
-from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
+from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask, as_mask
 from symbolic_attn.model.compose import product as _product  # the model's one exact product
 from symbolic_attn.model.trace import Trace
 
@@ -91,21 +91,6 @@ class Options:
         if unknown:
             raise MaskError(f"unknown option {shown(unknown[0])!r}: expected masking, axis, on_empty_row or stable")
         return cls(**options)
-
-
-def as_mask(mask, n: int, m: int) -> Mask:
-    """``None``/"none" (all visible), "causal", or a :class:`Mask` checked to be n x m."""
-    if mask is None or (isinstance(mask, str) and mask == "none"):
-        return Mask.full(n, m)
-    if isinstance(mask, str):
-        if mask == "causal":
-            return Mask.causal(n, m)
-        raise MaskError(f"unknown mask {mask!r}: expected none, causal or a Mask")
-    if not isinstance(mask, Mask):
-        raise MaskError(f"expected a Mask, 'none' or 'causal', got {type(mask).__name__}")
-    if mask.shape != (n, m):
-        raise ShapeError(f"mask is {mask.shape[0]}x{mask.shape[1]} but the scores are {n}x{m} (n queries x m keys)")
-    return mask
 
 
 def _row_parts(scores, allowed, row_number, options, exp, add, zero, one, nan):

@@ -166,7 +166,7 @@ class MaskSpec:
 
 def resolve_mask(mask, n: int, m: int):
     """``None``/'none', 'causal', a :class:`MaskSpec` or a Mask -> an n x m Mask."""
-    from symbolic_attn.model.attention import as_mask
+    from symbolic_attn.model.masks import as_mask
 
     if isinstance(mask, MaskSpec):
         return mask.resolve(n, m)

@@ -16,6 +16,10 @@ constructor                     convention               used by
 ``a & b``                       allowed in both          causal and padding together
 ==============================  =======================  ==========================
 
+Every operation also takes the short forms ``None``/``"none"`` and ``"causal"``;
+:func:`as_mask` reads them (and checks a given mask's shape), for attention and the rest
+of the model alike.
+
 >>> Mask.causal(3)
 Mask.keep([[1, 0, 0], [1, 1, 0], [1, 1, 1]])
 >>> Mask.block([[0, 1], [0, 0]]) == Mask.keep([[1, 0], [1, 1]])
@@ -32,10 +36,10 @@ from dataclasses import dataclass
 
 import sympy
 
-from symbolic_attn.errors import MaskError, shown
+from symbolic_attn.errors import MaskError, ShapeError, shown
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 
-__all__ = ["Mask", "EMPTY_ROW_POLICIES"]
+__all__ = ["Mask", "EMPTY_ROW_POLICIES", "as_mask"]
 
 #: What to do with a query row whose mask allows no key (see :func:`attention.softmax`).
 #: ``"error"`` (default) refuses; the others reproduce real libraries' behaviour.
@@ -201,6 +205,21 @@ class Mask:
 
     def __repr__(self) -> str:
         return f"Mask.keep({self.keep_grid()})"
+
+
+def as_mask(mask, n: int, m: int) -> Mask:
+    """``None``/"none" (all visible), "causal", or a :class:`Mask` checked to be n x m."""
+    if mask is None or (isinstance(mask, str) and mask == "none"):
+        return Mask.full(n, m)
+    if isinstance(mask, str):
+        if mask == "causal":
+            return Mask.causal(n, m)
+        raise MaskError(f"unknown mask {mask!r}: expected none, causal or a Mask")
+    if not isinstance(mask, Mask):
+        raise MaskError(f"expected a Mask, 'none' or 'causal', got {type(mask).__name__}")
+    if mask.shape != (n, m):
+        raise ShapeError(f"mask is {mask.shape[0]}x{mask.shape[1]} but the scores are {n}x{m} (n queries x m keys)")
+    return mask
 
 
 def _quoted(value) -> str:

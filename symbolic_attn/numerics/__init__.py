@@ -3,8 +3,10 @@
 Owns: the oracle for float implementations (numpy, JAX, PyTorch or a student's own):
 finding array libraries without importing them eagerly (:mod:`.backends`), the mask
 conventions of the libraries both ways (:mod:`.adapters`), the float error bounds per
-dtype (:mod:`.bounds`), certified comparison and reports (:mod:`.compare`), the battery of
-cases (:mod:`.battery`), naming the classic bug (:mod:`.diagnose`), running the
+dtype (:mod:`.bounds`), calling the implementation and reading what it returned
+(:mod:`.calling`), certified comparison (:mod:`.compare`) and its reports
+(:mod:`.report`), the battery of cases (:mod:`.battery`) and running it
+(:mod:`.suite`), naming the classic bug (:mod:`.diagnose`), running the
 implementation in a child process for the command line (:mod:`.isolation`) and Hypothesis
 strategies (:mod:`.strategies`).  The public faces are :mod:`symbolic_attn.testing` and
 :mod:`symbolic_attn.strategies`.

@@ -24,9 +24,7 @@ implementation.  Each entry is held to its bound from :mod:`.bounds`.
 
 from __future__ import annotations
 
-import inspect
 import math
-import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -40,6 +38,7 @@ from symbolic_attn.model.attention import AttentionResult, attention
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
 from symbolic_attn.numerics.adapters import CONVENTIONS, from_convention, to_convention
 from symbolic_attn.numerics.backends import FORMATS, FloatFormat, exact_value, float_format, numpy, to_numpy, ulp
+from symbolic_attn.numerics.calling import call_converted, split_result
 from symbolic_attn.numerics.isolation import ChildFailed
 from symbolic_attn.numerics.bounds import logit_bounds, output_bounds, weight_bounds
 from symbolic_attn.numerics.report import CaseReport, StageReport
@@ -166,42 +165,10 @@ def _entry_error(value: float, ball, bound: float) -> tuple[float, bool]:
     return high, False
 
 
-def split_result(returned, shape=None):
-    """(output, weights or None) from what an implementation returned.
-
-    A tuple or list of exactly two items is ``(output, weights)``, unless it is the
-    output itself given as rows: two numbers (one query), or, when ``shape`` (n, d_v)
-    is given with n = 2, two rows of d_v numbers each (lists, tuples or 1-D arrays).
-    """
-    if isinstance(returned, (tuple, list)) and len(returned) == 2 and not _is_number_row(returned) \
-            and not (shape is not None and shape[0] == 2 and all(_is_row(item, shape[1]) for item in returned)):
-        return to_numpy(returned[0], "output"), to_numpy(returned[1], "weights")
-    return to_numpy(returned, "output"), None
-
-
-def _is_number_row(values) -> bool:
-    return all(isinstance(x, numbers.Real) for x in values)
-
-
-def _is_row(item, length) -> bool:
-    """A row of ``length`` numbers: a list or tuple of them, or a 1-D array."""
-    if isinstance(item, (list, tuple)):
-        return len(item) == length and _is_number_row(item)
-    return getattr(item, "ndim", None) == 1 and len(item) == length
-
-
 def call(fn, arrays, mask, convention, dtype, scale=None):
     """Call ``fn(q, k, v, mask)`` (``scale=`` added when a scale is given) on copies."""
     mask_arg = None if mask is None else to_convention(mask, convention, dtype)
     return call_converted(fn, arrays, mask_arg, scale)
-
-
-def call_converted(fn, arrays, mask_arg, scale=None):
-    """:func:`call` with the mask already in the implementation's convention."""
-    q, k, v = (a.copy() for a in arrays)
-    if scale is None or not _takes_scale(fn):  # a fn(q, k, v, mask) applies the scale itself
-        return fn(q, k, v, mask_arg)
-    return fn(q, k, v, mask_arg, scale=float(scale))
 
 
 def returned(fn, arrays, mask, convention, dtype, scale, shape):
@@ -212,14 +179,6 @@ def returned(fn, arrays, mask, convention, dtype, scale, shape):
         return split_result(call(fn, arrays, mask, convention, dtype, scale), (shape[0], shape[3]))
     mask_arg = None if mask is None else to_convention(mask, convention, dtype)
     return in_child(arrays, mask_arg, scale, shape)
-
-
-def _takes_scale(fn) -> bool:
-    try:
-        parameters = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return True  # unknown: pass the scale, as documented
-    return "scale" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
 def as_arrays(q, k, v, dtype):

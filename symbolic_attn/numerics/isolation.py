@@ -339,7 +339,7 @@ def _child(request_r, result_w, printed_w, target, load, new_session: bool = Tru
     warnings.simplefilter("ignore")
     try:
         fn = load(target)
-        from symbolic_attn.numerics.suite import takes_scale
+        from symbolic_attn.numerics.calling import takes_scale
 
         hello = {"name": str(getattr(fn, "__qualname__", None) or target.rpartition(":")[2]), "takes_scale": takes_scale(fn)}
     except SymbolicAttnError as error:
@@ -363,7 +363,7 @@ def _answer(fn, request):
     """The reply to one case: the returned arrays' shapes and float64 bytes, or the error."""
     import numpy as np
 
-    from symbolic_attn.numerics.compare import call_converted, split_result
+    from symbolic_attn.numerics.calling import call_converted, split_result
 
     n, m, d_k, d_v = request["shape"]
     arrays = [np.array(x, dtype=request["dtype"]) for x in request["arrays"]]

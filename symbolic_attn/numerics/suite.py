@@ -17,13 +17,13 @@ r"""Run the battery against an implementation: reports, diagnosis, a pytest asse
 
 from __future__ import annotations
 
-import inspect
 import json
 from dataclasses import dataclass
 
 from symbolic_attn.errors import ImplementationError, doing, shown
 from symbolic_attn.numerics.backends import float_format
 from symbolic_attn.numerics.battery import Case, battery
+from symbolic_attn.numerics.calling import takes_scale
 from symbolic_attn.numerics.compare import CaseReport, run_case
 from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain
 from symbolic_attn.numerics.isolation import Isolated
@@ -115,15 +115,6 @@ def _as_case(case, number) -> Case:
         q, k, v, *rest = case
         return Case(f"case_{number}", q, k, v, *rest)
     raise ImplementationError(f"cases[{number}]: expected a Case, a (q, k, v, mask) tuple or a dict, got {type(case).__name__}")
-
-
-def takes_scale(fn) -> bool:
-    """Whether ``fn`` accepts a ``scale`` keyword (then the explicit-scale cases run)."""
-    try:
-        parameters = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return "scale" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
 def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:

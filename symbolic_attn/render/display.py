@@ -175,7 +175,7 @@ def latex_report(result, digits: int = 3) -> str:
         else:
             blocks.append([rf"M &= {grid}", rf"&{note}"])
     for key, symbol, _title in _stages(result):
-        blocks.append(_stage_lines(result, key, symbol.replace("'", "'"), names[key], digits))
+        blocks.append(stage_latex_lines(result, key, symbol.replace("'", "'"), names[key], digits))
     out = []
     for lines in blocks:
         for start in range(0, len(lines), _LINES_PER_BLOCK):
@@ -194,7 +194,22 @@ def _decimal_matrix(decimals) -> str:
     return bracketed_rows([" & ".join(_decimal_cell(d) for d in row) for row in decimals], len(decimals[0]))
 
 
-def _stage_lines(result, key, symbol, name, digits) -> list[str]:
+def stage_latex_lines(result, key, symbol, name, digits) -> list[str]:
+    r"""One stage as the lines of an ``align*`` (joined by ``\\``), each within ``\textwidth``.
+
+    The one LaTeX layout of a stage, shared by ``attention --format latex`` and ``run``.
+    ``result`` is anything with ``stage(key)`` (the exact matrix) and ``decimals(key, digits)``;
+    ``name`` is the left-hand side and ``symbol`` labels the entries when the matrix is shown
+    entry by entry (its long closed forms broken over lines, each ending with its decimal).
+
+    >>> import sympy
+    >>> from types import SimpleNamespace
+    >>> stage = SimpleNamespace(stage=lambda key: sympy.Matrix([[sympy.Rational(1, 3), 1]]),
+    ...                         decimals=lambda key, digits: [["0.333", "1.000"]])
+    >>> print("\n".join(stage_latex_lines(stage, "weights", "A", "A", 3)))
+    A &= \begin{bmatrix}\frac{1}{3} & 1\end{bmatrix}
+    &\approx \begin{bmatrix}0.333 & 1.000\end{bmatrix}
+    """
     matrix = result.stage(key)
     decimals = result.decimals(key, digits)
     exact = matrix_latex(matrix, order="none")
