@@ -126,3 +126,86 @@ def test_answer_key_points_use_the_one_reader(text):
 
 def test_answer_key_points_read_rationals():
     assert _points("3/2") == R(3, 2) and _points("1.5") == R(3, 2)
+
+
+# -- the same error, word for word ---------------------------------------------------------
+#
+# Every front end reads the text with the one grammar (exact.syntax) and the one evaluator
+# (exact.evaluate), so a refused text gets one message: only the front end's own prefix
+# ("definition 'D': ") and whether the text is quoted back (' in "..."') may differ.
+
+SAME_ERROR_TEXTS = [
+    "1e999", "1" * 500, "\uff11", "\u0662", "0.\u09e7\u09ec", "\u200b1", "__import__('os')", "0x10", "1j",
+    "1 < 2", "X == X", "lambda: 1", "True", "(1, 2)", "1 +", "(1", "1)", "[1,,2]", "2x", "1/0",
+    "sqrt(-1)", "ln(0)", "exp(7000)", "9^9^9^9", "-" * 300 + "1", "0.3, 0.7", "0,245", "f'{1}'", "(x := 1)",
+    "1 % 2",
+]
+# [define] extends the language with quoted options and stage paths, so it refuses these
+# differently (an option is not a result; 'a' is no computation): refused everywhere.
+EXTENDED_IN_DEFINE = ["'text'", "a.b", "A.weights"]
+
+
+def _message(front_end, text):
+    try:
+        front_end(text)
+    except SymbolicAttnError as error:
+        message = str(error)
+        message = message.removeprefix("definition 'D': ")
+        quoted = message.rfind(' in "')
+        return message[:quoted] if quoted > 0 and message.endswith('"') else message
+    return None
+
+
+@pytest.mark.parametrize("text", SAME_ERROR_TEXTS, ids=lambda t: t[:20])
+def test_a_refused_text_gets_one_message_everywhere(text):
+    messages = {name: _message(front_end, text) for name, front_end in FRONT_ENDS.items()}
+    assert None not in messages.values(), messages
+    assert len(set(messages.values())) == 1, messages
+
+
+@pytest.mark.parametrize("text", EXTENDED_IN_DEFINE)
+@pytest.mark.parametrize("front_end", FRONT_ENDS.values(), ids=FRONT_ENDS.keys())
+def test_options_and_stages_are_refused_outside_their_computation(front_end, text):
+    assert _message(front_end, text) is not None
+
+
+# -- the same value ---------------------------------------------------------------------------
+
+SAME_VALUE_TEXTS = [
+    ("1.", 1), ("1_000", 1000), (".5", R(1, 2)), ("2^3^2", 512), ("-2^2", -4), ("2**-1", R(1, 2)),
+    ("--1", 1), ("(1/3)", R(1, 3)), ("sqrt(8)", 2 * sympy.sqrt(2)), ("e^0", 1), ("log(8, 2)", 3),
+    ("+".join(["1"] * 300), 300), ("*".join(["2"] * 10), 1024),
+]
+
+
+@pytest.mark.parametrize("text, expected", SAME_VALUE_TEXTS, ids=lambda v: str(v)[:20])
+@pytest.mark.parametrize("front_end", FRONT_ENDS.values(), ids=FRONT_ENDS.keys())
+def test_an_accepted_text_has_one_value_everywhere(front_end, text, expected):
+    assert _answer(front_end, text) == expected
+
+
+MATRIX_FRONT_ENDS = {
+    "command line": lambda text: __import__("symbolic_attn.exact.parse", fromlist=["parse_matrix"]).parse_matrix(text),
+    "exercise value": _exercise_value,
+    "[define]": _definition,
+}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("[[1, 0], [0, 1/2]]", sympy.ImmutableMatrix([[1, 0], [0, R(1, 2)]])),
+    ("[1, 2, 3,]", sympy.ImmutableMatrix([[1, 2, 3]])),
+    ("[[1, 2]] * 2", sympy.ImmutableMatrix([[2, 4]])),
+    ("[[1, 2]].T", sympy.ImmutableMatrix([[1], [2]])),
+    ("[[1, 2], [3, 4]] + [[10, 20]]", sympy.ImmutableMatrix([[11, 22], [13, 24]])),
+])
+@pytest.mark.parametrize("front_end", MATRIX_FRONT_ENDS.values(), ids=MATRIX_FRONT_ENDS.keys())
+def test_a_matrix_has_one_value_everywhere(front_end, text, expected):
+    assert sympy.ImmutableMatrix(front_end(text)) == expected
+
+
+@pytest.mark.parametrize("text", ["[[1, 2], [3]]", "[[[1]]]", "[]", "[[1, 2]] + 1", "[[1, 2]] @ [[1, 2]]",
+                                  "[[1, 2]] ^ 2", "[[1]] / [[1]]"])
+def test_a_bad_matrix_gets_one_message_everywhere(text):
+    messages = {name: _message(front_end, text) for name, front_end in MATRIX_FRONT_ENDS.items()}
+    assert None not in messages.values(), messages
+    assert len(set(messages.values())) == 1, messages

@@ -273,8 +273,19 @@ class _Evaluator(Evaluator):
         raise self.fail(node, "indexing is only allowed in a stage path such as M.head[2].weights")
 
     def matrix(self, node: Matrix):
-        # A list here may hold matrices (heads) or computations: converted where it is used.
-        return [self.evaluate(item) for item in node.items]
+        """A bracketed list of numbers is a matrix, as in every front end (with the same
+        messages); one that holds matrices or computations (heads) stays a list, converted
+        where it is used."""
+        values = [self.raw(item) for item in node.items]
+        if all(_numbers_only(value) for value in values):
+            return super().matrix(node)
+        return values
+
+    def raw(self, node: Node):
+        """A list's item: a nested list stays a Python list until the whole is judged."""
+        if isinstance(node, Matrix):
+            return [self.raw(item) for item in node.items]
+        return self.evaluate(node)
 
     def product(self, left, right):
         return product(left, right)
@@ -436,6 +447,13 @@ class _Evaluator(Evaluator):
         if isinstance(value, sympy.MatrixBase):
             return f"a {value.rows}x{value.cols} matrix"
         return f"the number {shown(value)}"
+
+
+def _numbers_only(value) -> bool:
+    """A number, or a (nested) list whose leaves are all numbers."""
+    if isinstance(value, list):
+        return all(_numbers_only(item) for item in value)
+    return _is_number(value)
 
 
 def _is_number(value) -> bool:
