@@ -1,9 +1,9 @@
 """Exact values from text and Python values; certified decimals.  The bottom layer.
 
 Owns: the bounds on untrusted input (:mod:`.limits`, one ``Limits`` for every front end),
-the one input language -- the cheap textual pre-scan (:mod:`.scan`), its grammar, a typed
-tree with source spans (:mod:`.syntax`), its one evaluator (:mod:`.evaluate`) and the
-entry points text -> value (:mod:`.parse`) --, the float policy and Python
+the one input language -- its grammar, a cheap textual pass and then a typed tree with
+source spans (:mod:`.syntax`), its one evaluator (:mod:`.evaluate`) and the entry points
+text -> value (:mod:`.parse`) --, the float policy and Python
 value conversion (:mod:`.convert`), certified arb intervals and the exact zero test for
 numbers (:mod:`.certified`), rounding decisions in integers (:mod:`.rounding`), and the
 bounded memo for pure functions of exact values (:mod:`.memo`).

@@ -37,9 +37,8 @@ import sympy
 from symbolic_attn.errors import InputLimitError, ParseError, SymbolicAttnError, UndecidedError, shown
 from symbolic_attn.exact.certified import to_arb, working_precision
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
-from symbolic_attn.exact.scan import snippet
 from symbolic_attn.exact.syntax import (
-    Attribute, BinOp, Call, Index, Matrix, Name, Node, Number, String, Transpose, UnaryOp, left_chain,
+    Attribute, BinOp, Call, Index, Matrix, Name, Node, Number, String, Transpose, UnaryOp, left_chain, snippet,
 )
 
 __all__ = ["Evaluator", "SCALAR_FUNCTIONS", "CONSTANTS", "bound_value"]

@@ -40,8 +40,7 @@ import sympy
 from symbolic_attn.errors import ParseError, shown
 from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
-from symbolic_attn.exact.scan import snippet
-from symbolic_attn.exact.syntax import number_value, parse
+from symbolic_attn.exact.syntax import number_value, parse, snippet
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "parse_expression", "parse_matrix", "exact_decimal"]
 

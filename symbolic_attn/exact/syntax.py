@@ -5,8 +5,10 @@ command line's options, the strings and arrays of exercise files, claimed values
 keys, the ``[define]`` definitions of computation files and the values a student's
 solution states.  Nothing is evaluated here and nothing is handed to Python's parser: the
 text is cut into tokens by one regular expression and read by a small recursive descent,
-after :func:`~symbolic_attn.exact.scan.check_text` has bounded it (length, ASCII only, no
-control characters, brackets that match and nest at most ``max_depth`` deep).
+after :func:`check_text` has bounded it (length, ASCII only -- Python would read other
+digits and NFKC-fold letters, a fullwidth 'ｅ' becoming the constant e --, no control
+characters, brackets that match and nest at most ``max_depth`` deep, bounded runs of
+digits and names, decimal exponents and matrix products).
 
 The tree (all nodes frozen, each with ``start``/``end``, offsets into the text)::
 
@@ -48,21 +50,24 @@ import sympy
 
 from symbolic_attn.errors import InputLimitError, ParseError, shown
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
-from symbolic_attn.exact.scan import check_text, snippet
 
 __all__ = [
     "Node", "Number", "Name", "String", "Call", "Keyword", "UnaryOp", "BinOp", "Transpose", "Attribute", "Index",
-    "Matrix", "parse", "number_value", "left_chain", "size", "to_text",
+    "Matrix", "parse", "number_value", "left_chain", "size", "to_text", "check_text", "check_brackets", "snippet",
 ]
 
 
-@dataclass(frozen=True)
 class Node:
-    """A piece of the tree; ``start`` and ``end`` are offsets into the text (column = start + 1)."""
+    """A piece of the tree; ``start`` and ``end`` are offsets into the text (column = start + 1).
+
+    Not a dataclass itself, so that each node's own fields come first and its span last."""
+
+    start: int
+    end: int
 
     @property
     def column(self) -> int:
-        return self.start + 1  # type: ignore[attr-defined,no-any-return]  # every subclass has start
+        return self.start + 1
 
 
 @dataclass(frozen=True)
@@ -197,6 +202,95 @@ class _Token:
     end: int
 
 
+# -- the textual pass: cheap bounds before any token is made --------------------------
+
+# Runs of letters, digits and underscores: numbers (0x... too) and names, bounded alike.
+_TOKEN_RUN = re.compile(r"\w+")
+_EXPONENT = re.compile(r"(?<![A-Za-z_])\d*\.?\d+[eE]([+-]?\d+)")
+
+
+def snippet(text: str, width: int = 60) -> str:
+    """The offending text, quoted and cut short, for an error message."""
+    return '"' + shown(text, width).replace('"', '\\"') + '"'
+
+
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def check_brackets(text: str, limits: Limits) -> None:
+    """Brackets nest at most ``max_depth`` deep and match; a mismatch names both columns.
+
+    >>> check_brackets("[[1,0],[0,1]", DEFAULT_LIMITS)
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ParseError: unclosed '[' opened at column 1: no matching ']' in "[[1,0],[0,1]"
+    """
+    stack, deepest, mismatch = [], 0, None
+    for column, char in enumerate(text, start=1):
+        if char in _CLOSING:
+            stack.append((char, column))
+            deepest = max(deepest, len(stack))
+        elif char in ")]}" and mismatch is None:
+            if not stack:
+                mismatch = f"'{char}' at column {column} closes no bracket"
+                continue
+            opener, opened = stack.pop()
+            if _CLOSING[opener] != char:
+                mismatch = f"'{char}' at column {column} does not match '{opener}' opened at column {opened}"
+    if deepest > limits.max_depth:
+        raise InputLimitError(f"brackets nested {deepest} deep exceed the limit of {limits.max_depth}")
+    if mismatch:
+        raise ParseError(f"{mismatch} in {snippet(text)}")
+    if stack:
+        opener, opened = stack[-1]
+        raise ParseError(
+            f"unclosed '{opener}' opened at column {opened}: no matching '{_CLOSING[opener]}' in {snippet(text)}"
+        )
+
+
+def check_text(text: str, limits: Limits) -> None:
+    """The textual pass before the text is cut into tokens: length, ASCII only, no control
+    characters, brackets, runs of digits and names, matrix products and decimal exponents,
+    each bounded by ``limits``.
+
+    >>> check_text("\uff38 @ W", DEFAULT_LIMITS)
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ParseError: non-ASCII character 'Ｘ' (U+FF38) at column 1: write numbers and names in ASCII, in "Ｘ @ W"
+    """
+    if not isinstance(text, str):
+        raise ParseError(f"expected text, got {shown(type(text).__name__)}")
+    if not isinstance(limits, Limits):
+        raise ParseError(f"limits must be a Limits object, got {shown(type(limits).__name__)}")
+    if len(text) > limits.max_text_length:
+        raise InputLimitError(f"text of {len(text)} characters exceeds the limit of {limits.max_text_length}")
+    if not text.strip():
+        raise ParseError("empty expression")
+    for column, char in enumerate(text, start=1):
+        # ASCII only: Python's parser would read other digits or NFKC-fold letters
+        # (a fullwidth 'ｅ' becomes the constant e); a hand-written maths text needs none.
+        if not char.isascii():
+            raise ParseError(
+                f"non-ASCII character '{shown(char)}' (U+{ord(char):04X}) at column {column}: write numbers and "
+                f"names in ASCII, in {snippet(text)}"
+            )
+        if not char.isprintable() and char not in " \t\r\n":
+            raise ParseError(f"control character '{shown(char)}' at column {column} in {snippet(text)}")
+    check_brackets(text, limits)
+    for run in _TOKEN_RUN.finditer(text):
+        if len(run.group()) > limits.max_digits:
+            what = f"a number with {len(run.group())} digits" if run.group()[0].isdigit() else f"a name of {len(run.group())} characters"
+            raise InputLimitError(f"{what} at column {run.start() + 1} exceeds the limit of {limits.max_digits}")
+    if text.count("@") > limits.max_matrix_products:
+        raise InputLimitError(f"{text.count('@')} matrix products exceed the limit of {limits.max_matrix_products}")
+    for match in _EXPONENT.finditer(text):
+        if abs(int(match.group(1))) > limits.max_decimal_exponent:
+            raise InputLimitError(
+                f"decimal exponent {match.group(1)} at column {match.start() + 1} exceeds the limit of "
+                f"{limits.max_decimal_exponent}"
+            )
+
+
 def number_value(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, int | None]:
     """The exact value and the written precision of a decimal literal (ASCII digits only).
 
@@ -306,7 +400,7 @@ class _Parser:
         return self.take()
 
     def start_of(self, node: Node) -> int:
-        return self.opened.get(id(node), node.start)  # type: ignore[attr-defined]
+        return self.opened.get(id(node), node.start)
 
     def deeper(self) -> None:
         self.depth += 1
