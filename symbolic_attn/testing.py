@@ -14,7 +14,7 @@ Importable without numpy: numpy is imported only when arrays have to be built.
 """
 
 from symbolic_attn.numerics.adapters import CONVENTIONS, KEY_CONVENTIONS, causal, causal_alignment, from_convention, to_convention
-from symbolic_attn.numerics.battery import Case, battery
+from symbolic_attn.numerics.battery import KernelCase, battery
 from symbolic_attn.numerics.bounds import EXP_ULPS
 from symbolic_attn.numerics.compare import CaseReport, StageReport, compare_attention
 from symbolic_attn.numerics.diagnose import DIAGNOSES
@@ -25,7 +25,7 @@ __all__ = [
     "assert_attention_close",
     "run_battery",
     "battery",
-    "Case",
+    "KernelCase",
     "CaseReport",
     "StageReport",
     "BatteryReport",

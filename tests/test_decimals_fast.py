@@ -28,10 +28,10 @@ RATIONALS = st.sampled_from([Fraction(0), Fraction(1), Fraction(-1), Fraction(1,
 def reference(result, stage, digits, significant):
     """Each exact closed-form entry rounded on its own (the slow, obviously right way)."""
     matrix = result.stage(stage)
-    return [[exact_decimal(e, digits, significant) for e in matrix.row(i)] for i in range(matrix.rows)]
+    return [[decimal_text(e, digits, significant) for e in matrix.row(i)] for i in range(matrix.rows)]
 
 
-def exact_decimal(entry, digits, significant):
+def decimal_text(entry, digits, significant):
     if entry is sympy.nan:
         return "nan"
     if entry.free_symbols:

@@ -194,7 +194,7 @@ def test_cases_as_tuples_and_dicts():
     report = assert_attention_close(correct, cases=[(Q, K, V), (Q, K, V, Mask.causal(3)),
                                                     {"name": "mine", "q": Q, "k": K, "v": V, "mask": "causal"}])
     assert [case.name for case in report.cases] == ["case_1", "case_2", "mine"]
-    with pytest.raises(ImplementationError, match=r"^cases\[1\]: expected a Case"):
+    with pytest.raises(ImplementationError, match=r"^cases\[1\]: expected a KernelCase"):
         assert_attention_close(correct, cases=["Q K V"])
     with pytest.raises(ImplementationError, match=r"^cases\[1\]: a dict needs q, k, v"):
         assert_attention_close(correct, cases=[{"q": Q}])

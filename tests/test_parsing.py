@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from symbolic_attn.errors import InputLimitError, ParseError
-from symbolic_attn.exact.parse import exact_decimal, parse_expression, parse_matrix
+from symbolic_attn.exact.parse import decimal_value, parse_expression, parse_matrix
 
 R = sympy.Rational
 
@@ -156,7 +156,7 @@ def test_fractions_round_trip(value):
 @given(st.decimals(allow_nan=False, allow_infinity=False, places=6, min_value=-10**6, max_value=10**6))
 def test_decimals_are_exact(value):
     text = format(value, "f")
-    assert exact_decimal(text.lstrip("-")) * (-1 if text.startswith("-") else 1) == R(str(value))
+    assert decimal_value(text.lstrip("-")) * (-1 if text.startswith("-") else 1) == R(str(value))
     assert parse_expression(text) == R(str(value))
 
 

@@ -43,7 +43,7 @@ from symbolic_attn.exact.rounding import (
     MAX_DIGITS,
     certified_decimal,
     check_digits,
-    exact_decimal,
+    decimal_text,
     rational_decimal,
 )
 
@@ -51,7 +51,7 @@ __all__ = [
     "to_arb",
     "check_digits",
     "rational_decimal",
-    "exact_decimal",
+    "decimal_text",
     "certified_decimal",
     "decimal_string",
     "within",

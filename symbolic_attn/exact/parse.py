@@ -42,15 +42,15 @@ from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
 from symbolic_attn.exact.syntax import number_value, parse, snippet
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "parse_expression", "parse_matrix", "exact_decimal"]
+__all__ = ["Limits", "DEFAULT_LIMITS", "parse_expression", "parse_matrix", "decimal_value"]
 
 
-def exact_decimal(literal: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Rational:
+def decimal_value(literal: str, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Rational:
     """The exact rational written by a decimal literal such as ``0.43`` or ``1e-3``.
 
-    >>> exact_decimal("0.140"), exact_decimal("2.5e2")
+    >>> decimal_value("0.140"), decimal_value("2.5e2")
     (7/50, 250)
-    >>> exact_decimal("0.\u09e7\u09ec")
+    >>> decimal_value("0.\u09e7\u09ec")
     Traceback (most recent call last):
     ...
     symbolic_attn.errors.ParseError: not a number: '0.১৬' (ASCII digits only)

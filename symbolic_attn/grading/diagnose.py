@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from symbolic_attn.errors import SymbolicAttnError
-from symbolic_attn.exact.parse import exact_decimal
+from symbolic_attn.exact.parse import decimal_value
 from symbolic_attn.grading.claims import all_pass
 from symbolic_attn.grading.view import StageView
 from symbolic_attn.model.compose import product
@@ -356,7 +356,7 @@ def _decimal(text: str) -> sympy.Rational:
     whole, dot, fraction = text.partition(".")
     if dot and "e" not in fraction and "E" not in fraction:  # "-0.125": digits over a power of ten, directly
         return sympy.Rational(int(whole + fraction), 10 ** len(fraction))
-    return -exact_decimal(text[1:]) if text.startswith("-") else exact_decimal(text)
+    return -decimal_value(text[1:]) if text.startswith("-") else decimal_value(text)
 
 
 def _product(A, B) -> list:

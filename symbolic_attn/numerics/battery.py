@@ -40,14 +40,14 @@ from fractions import Fraction
 from symbolic_attn.errors import ShapeError
 from symbolic_attn.model.masks import Mask
 
-__all__ = ["Case", "battery", "random_case", "MAX_RANDOM"]
+__all__ = ["KernelCase", "battery", "random_case", "MAX_RANDOM"]
 
 #: The most random cases one battery may hold (each costs exact arithmetic).
 MAX_RANDOM = 200
 
 
 @dataclass(frozen=True)
-class Case:
+class KernelCase:
     """One attention case: exact inputs, the mask (None = no mask) and the scale
     (None = 1/sqrt(d_k), the implementation's own default)."""
 
@@ -74,52 +74,52 @@ def _m(rows, factor=Fraction(1)) -> tuple:
     return tuple(tuple(Fraction(x) * factor for x in row) for row in rows)
 
 
-def _fixed(empty_row: str, takes_scale: bool) -> list[Case]:
+def _fixed(empty_row: str, takes_scale: bool) -> list[KernelCase]:
     X = [[1, 0], [0, 1], [1, 1]]
     big = Fraction(2) ** 15
     cases = [
-        Case("basic", _m([[1, 2], [-1, 1], [2, 0]]), _m(X), _m([[2, 0], [0, 2], [1, 3]])),
-        Case("cross_attention", _m([[1, 0, 2], [0, -1, 1]]), _m([[1, 1, 0], [0, 2, 1], [-1, 0, 1], [2, 1, 1]]),
+        KernelCase("basic", _m([[1, 2], [-1, 1], [2, 0]]), _m(X), _m([[2, 0], [0, 2], [1, 3]])),
+        KernelCase("cross_attention", _m([[1, 0, 2], [0, -1, 1]]), _m([[1, 1, 0], [0, 2, 1], [-1, 0, 1], [2, 1, 1]]),
              _m([[1, 0, 2, -1, 3], [0, 1, 1, 2, -2], [3, -1, 0, 1, 1], [-2, 2, 1, 0, 1]], Fraction(1, 2))),
-        Case("causal", _m([[1, 0, 1, 2], [0, 1, -1, 1], [2, 1, 0, 0], [1, 1, 1, -1]]),
+        KernelCase("causal", _m([[1, 0, 1, 2], [0, 1, -1, 1], [2, 1, 0, 0], [1, 1, 1, -1]]),
              _m([[0, 1, 1, 1], [1, 0, 2, 0], [1, -1, 0, 1], [2, 1, 1, 0]]),
              _m([[1, 2], [3, -1], [0, 4], [-2, 1]]), Mask.causal(4)),
-        Case("causal_top_left", _m([[1, 2, 0], [0, 1, 1], [2, -1, 1]]),
+        KernelCase("causal_top_left", _m([[1, 2, 0], [0, 1, 1], [2, -1, 1]]),
              _m([[1, 0, 1], [0, 1, 0], [1, 1, -1], [2, 0, 1], [-1, 1, 1]]),
              _m([[1, 0], [0, 1], [2, 2], [-1, 3], [1, -2]]), Mask.causal(3, 5)),
-        Case("causal_bottom_right", _m([[1, 2, 0], [0, 1, 1], [2, -1, 1]]),
+        KernelCase("causal_bottom_right", _m([[1, 2, 0], [0, 1, 1], [2, -1, 1]]),
              _m([[1, 0, 1], [0, 1, 0], [1, 1, -1], [2, 0, 1], [-1, 1, 1]]),
              _m([[1, 0], [0, 1], [2, 2], [-1, 3], [1, -2]]), Mask.causal(3, 5, offset=2)),
-        Case("padding", _m([[1, 1], [2, -1], [0, 1]]), _m([[1, 0], [0, 1], [1, 1], [3, 1]]),
+        KernelCase("padding", _m([[1, 1], [2, -1], [0, 1]]), _m([[1, 0], [0, 1], [1, 1], [3, 1]]),
              _m([[1, 2, 0], [0, 1, 1], [4, 0, 2], [2, 2, 2]]), Mask.padding(3, 4, valid=2)),
-        Case("causal_padding", _m([[1, 2], [-1, 1], [2, 0], [1, 1]]), _m([[1, 0], [0, 1], [1, 1], [2, -1]]),
+        KernelCase("causal_padding", _m([[1, 2], [-1, 1], [2, 0], [1, 1]]), _m([[1, 0], [0, 1], [1, 1], [2, -1]]),
              _m([[2, 0], [0, 2], [1, 3], [5, 1]]), Mask.causal(4) & Mask.padding(4, 4, valid=3)),
-        Case("ties", _m([[1, 1], [0, 0], [2, 2]]), _m([[1, 0], [0, 1], [1, 0]]), _m([[1, 2], [3, 4], [5, 8]])),
+        KernelCase("ties", _m([[1, 1], [0, 0], [2, 2]]), _m([[1, 0], [0, 1], [1, 0]]), _m([[1, 2], [3, 4], [5, 8]])),
         # d_k = 4: the scale is exactly 1/2, so the scaled scores are exact in float32.
-        Case("large_scores", _m([[40, 0, 0, 0], [0, 36, 0, 0]]), _m([[50, 0, 0, 0], [49, 1, 0, 0], [0, 50, 0, 0]]),
+        KernelCase("large_scores", _m([[40, 0, 0, 0], [0, 36, 0, 0]]), _m([[50, 0, 0, 0], [49, 1, 0, 0], [0, 50, 0, 0]]),
              _m([[1, 0], [0, 1], [1, 1]])),
-        Case("large_negative_scores", _m([[-big, 0, 0, 0], [big, 0, 0, 0]]),
+        KernelCase("large_negative_scores", _m([[-big, 0, 0, 0], [big, 0, 0, 0]]),
              _m([[big * 2 ** 2, 0, 0, 0], [big * 2 ** 2 + 2 ** 8, 0, 0, 0], [0, 0, 0, 0]]),
              _m([[1, 0], [0, 1], [1, 1]]), Mask.keep([[1, 1, 0], [1, 1, 0]])),
-        Case("large_positive_scores", _m([[big, 0, 0, 0], [big, 1, 0, 0]]),
+        KernelCase("large_positive_scores", _m([[big, 0, 0, 0], [big, 1, 0, 0]]),
              _m([[big * 6, 0, 0, 0], [big * 2, 0, 0, 0], [big * 2 - 2 ** 8, 0, 0, 0]]),
              _m([[1, 0], [0, 1], [1, 1]]), Mask.keep([[0, 1, 1], [0, 1, 1]])),
-        Case("tiny_scale", _m([[1, 2], [3, -1]], Fraction(1, 2 ** 20)), _m([[1, 0], [0, 1], [1, 1]], Fraction(1, 2 ** 20)),
+        KernelCase("tiny_scale", _m([[1, 2], [3, -1]], Fraction(1, 2 ** 20)), _m([[1, 0], [0, 1], [1, 1]], Fraction(1, 2 ** 20)),
              _m([[1, 2], [3, 4], [5, 6]])),
-        Case("huge_scale", _m([[1, 2], [3, -1]], Fraction(2 ** 10)), _m([[1, 0], [0, 1], [1, 1]], Fraction(2 ** 10)),
+        KernelCase("huge_scale", _m([[1, 2], [3, -1]], Fraction(2 ** 10)), _m([[1, 0], [0, 1], [1, 1]], Fraction(2 ** 10)),
              _m([[1, 2], [3, 4], [5, 6]])),
     ]
     if empty_row != "error":
-        cases.append(Case("fully_masked_row", _m([[1, 2], [-1, 1], [2, 0]]), _m(X), _m([[2, 0], [0, 2], [1, 3]]),
+        cases.append(KernelCase("fully_masked_row", _m([[1, 2], [-1, 1], [2, 0]]), _m(X), _m([[2, 0], [0, 2], [1, 3]]),
                           Mask.keep([[1, 0, 1], [0, 0, 0], [1, 1, 0]])))
     if takes_scale:
         for label, scale in (("tiny", Fraction(1, 2 ** 20)), ("huge", Fraction(2 ** 10))):
-            cases.append(Case(f"explicit_scale_{label}", _m([[1, 2], [-1, 1]]), _m(X), _m([[2, 0], [0, 2], [1, 3]]),
+            cases.append(KernelCase(f"explicit_scale_{label}", _m([[1, 2], [-1, 1]]), _m(X), _m([[2, 0], [0, 2], [1, 3]]),
                               Mask.causal(2, 3, offset=1), scale))
     return cases
 
 
-def random_case(rng: _random.Random, name: str) -> Case:
+def random_case(rng: _random.Random, name: str) -> KernelCase:
     """Small shapes, entries k/4 with |k| <= 8, and a mask (none, causal, padding or
     random) that leaves every query at least one key."""
     n, m, d_k, d_v = (rng.randint(1, 5) for _ in range(4))
@@ -141,10 +141,10 @@ def random_case(rng: _random.Random, name: str) -> Case:
         for row in grid:
             row[rng.randrange(m)] = True
         mask = Mask.keep(grid)
-    return Case(name, matrix(n, d_k), matrix(m, d_k), matrix(m, d_v), mask)
+    return KernelCase(name, matrix(n, d_k), matrix(m, d_k), matrix(m, d_v), mask)
 
 
-def battery(random: int = 8, seed: int = 0, *, empty_row: str = "error", takes_scale: bool = False) -> list[Case]:
+def battery(random: int = 8, seed: int = 0, *, empty_row: str = "error", takes_scale: bool = False) -> list[KernelCase]:
     """The fixed cases, then ``random`` random exact cases from ``seed``.
 
     A fully masked row is included only when ``empty_row`` declares a policy; cases with

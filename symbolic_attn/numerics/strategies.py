@@ -20,7 +20,7 @@ from fractions import Fraction
 from hypothesis import strategies as st
 
 from symbolic_attn.model.masks import Mask
-from symbolic_attn.numerics.battery import Case
+from symbolic_attn.numerics.battery import KernelCase
 
 __all__ = ["rationals", "rational_matrices", "masks", "attention_cases"]
 
@@ -53,7 +53,7 @@ def masks(draw, n: int, m: int):
 
 @st.composite
 def attention_cases(draw, *, max_n: int = 4, max_m: int = 4, max_d: int = 4, masked: bool = True, **options):
-    """Whole cases (:class:`~symbolic_attn.numerics.battery.Case`): Q, K, V of matching
+    """Whole cases (:class:`~symbolic_attn.numerics.battery.KernelCase`): Q, K, V of matching
     shapes (n != m and d_v != d_k included) and, when ``masked``, a mask or None."""
     n, m = draw(st.integers(1, max_n)), draw(st.integers(1, max_m))
     d_k, d_v = draw(st.integers(1, max_d)), draw(st.integers(1, max_d))
@@ -61,4 +61,4 @@ def attention_cases(draw, *, max_n: int = 4, max_m: int = 4, max_d: int = 4, mas
     k = draw(rational_matrices(m, d_k, **options))
     v = draw(rational_matrices(m, d_v, **options))
     mask = draw(st.one_of(st.none(), masks(n, m))) if masked else None
-    return Case("hypothesis", q, k, v, mask)
+    return KernelCase("hypothesis", q, k, v, mask)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from symbolic_attn.errors import ImplementationError, doing, shown
 from symbolic_attn.numerics.backends import float_format
-from symbolic_attn.numerics.battery import Case, battery
+from symbolic_attn.numerics.battery import KernelCase, battery
 from symbolic_attn.numerics.calling import takes_scale
 from symbolic_attn.numerics.compare import CaseReport, run_case
 from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain
@@ -102,19 +102,19 @@ def _num(value) -> str:
     return f"{value:.3g}"
 
 
-def _as_case(case, number) -> Case:
-    """A Case from a Case, a (q, k, v[, mask[, scale]]) tuple or a dict of those names."""
-    if isinstance(case, Case):
+def _as_case(case, number) -> KernelCase:
+    """A KernelCase from a KernelCase, a (q, k, v[, mask[, scale]]) tuple or a dict of those names."""
+    if isinstance(case, KernelCase):
         return case
     if isinstance(case, dict):
         unknown = set(case) - {"name", "q", "k", "v", "mask", "scale"}
         if unknown or not {"q", "k", "v"} <= set(case):
             raise ImplementationError(f"cases[{number}]: a dict needs q, k, v (and optionally name, mask, scale), got {sorted(case)}")
-        return Case(case.get("name", f"case_{number}"), case["q"], case["k"], case["v"], case.get("mask"), case.get("scale"))
+        return KernelCase(case.get("name", f"case_{number}"), case["q"], case["k"], case["v"], case.get("mask"), case.get("scale"))
     if isinstance(case, tuple) and 3 <= len(case) <= 5:
         q, k, v, *rest = case
-        return Case(f"case_{number}", q, k, v, *rest)
-    raise ImplementationError(f"cases[{number}]: expected a Case, a (q, k, v, mask) tuple or a dict, got {type(case).__name__}")
+        return KernelCase(f"case_{number}", q, k, v, *rest)
+    raise ImplementationError(f"cases[{number}]: expected a KernelCase, a (q, k, v, mask) tuple or a dict, got {type(case).__name__}")
 
 
 def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
@@ -125,7 +125,7 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
     child process.
 
     ``cases`` is the number of random cases added to the fixed ones, or a list of cases
-    to run instead: :class:`~symbolic_attn.numerics.battery.Case` objects, ``(q, k, v)``
+    to run instead: :class:`~symbolic_attn.numerics.battery.KernelCase` objects, ``(q, k, v)``
     or ``(q, k, v, mask)`` tuples, or dicts with those keys.
     """
     fmt = float_format(dtype)
