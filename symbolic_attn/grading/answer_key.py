@@ -79,7 +79,7 @@ class Question:
     row: int | None
     col: int | None
     points: Fraction
-    rule: object = None  # a claims.Rule, or None: judged by how it is written
+    rule: object = None  # a claims.Tolerance, or None: judged by how it is written
     decimals: int | None = None  # at least this many decimals written
     strict_sig_figs: int | None = None  # exactly this many significant figures written
 

@@ -55,7 +55,7 @@ from symbolic_attn.exact.limits import DEFAULT_LIMITS
 __all__ = [
     "Element",
     "Claimed",
-    "Rule",
+    "Tolerance",
     "Claim",
     "ElementVerdict",
     "parse_claimed",
@@ -103,8 +103,9 @@ class Claimed:
 
 
 @dataclass(frozen=True)
-class Rule:
-    """An override of the written-precision rule: tolerance, relative or sig_figs."""
+class Tolerance:
+    """How close a claimed number must be, overriding its written precision (a claim's `rule`):
+    an absolute tolerance, a relative one, or significant figures."""
 
     kind: str
     amount: sympy.Rational | int
@@ -128,7 +129,7 @@ class Claim:
     row: int | None = None
     col: int | None = None
     label: str | None = None
-    rule: Rule | None = None
+    rule: Tolerance | None = None
 
     @property
     def name(self) -> str:
@@ -248,11 +249,11 @@ def _half_unit(decimals: int) -> sympy.Rational:
     return sympy.Rational(1, 2 * 10**decimals) if decimals >= 0 else sympy.Rational(10 ** -decimals, 2)
 
 
-def parse_rule(kind: str, amount) -> Rule:
+def parse_rule(kind: str, amount) -> Tolerance:
     """An override rule.  ``amount``: a positive exact number (text or int), or sig_figs.
 
     >>> parse_rule("tolerance", "0.01")
-    Rule(kind='tolerance', amount=1/100)
+    Tolerance(kind='tolerance', amount=1/100)
     >>> parse_rule("sig_figs", 0)
     Traceback (most recent call last):
     ...
@@ -261,7 +262,7 @@ def parse_rule(kind: str, amount) -> Rule:
     if kind == "sig_figs":
         if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= 50:
             raise ParseError(f"sig_figs must be an integer from 1 to 50, got {amount!r}")
-        return Rule(kind, amount)
+        return Tolerance(kind, amount)
     if kind not in ("tolerance", "relative"):
         raise ParseError(f"unknown rule {kind!r}")
     if isinstance(amount, bool) or not isinstance(amount, (int, str)):
@@ -269,7 +270,7 @@ def parse_rule(kind: str, amount) -> Rule:
     value = sympy.Integer(amount) if isinstance(amount, int) else parse_expression(amount)
     if not (isinstance(value, sympy.Rational) and value >= 0):
         raise ParseError(f"{kind} must be a non-negative rational number, got {amount!r}")
-    return Rule(kind, value)
+    return Tolerance(kind, value)
 
 
 def _quote(text: str) -> str:
@@ -279,7 +280,7 @@ def _quote(text: str) -> str:
 # ----------------------------------------------------------------- judging
 
 
-def judge_values(values, claimed: Claimed, rule: Rule | None = None, balls=None) -> list[ElementVerdict]:
+def judge_values(values, claimed: Claimed, rule: Tolerance | None = None, balls=None) -> list[ElementVerdict]:
     """Judge each claimed number against the exact value in the same position.
 
     ``balls`` (optional) are arb enclosures of the same values, computed cheaply from the
@@ -292,7 +293,7 @@ def judge_values(values, claimed: Claimed, rule: Rule | None = None, balls=None)
     return [judge_element(v, e, rule, b) for v, e, b in zip(values, claimed.elements, balls)]
 
 
-def all_pass(values, claimed: Claimed, rule: Rule | None = None, balls=None) -> bool:
+def all_pass(values, claimed: Claimed, rule: Tolerance | None = None, balls=None) -> bool:
     """Whether every claimed number passes; stops at the first that does not (diagnosis
     tries many variants, and most fail on their first entry)."""
     if len(values) != len(claimed.elements):
@@ -301,7 +302,7 @@ def all_pass(values, claimed: Claimed, rule: Rule | None = None, balls=None) -> 
     return all(judge_element(v, e, rule, b).state == "pass" for v, e, b in zip(values, claimed.elements, balls))
 
 
-def rule_text(element: Element, rule: Rule | None = None) -> str:
+def rule_text(element: Element, rule: Tolerance | None = None) -> str:
     """The rule a claimed number is judged by, as shown in reports.
 
     >>> rule_text(parse_claimed("0.140").elements[0]), rule_text(parse_claimed("2/6").elements[0])
@@ -316,7 +317,7 @@ def rule_text(element: Element, rule: Rule | None = None) -> str:
     return "exact"
 
 
-def judge_element(exact, element: Element, rule: Rule | None = None, ball=None) -> ElementVerdict:
+def judge_element(exact, element: Element, rule: Tolerance | None = None, ball=None) -> ElementVerdict:
     """Judge one claimed number (lazily: ``exact`` may be a callable giving the value).
 
     A comparison that cannot be settled within its budget is ``undecided`` (with a note
