@@ -209,3 +209,37 @@ def test_a_bad_matrix_gets_one_message_everywhere(text):
     messages = {name: _message(front_end, text) for name, front_end in MATRIX_FRONT_ENDS.items()}
     assert None not in messages.values(), messages
     assert len(set(messages.values())) == 1, messages
+
+
+# -- a disguised zero divisor (issue 19) -------------------------------------------------------
+#
+# A divisor must be certainly nonzero.  One SymPy does not see as 0 is decided exactly
+# (intervals for a nonzero sign, exact algebra for zero); one neither decides is refused,
+# never divided by: an "exact" 1/(sin(1)^2 + cos(1)^2 - 1) would be a division by zero.
+
+@pytest.mark.parametrize("text, message", [
+    ("1/(sqrt(2)*sqrt(3) - sqrt(6))", r"^division by zero"),
+    ("1/((1 + sqrt(2))^2 - 3 - 2*sqrt(2))", r"^division by zero: the divisor .* is exactly 0"),
+    ("1/(sin(1)^2 + cos(1)^2 - 1)", r"^cannot decide whether the divisor .* is zero"),
+    ("(sin(1)^2 + cos(1)^2 - 1)^(-1)", r"^cannot decide whether .*to a negative power, is zero"),
+    ("sqrt(sin(1)^2 + cos(1)^2 - 1)", r"^sqrt of a number not shown non-negative"),
+])
+@pytest.mark.parametrize("front_end", FRONT_ENDS.values(), ids=FRONT_ENDS.keys())
+def test_a_disguised_zero_is_never_a_divisor(front_end, text, message):
+    import re
+
+    found = _message(front_end, text)
+    assert found is not None and re.search(message, found), found
+
+
+def test_a_disguised_zero_divisor_in_define_names_the_definition_and_the_division():
+    with pytest.raises(SymbolicAttnError, match=r"^definition 'D': cannot decide whether the divisor "
+                                                 r"-1 \+ cos\(1\)\*\*2 \+ sin\(1\)\*\*2 is zero at column 1$"):
+        run_program({"X": sympy.ImmutableMatrix([[1]])}, [("D", "X / (sin(1)^2 + cos(1)^2 - 1)")])
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1/sqrt(2)", sympy.sqrt(2) / 2), ("1/(exp(1) - 2)", 1 / (sympy.E - 2)), ("ln(sin(1)^2 + cos(1)^2)", 0),
+])
+def test_a_divisor_shown_nonzero_is_divided_by(text, expected):
+    assert sympy.simplify(parse_expression(text) - expected) == 0

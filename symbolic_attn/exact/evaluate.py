@@ -35,7 +35,7 @@ import flint
 import sympy
 
 from symbolic_attn.errors import InputLimitError, ParseError, SymbolicAttnError, UndecidedError, shown
-from symbolic_attn.exact.certified import to_arb, working_precision
+from symbolic_attn.exact.certified import certified_sign, proved_zero, to_arb, working_precision
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.exact.syntax import (
     Attribute, BinOp, Call, Index, Matrix, Name, Node, Number, String, Transpose, UnaryOp, left_chain, snippet,
@@ -217,8 +217,7 @@ class Evaluator:
         terms = [values[0]]
         for (op_node, _), value in zip(rest, values[1:]):
             if op_node.op == "/":
-                if value == 0:
-                    raise self.fail(op_node, "division by zero")
+                self.check_divisor(op_node, value)
                 value = 1 / value
             terms.append(-value if op_node.op == "-" else value)
         return sympy.Add(*terms) if rest[0][0].op in "+-" else sympy.Mul(*terms)
@@ -239,8 +238,7 @@ class Evaluator:
         if node.op == "/":
             if right_m:
                 raise self.fail(node, "cannot divide by a matrix")
-            if right == 0:
-                raise self.fail(node, "division by zero")
+            self.check_divisor(node, right)
             return sympy.ImmutableMatrix(left / right) if left_m else left / right
         if node.op == "@":
             if not (left_m and right_m):
@@ -270,8 +268,10 @@ class Evaluator:
     def power(self, node: BinOp, base: Any, exponent: Any) -> Any:
         if isinstance(base, sympy.MatrixBase) or isinstance(exponent, sympy.MatrixBase):
             raise self.fail(node, "powers of matrices are not supported (powers only of numbers)")
-        if base == 0 and exponent.is_negative:
-            raise self.fail(node, "division by zero (0 to a negative power)")
+        if exponent.is_negative and _sign(base) in (0, None):
+            if _sign(base) is None:
+                raise self.fail(node, f"cannot decide whether {shown(base)}, to a negative power, is zero")
+            raise self.fail(node, f"division by zero ({shown(base)} is exactly 0, to a negative power)")
         if exponent.is_Rational:
             p, q = abs(exponent.p), exponent.q
             if p > self.limits.max_power_exponent or q > self.limits.max_power_exponent:
@@ -288,6 +288,16 @@ class Evaluator:
                     )
         return sympy.Pow(base, exponent)
 
+    def check_divisor(self, node: BinOp, divisor: Any) -> None:
+        """A divisor must be certainly nonzero: a literal 0 and a disguised one
+        (``sin(1)^2 + cos(1)^2 - 1``) are both a division by zero, found by exact algebra."""
+        sign = _sign(divisor)
+        if sign == 0:
+            what = "" if divisor == 0 else f": the divisor {shown(divisor)} is exactly 0"
+            raise self.fail(node, f"division by zero{what}")
+        if sign is None:
+            raise self.fail(node, f"cannot decide whether the divisor {shown(divisor)} is zero")
+
     def scalar_function(self, node: Call) -> Any:
         name = node.name
         if node.keywords:
@@ -296,12 +306,16 @@ class Evaluator:
         if not low <= len(node.args) <= high:
             raise self.fail(node, f"'{name}' takes {low if low == high else f'{low} or {high}'} argument(s)")
         args = [self.scalar(arg, f"'{name}' takes a number, not a matrix") for arg in node.args]
-        if name in ("ln", "log") and args[0].is_number and not args[0].is_positive:
-            raise self.fail(node, f"{name} of a non-positive number ({shown(args[0])})")
-        if name == "log" and len(args) == 2 and args[1].is_number and (not args[1].is_positive or args[1] == 1):
+        if name in ("ln", "log") and args[0].is_number and _sign(args[0]) != 1:
+            undecided = _sign(args[0]) is None
+            raise self.fail(node, f"{name} of a {'number not shown positive' if undecided else 'non-positive number'} "
+                                  f"({shown(args[0])})")
+        if name == "log" and len(args) == 2 and args[1].is_number and (_sign(args[1]) != 1 or _sign(args[1] - 1) == 0):
             raise self.fail(node, f"log base must be positive and not 1, got {shown(args[1])}")
-        if name == "sqrt" and args[0].is_number and args[0].is_negative:
-            raise self.fail(node, f"sqrt of a negative number ({shown(args[0])})")
+        if name == "sqrt" and args[0].is_number and _sign(args[0]) in (-1, None):
+            undecided = _sign(args[0]) is None
+            raise self.fail(node, f"sqrt of a {'number not shown non-negative' if undecided else 'negative number'} "
+                                  f"({shown(args[0])})")
         if name in ("exp", "sin", "cos", "erf", "tanh") and _magnitude_exceeds(args[0], self.limits.max_function_argument):
             raise InputLimitError(
                 f"{name} of {shown(args[0])} at column {node.column}: arguments beyond "
@@ -319,6 +333,24 @@ def bound_value(name: str, value: Any) -> Any:
     if isinstance(value, (sympy.Basic, sympy.MatrixBase)):
         return value
     raise ParseError(f"name {shown(name)!r} is bound to a {shown(type(value).__name__)}: expected a SymPy value")
+
+
+def _sign(value: Any) -> int | None:
+    """-1, 0 or 1 for a number, decided exactly: intervals for a nonzero sign, exact algebra
+    for zero (:mod:`.certified`); None when neither decides.  A value with symbols: 1 when
+    SymPy knows it is positive, -1 negative, else None only if it is known to be zero --
+    a symbolic divisor of an exercise (``1/x``) is read generically, as SymPy does."""
+    if value.is_Rational:
+        return int(sympy.sign(value))
+    if value.free_symbols:
+        return 0 if value.is_zero else -1 if value.is_negative else 1
+    try:
+        sign = certified_sign(value)
+    except UndecidedError:
+        sign = None
+    if sign is not None:
+        return sign
+    return 0 if proved_zero(value) else None
 
 
 def _magnitude_exceeds(value: Any, bound: int) -> bool:
