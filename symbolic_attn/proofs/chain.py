@@ -32,10 +32,14 @@ from symbolic_attn.errors import (
     AssumptionConflictError, ProofError, ScopeError, SymbolicAttnError, UndecidedError, one_line)
 from symbolic_attn.render.latex import escape_text, expr_latex, prose_latex
 from symbolic_attn.proofs.declarations import declarations, symbols_of
-from symbolic_attn.proofs.prove import Assumption, facts_of, prove_equal, prove_nonnegative, prove_positive
-from symbolic_attn.proofs.conditions import plain_text
+from symbolic_attn.proofs.conditions import contradicts
+from symbolic_attn.proofs.messages import plain_text, short_line
+from symbolic_attn.proofs.notation import unfold
+from symbolic_attn.proofs.prove import (
+    Assumption, Proof, check_consistent, examine, facts_of, prove_equal, prove_nonnegative, prove_positive)
+from symbolic_attn.proofs.rules import prove_ge_term
 
-__all__ = ["Assumption", "Computed", "Scope", "Step", "Derivation", "cited", "Displayed"]
+__all__ = ["Assumption", "Computed", "Scope", "Step", "Derivation", "cited", "Displayed", "check_computed", "step_error"]
 
 _RELATIONS = {"=": "=", "<": "<", ">": ">", "<=": r"\le", ">=": r"\ge"}
 
@@ -450,8 +454,6 @@ class Derivation(Displayed):
     def check_assumptions(self) -> None:
         """Raise AssumptionConflictError if a stated condition contradicts a declared flag or
         another stated condition, or states an explicit map to be a bijection that is not one."""
-        from symbolic_attn.proofs.conditions import contradicts
-        from symbolic_attn.proofs.prove import check_consistent
 
         for assumption in self.assumptions:
             try:
@@ -474,19 +476,19 @@ class Derivation(Displayed):
     def _check_step(self, number, previous, step, by_label):
         missing = [label for label in step.using if label not in by_label]
         where = (
-            f"step {number} of {self.title!r}: {_short(_plain(previous))} {step.relation} "
-            f"{_short(_plain(step.rhs))} ({step.why})"
+            f"step {number} of {self.title!r}: {short_line(_plain(previous), 160)} {step.relation} "
+            f"{short_line(_plain(step.rhs), 160)} ({step.why})"
         )
         if missing:
             raise ProofError(f"{where}: uses assumption {', '.join(missing)}, which is not stated")
         used = [by_label[label] for label in step.using]
         try:
             lhs, rhs = value_of(previous), value_of(step.rhs)
-            _check_computed(previous, used)
-            _check_computed(step.rhs, used)
+            check_computed(previous, used)
+            check_computed(step.rhs, used)
             return _decide_step(lhs, rhs, step, used)
         except (ProofError, UndecidedError) as error:
-            raise _step_error(error)(f"{where}: {error}") from None
+            raise step_error(error)(f"{where}: {error}") from None
 
     def trusted_base(self) -> tuple:
         """``(strategies, rules)`` that decided the steps (after :meth:`verify`)."""
@@ -640,25 +642,21 @@ _COLUMN_CHARACTERS = 56
 _WIDE_FIRST_LINE = 160
 
 
-def _step_error(error):
+def step_error(error):
     """The class to re-raise a failed step with: its own ProofError subclass, else ProofError."""
     return type(error) if isinstance(error, ProofError) else ProofError
 
 
 def _decide_step(lhs, rhs, step, used):
-    from symbolic_attn.proofs.prove import Proof, examine
-
     if step.relation == "=":
         return prove_equal(lhs, rhs, used, step.rules)
     if step.rules and any(_rule_names(step.rules)[i] == "sum.ge_term" for i in range(len(step.rules))):
-        from symbolic_attn.proofs.rules import prove_ge_term
-
         big, small = (lhs, rhs) if step.relation in (">=", ">") else (rhs, lhs)
         if step.relation in (">", "<"):
             raise ProofError("rule sum.ge_term proves >= (or <=) only")
         prove_equal(big, big, used)  # exactness and side conditions of both sides
         prove_equal(small, small, used)
-        prove_ge_term(_unfolded(big), _unfolded(small), facts_of(used))
+        prove_ge_term(unfold(big), unfold(small), facts_of(used))
         examine(big, small, ">=", used)
         return Proof("sign calculus", ("sum.ge_term",))
     difference = {"<": rhs - lhs, ">": lhs - rhs, "<=": rhs - lhs, ">=": lhs - rhs}[step.relation]
@@ -668,29 +666,18 @@ def _decide_step(lhs, rhs, step, used):
     return Proof(proof.strategy, names)
 
 
-def _unfolded(expr):
-    from symbolic_attn.proofs.prove import _unfold
-
-    return _unfold(expr)
-
-
 def _rule_names(rules) -> tuple:
     return tuple(name if isinstance(name, str) else name.name for name in rules)
 
 
-def _check_computed(expr, used):
+def check_computed(expr, used):
     """A :class:`Computed` whose label is an expression must equal its value (printed = checked)."""
     if isinstance(expr, Computed) and expr.label is not None:
         try:
             prove_equal(expr.label, expr.value, used)
         except (ProofError, UndecidedError) as error:
-            raise ProofError(f"the printed form {_short(sympy.sstr(expr.label))} is not the computed value: "
+            raise ProofError(f"the printed form {short_line(sympy.sstr(expr.label), 160)} is not the computed value: "
                              f"{error}") from None
-
-
-def _short(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())  # one line, whatever the printer did with matrices
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _plain_math(text: str) -> str:

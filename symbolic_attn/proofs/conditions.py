@@ -30,6 +30,7 @@ True
 
 import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 import sympy
 
@@ -38,8 +39,12 @@ from symbolic_attn.exact.certified import certified_sign, proved_zero
 from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import bind_fresh, binder_limits, bound_stand_in, original_of, substitute
 from symbolic_attn.proofs.domains import domain_conditions
+from symbolic_attn.proofs.messages import plain_text
+from symbolic_attn.proofs.notation import Frac
+from symbolic_attn.proofs.sums import Membership, sum_rules
 
-__all__ = ["Condition", "Facts", "ForAll", "proves_integer", "plain_text", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number"]
+__all__ = ["Condition", "Facts", "ForAll", "proves_integer", "plain_text", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number",
+           "range_membership"]
 
 _KINDS = (">0", ">=0", "!=0", "invertible", "integer")
 _SHOWN = {">0": "> 0", ">=0": ">= 0", "!=0": "!= 0", "integer": "is an integer"}
@@ -62,16 +67,6 @@ class Condition:
             return f"{plain_text(self.expr)} invertible"
         text = f"{plain_text(self.expr)} {_SHOWN[self.kind]}"
         return text + (f" (or {self.unless})" if self.unless is not None else "")
-
-
-def plain_text(value, limit: int = 10**5) -> str:
-    """``sstr(value)`` for messages, or a description when printing it is refused (Python will
-    not print an integer of more than 4300 digits) or recurses too deeply; cut at ``limit``."""
-    try:
-        text = sympy.sstr(value) if isinstance(value, sympy.Basic) else str(value)
-    except (ValueError, RecursionError):
-        return "<an expression too large to print>"
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 @dataclass(frozen=True)
@@ -314,19 +309,6 @@ def _add(found, expr, kind, why, inside, unless=None):
     found.append(Bounded(expr, kind, why, unless, inside) if inside else Condition(expr, kind, why, unless))
 
 
-def _display_fraction():
-    """:class:`~.prove.Frac`, imported on first use (prove imports this module)."""
-    global _FRAC
-    if _FRAC is None:
-        from symbolic_attn.proofs.prove import Frac
-
-        _FRAC = Frac
-    return _FRAC
-
-
-_FRAC = None
-
-
 def _collect(expr, inside, found):
     """Walk ``expr``: each node's own conditions from the closed domain table
     (:mod:`.domains`), each range's from :func:`_collect_range`, then the arguments'."""
@@ -344,7 +326,7 @@ def _collect(expr, inside, found):
         return
     if getattr(expr, "is_named_operator", False):
         pass  # its arguments are collected here; what it stands for is checked unfolded
-    elif isinstance(expr, _display_fraction()):  # its denominator counts
+    elif isinstance(expr, Frac):  # its denominator counts
         _add(found, expr.args[1], "!=0", "denominator", inside)
     else:
         for needed in domain_conditions(expr):
@@ -505,6 +487,18 @@ def proves_integer(expr, facts: Facts) -> bool:
     if isinstance(expr, sympy.core.function.AppliedUndef) and len(expr.args) == 1:
         return any(expr.func == sigma for sigma, _, _ in facts.bijections) and proves_integer(expr.args[0], facts)
     return False
+
+
+def range_membership(facts: Facts | None = None) -> Membership:
+    """The sign calculus's answer to the sum normal form (:mod:`.sums`): ``t`` is an integer
+    with ``a <= t <= b`` under the enclosing ranges, from ``facts`` (none when None)."""
+    known = facts if facts is not None else Facts()
+
+    def member(target: Any, low: Any, high: Any, ranges: tuple[Any, ...]) -> bool:
+        return proves_integer(target, known) and all(
+            prove_condition(Bounded(expr, ">=0", "", None, tuple(ranges)), known) for expr in (target - low, high - target))
+
+    return member
 
 
 def decide_relation(relation, facts: Facts):
@@ -680,10 +674,9 @@ def _follows(expr, kind, fact, facts, depth) -> bool:
             and _sums_under_roots(expr) == _sums_under_roots(fact.expr)):
         # expr = r * fact with r > 0 (sums in normal form, e.g. the spread of a x + b is a^2 times
         # the spread of x): then expr > 0 as well.
-        from symbolic_attn.proofs.strategies import _sum_rules
-
         try:
-            ratio = sympy.cancel(_sum_rules(expr) / _sum_rules(fact.expr))
+            member = range_membership(Facts())
+            ratio = sympy.cancel(sum_rules(expr, member) / sum_rules(fact.expr, member))
         except Exception:  # a SymPy failure proves nothing
             ratio = None
         if ratio is not None and not ratio.has(sympy.Sum) and _sign(ratio, Facts(), depth - 2) == "+":

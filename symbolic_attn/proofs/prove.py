@@ -47,26 +47,29 @@ Traceback (most recent call last):
 symbolic_attn.errors.ProofError: refuted: residual -1 is not zero
 """
 
+import contextlib
 import dataclasses
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable
 
 import sympy
 
-import contextlib
-
-from symbolic_attn.errors import AssumptionConflictError, ProofError, SideConditionError, UndecidedError
+from symbolic_attn.errors import AssumptionConflictError, CrossExaminationError, ProofError, SideConditionError, UndecidedError
 from symbolic_attn.exact.certified import proved_zero
 from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import bind_fresh, unbind
 from symbolic_attn.proofs.consistency import linear_contradiction, linear_real_system
 from symbolic_attn.proofs.conditions import (
-    Condition, Facts, ForAll, contradicts, normalise, plain_text, prove_condition, reject_inexact, side_conditions,
+    Condition, Facts, ForAll, contradicts, normalise, prove_condition, range_membership, reject_inexact, side_conditions,
     typed as _typed)
-from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free
+from symbolic_attn.proofs.crossexam import cross_examine
+from symbolic_attn.proofs.messages import plain_text, short_line
+from symbolic_attn.proofs.notation import Frac, step_value, unfold
+from symbolic_attn.proofs.rules import apply_rules, distribute
+from symbolic_attn.proofs.refute import certified_value, refute_or_undecided, safe_sign, symbol_free
 from symbolic_attn.proofs.strategies import (
-    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _closed_forms, _expand_sums, _has_denominator,
-    _rewrite_exp, _sum_rules)
+    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, cancel, closed_forms, has_denominator, rewrite_exp)
+from symbolic_attn.proofs.sums import expand_sums, sum_rules
 
 __all__ = [
     "Assumption",
@@ -104,8 +107,8 @@ STRATEGIES = (
     "sign calculus",
 )
 
-# simplify() is the last resort and can take seconds on big trees: refuse to try it
-# beyond this operation count (the step is then undecided, which is a failure).
+#: Rounds of rewriting by the assumptions' rules (a rule's result may match another rule).
+_REWRITE_ROUNDS = 8
 
 @dataclass(frozen=True)
 class Assumption:
@@ -142,65 +145,8 @@ class Assumption:
         """The stated facts, as :class:`~.conditions.Condition` objects."""
         if self.condition is None:
             return ()
-        from symbolic_attn.proofs.conditions import normalise
-
         items = self.condition if isinstance(self.condition, (list, tuple)) else [self.condition]
         return tuple(c for item in items for c in normalise(item))
-
-
-class Frac(sympy.Expr):
-    r"""``num / den`` kept exactly as written, for display (``\frac{num}{den}``).
-
-    SymPy would reorder or cancel ``(a/Z) / (b/Z)`` as soon as it is built; a printed step
-    should show it as written.  Proofs see plain ``num / den`` (and require ``den != 0``).
-
-    >>> import sympy
-    >>> a, Z = sympy.symbols("a Z", positive=True)
-    >>> sympy.latex(Frac(a / Z, 2 / Z))
-    '\\frac{\\frac{a}{Z}}{\\frac{2}{Z}}'
-    >>> prove_equal(Frac(a / Z, 2 / Z), a / 2).strategy
-    'structural'
-    """
-
-    def __new__(cls, numerator, denominator):
-        return sympy.Expr.__new__(cls, _sympify(numerator), _sympify(denominator))
-
-    def doit(self, **hints):
-        numerator, denominator = self.args
-        if hints.get("deep", True):
-            numerator, denominator = numerator.doit(**hints), denominator.doit(**hints)
-        return numerator / denominator
-
-    def _latex(self, printer, exp=None):
-        text = r"\frac{%s}{%s}" % (printer._print(self.args[0]), printer._print(self.args[1]))
-        return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
-
-    def _sympystr(self, printer):
-        return "(%s)/(%s)" % (printer._print(self.args[0]), printer._print(self.args[1]))
-
-
-def _unfold(expr):
-    """Replace display-only :class:`Frac` and named operators by what they stand for."""
-    if isinstance(expr, sympy.MatrixBase):
-        return expr.applyfunc(_unfold)
-    if not isinstance(expr, sympy.Basic):
-        return expr
-    return _unfold_basic(expr)
-
-
-@memoized
-def _unfold_basic(expr):
-    if expr.has(Frac):
-        expr = expr.replace(lambda e: isinstance(e, Frac), lambda e: e.args[0] / e.args[1])
-    unfold = lambda e: getattr(e, "unfold", None) is not None and getattr(e, "is_named_operator", False)  # noqa: E731 -- a one-line local predicate
-    for _ in range(_REWRITE_ROUNDS):
-        if not any(unfold(node) for node in sympy.preorder_traversal(expr)):
-            break
-        expr = expr.replace(unfold, lambda e: e.unfold())
-    if expr.has(sympy.Derivative):
-        # A derivative written in a step is its value: differentiation rules are exact.
-        expr = expr.replace(lambda e: isinstance(e, sympy.Derivative), lambda e: e.doit())
-    return expr
 
 
 @dataclass(frozen=True)
@@ -265,8 +211,6 @@ def _check_consistent(stated, universal=()) -> None:
         return  # linear in real unknowns: no contradiction by Fourier-Motzkin means a point exists
     if not _CROSS_EXAMINATION[-1]:
         return
-    from symbolic_attn.proofs.crossexam import cross_examine
-
     relations = [_as_relation(expr, kind) for _, expr, kind in stated] + [relation for _, relation in universal]
     found = cross_examine(sympy.Integer(0), sympy.Integer(0), "=", relations, points=1)
     if found.points_used == 0:
@@ -321,10 +265,10 @@ def check_conditions(expressions, facts: Facts) -> None:
             seen.add(key)
             if not prove_condition(condition, facts) and not (
                     condition.kind != "invertible" and _has_operator(condition.expr)
-                    and prove_condition(dataclasses.replace(condition, expr=_unfold(condition.expr)), facts)):
+                    and prove_condition(dataclasses.replace(condition, expr=unfold(condition.expr)), facts)):
                 why = f" ({condition.why})" if condition.why else ""
                 raise SideConditionError(
-                    f"needs {_short(plain_text(condition), 200)}{why}: not proved from the declarations and stated assumptions")
+                    f"needs {short_line(plain_text(condition), 200)}{why}: not proved from the declarations and stated assumptions")
 
 
 def _has_operator(expr) -> bool:
@@ -358,12 +302,8 @@ def examine(lhs, rhs, relation, assumptions=()):
     """
     if not _CROSS_EXAMINATION[-1]:
         return None
-    from symbolic_attn.proofs.crossexam import cross_examine
-
-    from symbolic_attn.errors import CrossExaminationError
-
     conditions = [c for a in assumptions for c in _examinable(a.condition)]
-    written = (_unfold(lhs), _unfold(rhs))
+    written = (unfold(lhs), unfold(rhs))
     if relation == "=" and written[0] == written[1]:
         return None  # the same tree, as written: nothing the prover decided to examine
     if not any(a.rewrite is not None for a in assumptions):
@@ -373,7 +313,7 @@ def examine(lhs, rhs, relation, assumptions=()):
     # with the rules applied, as the prover used them, and as written; it is rejected when
     # both are certified wrong (a value rule applied to the step but not inside its sums can
     # make one of the two disagree by itself).
-    rewritten = tuple(_unfold(_rewrite(side, assumptions)) for side in written)
+    rewritten = tuple(unfold(_rewrite(side, assumptions)) for side in written)
     try:
         return cross_examine(*rewritten, relation, conditions, points=EXAMINED_POINTS)
     except CrossExaminationError as error:
@@ -426,25 +366,23 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterabl
     """
     assumptions = tuple(assumptions)
     proof = _prove_equal(lhs, rhs, assumptions, rules)
-    examine(_sympify(lhs), _sympify(rhs), "=", assumptions)
+    examine(step_value(lhs), step_value(rhs), "=", assumptions)
     return proof
 
 
 def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
     """:func:`prove_equal` without the cross-examination: the proof alone."""
-    lhs, rhs = _sympify(lhs), _sympify(rhs)
+    lhs, rhs = step_value(lhs), step_value(rhs)
     reject_inexact(lhs)
     reject_inexact(rhs)
     facts = facts_of(assumptions)
     # Every bound index becomes its stand-in before anything else looks at the step.
     written = (bind_fresh(lhs), bind_fresh(rhs))
-    unfolded = (bind_fresh(_unfold(lhs)), bind_fresh(_unfold(rhs)))
+    unfolded = (bind_fresh(unfold(lhs)), bind_fresh(unfold(rhs)))
     # Conditions of the sides as written, and of what their named operators stand for.
     check_conditions(written + unfolded, facts)
     if not rules:
         return _decide(*unfolded, assumptions, facts)
-    from symbolic_attn.proofs.rules import apply_rules
-
     candidates, applied, unmet = apply_rules(*unfolded, rules, facts)
     candidates = [(bind_fresh(left), bind_fresh(right)) for left, right in candidates]
     if len(candidates) > 1:
@@ -472,11 +410,11 @@ def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
 def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
     """Decide ``lhs = rhs``; ``thorough=False`` tries only the quick strategies (no simplify,
     no refutation) and raises UndecidedError when they do not prove it."""
-    lhs, rhs = bind_fresh(_unfold(lhs)), bind_fresh(_unfold(rhs))
+    lhs, rhs = bind_fresh(unfold(lhs)), bind_fresh(unfold(rhs))
     if lhs == rhs:
         return Proof("structural")
     if assumptions:
-        lhs, rhs = bind_fresh(_unfold(_rewrite(lhs, assumptions))), bind_fresh(_unfold(_rewrite(rhs, assumptions)))
+        lhs, rhs = bind_fresh(unfold(_rewrite(lhs, assumptions))), bind_fresh(unfold(_rewrite(rhs, assumptions)))
         if lhs == rhs:
             return Proof("assumptions")
     reject_inexact(lhs)
@@ -484,7 +422,7 @@ def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
     if _is_matrix(lhs) or _is_matrix(rhs):
         return _prove_matrix(lhs, rhs, assumptions, facts, thorough)
     residual = lhs - rhs
-    if _symbol_free(residual):
+    if symbol_free(residual):
         return _decide_number(residual)
     tried = [residual]
     for name, transform in _strategies_for(residual):
@@ -496,7 +434,7 @@ def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
             continue
         if transformed == 0:
             return Proof(name)
-        if _symbol_free(transformed) and transformed.is_number:
+        if symbol_free(transformed) and transformed.is_number:
             try:
                 return _decide_number(transformed, name)
             except UndecidedError:
@@ -506,10 +444,10 @@ def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
         raise UndecidedError("not proved by the quick strategies")
     # Report the shortest form of the residual that did not vanish.
     shortest = min(tried, key=lambda e: (len(sympy.sstr(e)), sympy.sstr(e)))
-    if _symbol_free(shortest):
+    if symbol_free(shortest):
         _decide_number(shortest)
     # Reported with the author's names for the bound indices.
-    _refute_or_undecided(unbind(shortest), facts)
+    refute_or_undecided(unbind(shortest), facts)
 
 
 @_typed
@@ -524,7 +462,7 @@ def prove_unequal(lhs, rhs) -> Disproof:
     >>> prove_unequal(sympy.exp(1), 3).approx
     '-0.281718'
     """
-    lhs, rhs = bind_fresh(_unfold(_sympify(lhs))), bind_fresh(_unfold(_sympify(rhs)))
+    lhs, rhs = bind_fresh(unfold(step_value(lhs))), bind_fresh(unfold(step_value(rhs)))
     reject_inexact(lhs)
     reject_inexact(rhs)
     if _is_matrix(lhs) or _is_matrix(rhs):
@@ -537,18 +475,18 @@ def prove_unequal(lhs, rhs) -> Disproof:
                 except (ProofError, UndecidedError):
                     continue
                 return Disproof(f"entry ({i + 1}, {j + 1})", found.residual, found.approx)
-        raise ProofError(f"not a counterexample: every entry of {_short(plain_text(lhs))} and {_short(plain_text(rhs))} agrees "
+        raise ProofError(f"not a counterexample: every entry of {short_line(plain_text(lhs))} and {short_line(plain_text(rhs))} agrees "
                          "or is undecided")
-    residual = _expand_sums(lhs - rhs)
+    residual = expand_sums(lhs - rhs)
     if residual.free_symbols:
         residual = sympy.cancel(sympy.together(residual))
     if residual.free_symbols:
-        raise UndecidedError(f"residual {_short(plain_text(residual))} has free symbols: not a concrete counterexample")
+        raise UndecidedError(f"residual {short_line(plain_text(residual))} has free symbols: not a concrete counterexample")
     if residual == 0 or proved_zero(residual):
-        raise ProofError(f"not a counterexample: {_short(plain_text(lhs))} = {_short(plain_text(rhs))}")
-    value = _certified_value(residual)
+        raise ProofError(f"not a counterexample: {short_line(plain_text(lhs))} = {short_line(plain_text(rhs))}")
+    value = certified_value(residual)
     if value is None:
-        raise UndecidedError(f"cannot certify that residual {_short(plain_text(residual))} is non-zero")
+        raise UndecidedError(f"cannot certify that residual {short_line(plain_text(residual))} is non-zero")
     return Disproof("value", residual, value)
 
 
@@ -573,56 +511,44 @@ def prove_nonnegative(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
 def _prove_sign(expr, assumptions, kind) -> Proof:
     assumptions = tuple(assumptions)
     proof = _prove_sign_only(expr, assumptions, kind)
-    examine(_sympify(expr), sympy.Integer(0), ">" if kind == ">0" else ">=", assumptions)
+    examine(step_value(expr), sympy.Integer(0), ">" if kind == ">0" else ">=", assumptions)
     return proof
 
 
 def _prove_sign_only(expr, assumptions, kind) -> Proof:
-    expr = _sympify(expr)
+    expr = step_value(expr)
     reject_inexact(expr)
     facts = facts_of(assumptions)
-    check_conditions((bind_fresh(expr), bind_fresh(_unfold(expr))), facts)
-    expr = bind_fresh(_unfold(_rewrite(bind_fresh(_unfold(expr)), assumptions)))
+    check_conditions((bind_fresh(expr), bind_fresh(unfold(expr))), facts)
+    expr = bind_fresh(unfold(_rewrite(bind_fresh(unfold(expr)), assumptions)))
     reject_inexact(expr)
     shown = "> 0" if kind == ">0" else ">= 0"
-    if _symbol_free(expr):
-        expanded = _expand_sums(expr)
+    if symbol_free(expr):
+        expanded = expand_sums(expr)
         if prove_condition(Condition(expanded, kind), facts):
             return Proof("exact arithmetic")
-        sign = _safe_sign(expanded)
+        sign = safe_sign(expanded)
         if sign is not None and (sign < 0 or (sign == 0 and kind == ">0")):
-            raise ProofError(f"refuted: {_short(plain_text(expr))} is not {shown}")
-        raise UndecidedError(f"cannot show {_short(plain_text(expr))} {shown}")
+            raise ProofError(f"refuted: {short_line(plain_text(expr))} is not {shown}")
+        raise UndecidedError(f"cannot show {short_line(plain_text(expr))} {shown}")
     # One fraction first, its numerator expanded: a quotient of sums of positive terms is
     # signed by the rules at once, while the sign calculus on the step as written may search
     # much longer (and reducing the fraction, as cancel does, costs a polynomial gcd).
     # A sum over an index is signed termwise as written (bringing it over one denominator
     # only hides its terms).
     first, second = (lambda e: e, _one_fraction) if expr.has(sympy.Sum) else (_one_fraction, lambda e: e)
-    for transform in (first, second, _cancel,
-                      lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
+    for transform in (first, second, cancel,
+                      lambda e: sympy.factor(sympy.together(e)), lambda e: sum_rules(e, range_membership(facts))):
         try:
             candidate = bind_fresh(transform(expr))
         except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
             continue
         if prove_condition(Condition(candidate, kind), facts):
             return Proof("sign calculus")
-    raise UndecidedError(f"cannot show {_short(plain_text(expr))} {shown}")
+    raise UndecidedError(f"cannot show {short_line(plain_text(expr))} {shown}")
 
 
 # ---------------------------------------------------------------------------- internals
-
-
-def _sympify(value):
-    from symbolic_attn.errors import InexactStepError
-
-    if isinstance(value, (sympy.Basic, sympy.MatrixBase)):
-        return value
-    if isinstance(value, float):
-        raise InexactStepError(f"Python float {value!r} in a step: use exact numbers (Rational)")
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ProofError(f"not a SymPy expression: {_short(repr(value), 80)}")
-    return sympy.Integer(value)
 
 
 def _is_matrix(value) -> bool:
@@ -642,7 +568,7 @@ def _strategies_for(residual) -> tuple:
     goes to ``cancel`` first.  Every strategy is still tried; only the order differs."""
     if residual.has(sympy.Sum):
         wanted = ("expand", "sum rules")
-    elif _has_denominator(residual):
+    elif has_denominator(residual):
         wanted = ("cancel",)  # a quotient: expanding alone rarely decides it
     else:
         return _SCALAR_STRATEGIES
@@ -672,8 +598,8 @@ def _rewrite(expr, assumptions):
 
 def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
     """A symbol-free residual: zero only by exact proof; non-zero only by a certified enclosure."""
-    expanded = _expand_sums(residual)
-    exact_forms = (lambda e: e, sympy.expand, _cancel, _rewrite_exp, _closed_forms)
+    expanded = expand_sums(residual)
+    exact_forms = (lambda e: e, sympy.expand, cancel, rewrite_exp, closed_forms)
     for transform in exact_forms:
         try:
             candidate = transform(expanded)
@@ -681,8 +607,8 @@ def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
             continue
         if candidate == 0 or proved_zero(candidate):
             return Proof(strategy)
-    shown = _short(plain_text(residual))
-    sign = _safe_sign(expanded)
+    shown = short_line(plain_text(residual))
+    sign = safe_sign(expanded)
     if sign:
         raise ProofError(f"refuted: residual {shown} is not zero")
     raise UndecidedError(f"residual {shown} not shown to vanish (a number neither proved 0 nor certified non-zero)")
@@ -702,8 +628,6 @@ def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
                 except (ProofError, UndecidedError) as error:
                     raise type(error)(f"entry ({i + 1}, {j + 1}): {error}") from None
         return Proof("entrywise")
-    from symbolic_attn.proofs.rules import distribute
-
     for transform in (lambda m: m.doit(), lambda m: distribute(m.doit()), _explicit):
         try:
             left = _rewrite(transform(lhs), assumptions)
@@ -714,7 +638,7 @@ def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
             return Proof("entrywise")
         if isinstance(left, sympy.MatrixBase) and isinstance(right, sympy.MatrixBase):
             return _prove_matrix(left, right, assumptions, facts, thorough)
-    raise UndecidedError(f"residual {_short(plain_text(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
+    raise UndecidedError(f"residual {short_line(plain_text(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
 
 
 def _explicit(matrix):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from collections.abc import Sequence
 
 from symbolic_attn.proofs.chain import (
-    Computed, Derivation, Displayed, Scope, _check_computed, _step_error, assumption_lines, definitions_of, latex_of,
+    Computed, Derivation, Displayed, Scope, assumption_lines, check_computed, definitions_of, latex_of, step_error,
     require_scope, scope_latex, unverified_markdown, unverified_math, unverified_reason, value_of)
 from symbolic_attn.proofs.declarations import declarations, symbols_of
 from symbolic_attn.errors import NameClashError, ProofError, UndecidedError
@@ -116,8 +116,8 @@ class Check(_Part):
         for number, case in enumerate(self.cases, 1):
             lhs, rhs = value_of(case.lhs), value_of(case.rhs)
             try:
-                _check_computed(case.lhs, ())
-                _check_computed(case.rhs, ())
+                check_computed(case.lhs, ())
+                check_computed(case.rhs, ())
                 if case.relation == "=":
                     strategies.append(prove_equal(lhs, rhs).strategy)
                 elif case.relation == "<":
@@ -127,7 +127,7 @@ class Check(_Part):
                 else:
                     raise ProofError(f"unknown relation {case.relation!r}")
             except (ProofError, UndecidedError) as error:
-                raise _step_error(error)(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
+                raise step_error(error)(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
         object.__setattr__(self, "_trusted", (tuple(dict.fromkeys(strategies)), ()))
         object.__setattr__(self, "_verified", True)
         return self
@@ -187,8 +187,8 @@ class Counterexample(_Part):
         """Check the labels and certify that the two sides differ; remembered on success."""
         self.symbols()
         try:
-            _check_computed(self.lhs, ())
-            _check_computed(self.rhs, ())
+            check_computed(self.lhs, ())
+            check_computed(self.rhs, ())
         except (ProofError, UndecidedError) as error:
             raise ProofError(f"counterexample {self.title!r}: {error}") from None
         object.__setattr__(self, "_found", self.disproof())
