@@ -50,7 +50,8 @@ symbolic_attn.errors.ProofError: refuted: residual -1 is not zero
 import contextlib
 import dataclasses
 from dataclasses import dataclass, field
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import sympy
 
@@ -131,17 +132,17 @@ class Assumption:
     label: str
     text: str
     latex: str = ""
-    rewrite: Callable | None = field(default=None, compare=False, repr=False)
+    rewrite: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
     condition: object = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"({self.label}) {self.text}" + (f": {self.latex}" if self.latex else "")
 
-    def apply(self, expr):
+    def apply(self, expr: Any) -> Any:
         """``expr`` rewritten by this assumption's rule (unchanged without a rule)."""
         return expr if self.rewrite is None else self.rewrite(expr)
 
-    def conditions(self) -> tuple:
+    def conditions(self) -> tuple[Any, ...]:
         """The stated facts, as :class:`~.conditions.Condition` objects."""
         if self.condition is None:
             return ()
@@ -154,7 +155,7 @@ class Proof:
     """Evidence that ``lhs = rhs``: the strategy that decided it, and the rules applied."""
 
     strategy: str
-    rules: tuple = ()
+    rules: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ class Disproof:
     approx: str
 
 
-def facts_of(assumptions) -> Facts:
+def facts_of(assumptions: Any) -> Facts:
     """The stated conditions of ``assumptions`` as :class:`Facts`, once they are shown not to
     contradict each other (:func:`check_consistent`)."""
     assumptions = tuple(assumptions)
@@ -174,7 +175,7 @@ def facts_of(assumptions) -> Facts:
     return Facts.from_conditions([c for a in assumptions for c in a.conditions()])
 
 
-def check_consistent(assumptions) -> None:
+def check_consistent(assumptions: Any) -> None:
     """Raise AssumptionConflictError when two stated conditions contradict each other.
 
     Assumptions that cannot hold together prove anything (``x > 1`` and ``x < 1/2``), so
@@ -188,19 +189,19 @@ def check_consistent(assumptions) -> None:
         _check_consistent(tuple((label, c.expr, c.kind) for label, c in stated), universal)
 
 
-def _is_forall_statement(condition, relation) -> bool:
+def _is_forall_statement(condition: Any, relation: Any) -> bool:
     """Whether ``relation`` came from a ForAll of ``condition`` (a statement over a range)."""
     return isinstance(relation, sympy.Basic) and relation.has(sympy.Sum, sympy.Product) and _has_forall(condition)
 
 
-def _has_forall(condition) -> bool:
+def _has_forall(condition: Any) -> bool:
     if isinstance(condition, (list, tuple)):
         return any(_has_forall(item) for item in condition)
     return isinstance(condition, ForAll)
 
 
 @memoized
-def _check_consistent(stated, universal=()) -> None:
+def _check_consistent(stated: Any, universal: Any = ()) -> None:
     _check_pairs(stated)
     labels = linear_contradiction(stated)
     if labels:
@@ -221,7 +222,7 @@ def _check_consistent(stated, universal=()) -> None:
                              f"({found.skipped_reason or 'none found'})")
 
 
-def _as_relation(expr, kind):
+def _as_relation(expr: Any, kind: str) -> Any:
     """``expr kind 0`` as a relation, a bound on one symbol written ``x >= c`` (the point search
     aims its draws at such bounds)."""
     make = {">0": sympy.StrictGreaterThan, ">=0": sympy.GreaterThan, "!=0": sympy.Unequality}[kind]
@@ -240,7 +241,7 @@ def _as_relation(expr, kind):
     return make(expr, 0)
 
 
-def _check_pairs(stated) -> None:
+def _check_pairs(stated: Any) -> None:
     """Each stated condition against the declarations and against each other one."""
     for index, (label, expr, kind) in enumerate(stated):
         if contradicts(Condition(expr, kind)):
@@ -254,7 +255,7 @@ def _check_pairs(stated) -> None:
                     f"and {Condition(other_expr, other_kind)} cannot both hold")
 
 
-def check_conditions(expressions, facts: Facts) -> None:
+def check_conditions(expressions: Any, facts: Facts) -> None:
     """Prove every side condition of ``expressions``; raise SideConditionError at the first unmet."""
     seen = set()
     for expr in expressions:
@@ -271,7 +272,7 @@ def check_conditions(expressions, facts: Facts) -> None:
                     f"needs {short_line(plain_text(condition), 200)}{why}: not proved from the declarations and stated assumptions")
 
 
-def _has_operator(expr) -> bool:
+def _has_operator(expr: Any) -> bool:
     return isinstance(expr, sympy.Basic) and any(
         getattr(node, "is_named_operator", False) or isinstance(node, Frac) for node in sympy.preorder_traversal(expr))
 
@@ -284,7 +285,7 @@ EXAMINED_POINTS = 4
 
 
 @contextlib.contextmanager
-def without_cross_examination():
+def without_cross_examination() -> Iterator[Any]:
     """Within this block, proved steps are not cross-examined (for tests of the prover alone)."""
     _CROSS_EXAMINATION.append(False)
     try:
@@ -293,7 +294,7 @@ def without_cross_examination():
         _CROSS_EXAMINATION.pop()
 
 
-def examine(lhs, rhs, relation, assumptions=()):
+def examine(lhs: Any, rhs: Any, relation: Any, assumptions: Any = ()) -> Any:
     """Cross-examine a proved step ``lhs relation rhs`` (:mod:`.crossexam`): both sides are
     evaluated at admissible exact points by code independent of the prover, and a certified
     disagreement raises :class:`~symbolic_attn.errors.CrossExaminationError`.
@@ -313,7 +314,7 @@ def examine(lhs, rhs, relation, assumptions=()):
     # with the rules applied, as the prover used them, and as written; it is rejected when
     # both are certified wrong (a value rule applied to the step but not inside its sums can
     # make one of the two disagree by itself).
-    rewritten = tuple(unfold(_rewrite(side, assumptions)) for side in written)
+    rewritten = (unfold(_rewrite(written[0], assumptions)), unfold(_rewrite(written[1], assumptions)))
     try:
         return cross_examine(*rewritten, relation, conditions, points=EXAMINED_POINTS)
     except CrossExaminationError as error:
@@ -324,7 +325,7 @@ def examine(lhs, rhs, relation, assumptions=()):
         raise first from None
 
 
-def _examinable(condition) -> list:
+def _examinable(condition: Any) -> list[Any]:
     """A stated condition as the cross-examination reads it: relations as they are; a ForAll
     as exact statements about its whole range; a stated bijection left out (its map is an
     undefined function, which the cross-examination cannot evaluate, or an explicit map that
@@ -352,7 +353,7 @@ def _examinable(condition) -> list:
 
 
 @_typed
-def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterable = ()) -> Proof:
+def prove_equal(lhs: Any, rhs: Any, assumptions: Iterable[Assumption] = (), rules: Iterable[Any] = ()) -> Proof:
     """Prove ``lhs = rhs`` by the documented strategies, then cross-examine it; raise if not proved.
 
     ``rules`` are rule objects of :mod:`.rules` (or their names) applied first.
@@ -370,7 +371,7 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterabl
     return proof
 
 
-def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
+def _prove_equal(lhs: Any, rhs: Any, assumptions: Any, rules: Any) -> Proof:
     """:func:`prove_equal` without the cross-examination: the proof alone."""
     lhs, rhs = step_value(lhs), step_value(rhs)
     reject_inexact(lhs)
@@ -393,12 +394,13 @@ def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
                 return Proof(_decide(left, right, assumptions, facts, thorough=False).strategy, applied)
             except (ProofError, UndecidedError):
                 continue
-    first_error = None
+    first_error: ProofError | UndecidedError | None = None
     for left, right in candidates:
         try:
             return Proof(_decide(left, right, assumptions, facts).strategy, applied)
         except (ProofError, UndecidedError) as error:
             first_error = first_error or error
+    assert first_error is not None  # apply_rules returns at least one candidate
     note = f" (a rule was not applied where {unmet[0]})" if unmet else ""
     if isinstance(first_error, UndecidedError):
         if unmet:
@@ -407,7 +409,7 @@ def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
     raise type(first_error)(f"after the rules {', '.join(applied)}: {first_error}{note}") from None
 
 
-def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
+def _decide(lhs: Any, rhs: Any, assumptions: Any, facts: Facts, thorough: bool = True) -> Proof:
     """Decide ``lhs = rhs``; ``thorough=False`` tries only the quick strategies (no simplify,
     no refutation) and raises UndecidedError when they do not prove it."""
     lhs, rhs = bind_fresh(unfold(lhs)), bind_fresh(unfold(rhs))
@@ -451,7 +453,7 @@ def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
 
 
 @_typed
-def prove_unequal(lhs, rhs) -> Disproof:
+def prove_unequal(lhs: Any, rhs: Any) -> Disproof:
     """Certify that two concrete values (or matrices) differ: the counterexample check.
 
     The residual must be a non-zero rational or a symbol-free value whose certified (arb)
@@ -491,7 +493,7 @@ def prove_unequal(lhs, rhs) -> Disproof:
 
 
 @_typed
-def prove_positive(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
+def prove_positive(expr: Any, assumptions: Iterable[Assumption] = ()) -> Proof:
     """Prove ``expr > 0`` by the sign calculus from declarations and stated facts, no floats.
 
     >>> import sympy
@@ -503,19 +505,19 @@ def prove_positive(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
 
 
 @_typed
-def prove_nonnegative(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
+def prove_nonnegative(expr: Any, assumptions: Iterable[Assumption] = ()) -> Proof:
     """Prove ``expr >= 0`` (as :func:`prove_positive`)."""
     return _prove_sign(expr, assumptions, ">=0")
 
 
-def _prove_sign(expr, assumptions, kind) -> Proof:
+def _prove_sign(expr: Any, assumptions: Any, kind: str) -> Proof:
     assumptions = tuple(assumptions)
     proof = _prove_sign_only(expr, assumptions, kind)
     examine(step_value(expr), sympy.Integer(0), ">" if kind == ">0" else ">=", assumptions)
     return proof
 
 
-def _prove_sign_only(expr, assumptions, kind) -> Proof:
+def _prove_sign_only(expr: Any, assumptions: Any, kind: str) -> Proof:
     expr = step_value(expr)
     reject_inexact(expr)
     facts = facts_of(assumptions)
@@ -537,8 +539,9 @@ def _prove_sign_only(expr, assumptions, kind) -> Proof:
     # A sum over an index is signed termwise as written (bringing it over one denominator
     # only hides its terms).
     first, second = (lambda e: e, _one_fraction) if expr.has(sympy.Sum) else (_one_fraction, lambda e: e)
-    for transform in (first, second, cancel,
-                      lambda e: sympy.factor(sympy.together(e)), lambda e: sum_rules(e, range_membership(facts))):
+    transforms: tuple[Callable[[Any], Any], ...] = (
+        first, second, cancel, lambda e: sympy.factor(sympy.together(e)), lambda e: sum_rules(e, range_membership(facts)))
+    for transform in transforms:
         try:
             candidate = bind_fresh(transform(expr))
         except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
@@ -551,21 +554,22 @@ def _prove_sign_only(expr, assumptions, kind) -> Proof:
 # ---------------------------------------------------------------------------- internals
 
 
-def _is_matrix(value) -> bool:
+def _is_matrix(value: Any) -> bool:
     return isinstance(value, (sympy.MatrixBase, sympy.MatrixExpr))
 
 
-def _one_fraction(expr):
+def _one_fraction(expr: Any) -> Any:
     """``expr`` over a common denominator, the numerator expanded (the fraction not reduced)."""
     numerator, denominator = sympy.fraction(sympy.together(expr))
     return sympy.Mul(sympy.expand(numerator), sympy.Pow(denominator, -1))
 
 
-def _strategies_for(residual) -> tuple:
+def _strategies_for(residual: Any) -> tuple[Any, ...]:
     """The scalar strategies in the order to try them on ``residual``: a residual with sums
     over an index goes to the sum rules right after ``expand``, before the fraction rules
     (which cannot see into a sum and are slow on one); any other residual with a denominator
     goes to ``cancel`` first.  Every strategy is still tried; only the order differs."""
+    wanted: tuple[str, ...]
     if residual.has(sympy.Sum):
         wanted = ("expand", "sum rules")
     elif has_denominator(residual):
@@ -576,7 +580,7 @@ def _strategies_for(residual) -> tuple:
     return tuple(first) + tuple(entry for entry in _SCALAR_STRATEGIES if entry not in first)
 
 
-def _rewrite(expr, assumptions):
+def _rewrite(expr: Any, assumptions: Any) -> Any:
     """``expr`` rewritten by the assumptions' rules until nothing changes (bounded).
 
     The rules are the author's, written for the author's own names: they see the sums with
@@ -596,7 +600,7 @@ def _rewrite(expr, assumptions):
     return expr
 
 
-def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
+def _decide_number(residual: Any, strategy: str = "exact arithmetic") -> Proof:
     """A symbol-free residual: zero only by exact proof; non-zero only by a certified enclosure."""
     expanded = expand_sums(residual)
     exact_forms = (lambda e: e, sympy.expand, cancel, rewrite_exp, closed_forms)
@@ -614,7 +618,7 @@ def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
     raise UndecidedError(f"residual {shown} not shown to vanish (a number neither proved 0 nor certified non-zero)")
 
 
-def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
+def _prove_matrix(lhs: Any, rhs: Any, assumptions: Any, facts: Facts, thorough: bool = True) -> Proof:
     if getattr(lhs, "shape", None) != getattr(rhs, "shape", None):
         if _one_by_one(lhs) or _one_by_one(rhs):
             raise ProofError(f"refuted: a 1x1 matrix is not a scalar here (shapes {_shape(lhs)} and {_shape(rhs)}); "
@@ -628,7 +632,8 @@ def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
                 except (ProofError, UndecidedError) as error:
                     raise type(error)(f"entry ({i + 1}, {j + 1}): {error}") from None
         return Proof("entrywise")
-    for transform in (lambda m: m.doit(), lambda m: distribute(m.doit()), _explicit):
+    explicit_forms: tuple[Callable[[Any], Any], ...] = (lambda m: m.doit(), lambda m: distribute(m.doit()), _explicit)
+    for transform in explicit_forms:
         try:
             left = _rewrite(transform(lhs), assumptions)
             right = _rewrite(transform(rhs), assumptions)
@@ -641,17 +646,17 @@ def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
     raise UndecidedError(f"residual {short_line(plain_text(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
 
 
-def _explicit(matrix):
+def _explicit(matrix: Any) -> Any:
     if all(isinstance(size, (int, sympy.Integer)) for size in matrix.shape):
         return sympy.ImmutableMatrix(matrix.as_explicit())
     return matrix
 
 
-def _one_by_one(value) -> bool:
+def _one_by_one(value: Any) -> bool:
     return _is_matrix(value) and tuple(value.shape) == (1, 1)
 
 
-def _shape(value):
+def _shape(value: Any) -> Any:
     return tuple(value.shape) if _is_matrix(value) else "scalar"
 
 

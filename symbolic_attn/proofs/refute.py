@@ -12,12 +12,14 @@ The number of attempts is bounded; any number of symbols gets values (no pool to
 -1/2
 """
 
+from typing import Any, NoReturn
+
 
 import sympy
 
 from symbolic_attn.errors import ProofError, UndecidedError
 from symbolic_attn.exact.certified import certified_sign, decimal_string
-from symbolic_attn.proofs.conditions import reject_inexact, side_conditions
+from symbolic_attn.proofs.conditions import Facts, reject_inexact, side_conditions
 from symbolic_attn.proofs.messages import plain_text, short_line
 from symbolic_attn.proofs.sums import expand_sums
 
@@ -26,12 +28,12 @@ __all__ = ["refute_or_undecided", "certified_value", "safe_sign", "symbol_free"]
 _ATTEMPTS = 4
 
 
-def symbol_free(expr) -> bool:
+def symbol_free(expr: Any) -> bool:
     """``expr`` is a number as written: no free symbol and no entry of a sequence (``s[1]``)."""
     return isinstance(expr, sympy.Basic) and not expr.free_symbols and not expr.atoms(sympy.Indexed)
 
 
-def safe_sign(expr):
+def safe_sign(expr: Any) -> Any:
     """The certified sign of a number (-1, 0 or 1), or None when it cannot be certified."""
     if expr.is_Rational:
         return (1 if expr.p > 0 else -1) if expr.p else 0
@@ -41,7 +43,7 @@ def safe_sign(expr):
         return None
 
 
-def refute_or_undecided(residual, facts):
+def refute_or_undecided(residual: Any, facts: Facts) -> NoReturn:
     """Raise ProofError if a valid point certifies ``residual != 0``, else UndecidedError."""
     shown = short_line(plain_text(residual))
     # Entries of matrix symbols (A[0, 1]) are independent unknowns: give them values as well.
@@ -63,7 +65,7 @@ def refute_or_undecided(residual, facts):
     raise UndecidedError(f"residual {shown} not shown to vanish")
 
 
-def _sample(symbol, position: int, attempt: int):
+def _sample(symbol: Any, position: int, attempt: int) -> Any:
     """A value that satisfies every flag of ``symbol`` (position and attempt vary it)."""
     j = position + 3 * attempt
     if symbol.is_integer:
@@ -88,7 +90,7 @@ def _sample(symbol, position: int, attempt: int):
     return value if j % 2 == 0 else -value
 
 
-def _refutation_point(residual, facts, attempt):
+def _refutation_point(residual: Any, facts: Facts, attempt: int) -> Any:
     if residual.atoms(sympy.MatrixSymbol) or residual.atoms(sympy.core.function.AppliedUndef):
         return None
     if facts.universal:
@@ -122,19 +124,19 @@ def _refutation_point(residual, facts, attempt):
     return point
 
 
-def _refutation_point_retry(residual, facts, attempt):
+def _refutation_point_retry(residual: Any, facts: Facts, attempt: int) -> Any:
     # Stated facts rule this point out; the next attempt moves every value (bounded).
     return None if attempt + 1 >= _ATTEMPTS else _refutation_point(residual, facts, attempt + 1)
 
 
-def _holds_exactly(value, kind) -> bool:
+def _holds_exactly(value: Any, kind: str) -> bool:
     sign = safe_sign(value) if value.is_number else None
     if sign is None:
         return False
-    return {">0": sign > 0, ">=0": sign >= 0, "!=0": sign != 0}[kind]
+    return bool({">0": sign > 0, ">=0": sign >= 0, "!=0": sign != 0}[kind])
 
 
-def _value_at(residual, point, facts, attempt):
+def _value_at(residual: Any, point: Any, facts: Facts, attempt: int) -> Any:
     """The residual at ``point`` (sums written out, entries of sequences given values)."""
     value = expand_sums(residual.subs(point, simultaneous=True))
     values = {}
@@ -154,7 +156,7 @@ def _value_at(residual, point, facts, attempt):
     return value
 
 
-def certified_value(expr) -> str | None:
+def certified_value(expr: Any) -> str | None:
     """Six digits of ``expr`` if it is certified non-zero, else None."""
     if expr.is_Rational:
         if expr == 0:
@@ -165,7 +167,7 @@ def certified_value(expr) -> str | None:
                 return "about " + decimal_string(expr, 6, significant=True)
             except (UndecidedError, TypeError, ValueError):
                 return "a non-zero rational"
-        return sympy.sstr(expr)
+        return str(sympy.sstr(expr))
     if not safe_sign(expr):
         return None
     try:

@@ -20,6 +20,9 @@ an equal expression, valid under the side conditions the checker has already pro
 0
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import sympy
 
 from symbolic_attn.exact.memo import memoized
@@ -37,8 +40,8 @@ _EXPAND_MAX_OPS = 4000
 _REWRITE_ROUNDS = 8
 
 
-def _bounded(transform):
-    def guarded(expr, facts):
+def _bounded(transform: Any) -> Any:
+    def guarded(expr: Any, facts: Facts) -> Any:
         if count_operations(expr) > _EXPAND_MAX_OPS or _large_power(expr):
             return expr
         return transform(expr, facts)
@@ -52,12 +55,12 @@ _MAX_EXPANDED_POWER = 100
 
 
 @memoized
-def _large_power(expr) -> bool:
+def _large_power(expr: Any) -> bool:
     return any(isinstance(node, sympy.Pow) and node.exp.is_Integer and abs(node.exp) > _MAX_EXPANDED_POWER
                and isinstance(node.base, sympy.Add) for node in sympy.preorder_traversal(expr))
 
 
-def _exp_rules(expr, facts=None):
+def _exp_rules(expr: Any, facts: Facts | None = None) -> Any:
     if not _has_exp_or_symbolic_power(expr):
         return expr  # nothing for e^{a+b} = e^a e^b or x^a x^b = x^{a+b} to do: as "cancel" left it
     expanded = sympy.expand(expr, power_exp=True, mul=True, multinomial=False)
@@ -66,24 +69,24 @@ def _exp_rules(expr, facts=None):
     return cancel(combined) if has_denominator(combined) else sympy.expand(combined)
 
 
-def has_denominator(expr) -> bool:
+def has_denominator(expr: Any) -> bool:
     """True when some power in ``expr`` has a negative (or unknown-sign) exponent."""
     return any(isinstance(node, sympy.Pow) and not node.exp.is_nonnegative for node in sympy.preorder_traversal(expr))
 
 
-def _has_exp_or_symbolic_power(expr) -> bool:
+def _has_exp_or_symbolic_power(expr: Any) -> bool:
     return any(isinstance(node, sympy.exp) or (isinstance(node, sympy.Pow) and node.exp.free_symbols)
                for node in sympy.preorder_traversal(expr))
 
 
 # -------------------------------------------------------------------------------- sums
 
-def _sum_rules(expr, facts=None):
+def _sum_rules(expr: Any, facts: Facts | None = None) -> Any:
     """The sum normal form (:func:`.sums.sum_rules`), a delta resolved where the facts place it."""
     return sum_rules(expr, range_membership(facts))
 
 
-def closed_forms(expr, facts=None):
+def closed_forms(expr: Any, facts: Facts | None = None) -> Any:
     """Sums and products in closed form by SymPy's summation (polynomial, geometric and
     hypergeometric terms: Gosper's algorithm), innermost first.
 
@@ -95,7 +98,7 @@ def closed_forms(expr, facts=None):
     if not expr.has(sympy.Sum, sympy.Product):
         return expr
 
-    def evaluate(total):
+    def evaluate(total: Any) -> Any:
         if total.function.has(sympy.Sum, sympy.Product) or count_operations(total) > _SIMPLIFY_MAX_OPS:
             return total
         try:
@@ -123,7 +126,7 @@ def closed_forms(expr, facts=None):
     return cancel(sympy.expand(expr)) if not expr.has(sympy.Sum, sympy.Product) else expr
 
 
-def _long_range_closed_form(total):
+def _long_range_closed_form(total: Any) -> Any:
     """A sum or product over a concrete range too long to write out: its closed form for a
     symbolic end, evaluated at the concrete end when that is cheap (a polynomial or rational
     function of the end; a power with the end in its exponent only for a small end).  Returns
@@ -146,12 +149,12 @@ def _long_range_closed_form(total):
     return substitute(closed, {end: high})
 
 
-def _decide_cases(expr, facts):
+def _decide_cases(expr: Any, facts: Facts | None) -> Any:
     """Each Piecewise replaced by the branch the facts select, or None when one cannot be selected."""
     facts = facts if facts is not None else Facts()
     undecided = []
 
-    def select(piecewise):
+    def select(piecewise: Any) -> Any:
         for value, condition in piecewise.args:
             verdict = decide_relation(condition, facts)
             if verdict is True:
@@ -166,13 +169,13 @@ def _decide_cases(expr, facts):
     return None if undecided else chosen
 
 
-def _trace_forms(expr, facts=None):
+def _trace_forms(expr: Any, facts: Facts | None = None) -> Any:
     """Each trace of a product in one form: ``tr(XY) = tr(YX)`` and ``tr(X) = tr(X^T)``, so the
     least (by SymPy's sort key) of the rotations of the product and of its transpose."""
     if not expr.has(sympy.Trace):
         return expr
 
-    def normal(trace):
+    def normal(trace: Any) -> Any:
         argument = trace.args[0]
         while isinstance(argument, sympy.Transpose):
             argument = argument.args[0]
@@ -193,7 +196,7 @@ def _trace_forms(expr, facts=None):
 # ----------------------------------------------------------------- further strategies
 
 
-def rewrite_exp(expr, facts=None):
+def rewrite_exp(expr: Any, facts: Facts | None = None) -> Any:
     """Trigonometric and hyperbolic functions as exponentials, then the exp rules."""
     trig = (sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh)
     if not expr.has(*trig):
@@ -201,7 +204,7 @@ def rewrite_exp(expr, facts=None):
     return _exp_rules(expr.rewrite(sympy.exp))
 
 
-def _expand_trig(expr, facts=None):
+def _expand_trig(expr: Any, facts: Facts | None = None) -> Any:
     """sin, cos of sums expanded (angle addition), then sums normalised: exact identities."""
     trig = (sympy.sin, sympy.cos)
     if not expr.has(*trig):
@@ -210,13 +213,13 @@ def _expand_trig(expr, facts=None):
     return _sum_rules(sympy.expand(expanded)) if expanded.has(sympy.Sum) else sympy.expand(expanded)
 
 
-def _order(expr, facts):
+def _order(expr: Any, facts: Facts) -> Any:
     """Min/Max resolved where the sign calculus orders the arguments; ``|e|`` and ``sign(e)``
     where it signs ``e``."""
     if not expr.has(sympy.Min, sympy.Max, sympy.Abs, sympy.sign):
         return expr
 
-    def absolute(e):
+    def absolute(e: Any) -> Any:
         argument = e.args[0]
         if prove_condition(Condition(argument, ">=0"), facts):
             return argument
@@ -224,7 +227,7 @@ def _order(expr, facts):
             return -argument
         return e
 
-    def signum(e):
+    def signum(e: Any) -> Any:
         argument = e.args[0]
         if prove_condition(Condition(argument, ">0"), facts):
             return sympy.Integer(1)
@@ -235,11 +238,12 @@ def _order(expr, facts):
     expr = expr.replace(lambda e: isinstance(e, sympy.Abs), absolute)
     expr = expr.replace(lambda e: isinstance(e, sympy.sign), signum)
 
-    def resolve(e):
+    def resolve(e: Any) -> Any:
         first, *rest = e.args
         for candidate in e.args:
             others = [o for o in e.args if o is not candidate]
-            wanted = (lambda o: o - candidate) if isinstance(e, sympy.Min) else (lambda o: candidate - o)  # noqa: B023 -- called in this iteration
+            wanted: Callable[[Any], Any] = (  # noqa: B023 -- called in this iteration
+                (lambda o: o - candidate) if isinstance(e, sympy.Min) else (lambda o: candidate - o))  # noqa: B023
             if all(prove_condition(Condition(wanted(o), ">=0"), facts) for o in others):
                 return candidate
         return e
@@ -248,13 +252,13 @@ def _order(expr, facts):
     return sympy.cancel(sympy.together(sympy.expand(resolved)))
 
 
-def _simplify(expr, facts=None):
+def _simplify(expr: Any, facts: Facts | None = None) -> Any:
     """simplify() with every irrational number replaced by a symbol: it cannot decide numbers."""
     if count_operations(expr) > _SIMPLIFY_MAX_OPS or _large_power(expr):
         return expr
-    stand_ins = {}
+    stand_ins: dict[Any, Any] = {}
 
-    def abstract(node):
+    def abstract(node: Any) -> Any:
         if isinstance(node, sympy.Basic) and not node.is_Rational and node.is_number and not node.free_symbols:
             stand_ins.setdefault(node, sympy.Dummy(f"c{len(stand_ins)}"))
             return stand_ins[node]
@@ -265,7 +269,7 @@ def _simplify(expr, facts=None):
     return result.xreplace({dummy: number for number, dummy in stand_ins.items()}) if result != 0 else result
 
 
-def cancel(expr, facts=None):
+def cancel(expr: Any, facts: Facts | None = None) -> Any:
     """``expr`` as one fraction, reduced; 0 as soon as the numerator expands to 0.
 
     A residual over a common denominator vanishes (where it is defined, which the side
@@ -284,7 +288,7 @@ def cancel(expr, facts=None):
     return sympy.cancel(combined)
 
 
-def _replace_numbers(expr, abstract):
+def _replace_numbers(expr: Any, abstract: Any) -> Any:
     replaced = abstract(expr)
     if replaced is not None:
         return replaced
