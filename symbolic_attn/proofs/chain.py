@@ -223,7 +223,7 @@ class Displayed:
 
         def latex(self) -> str: ...
 
-    def verification_failure(self) -> Any:
+    def verification_failure(self) -> SymbolicAttnError | None:
         """None once verified (remembered), else the error that verification raised."""
         if getattr(self, "_verified", False):
             return None
@@ -249,12 +249,12 @@ class Displayed:
         return latex_to_markdown(standalone_latex(self))
 
 
-def unverified_reason(error: Any) -> str:
+def unverified_reason(error: BaseException) -> str:
     """The one-line reason shown beside NOT VERIFIED."""
     return one_line(error, width=300)
 
 
-def unverified_math(title: str, error: Any) -> str:
+def unverified_math(title: str, error: BaseException) -> str:
     r"""A notebook display of something that did not verify: text, never clean math.
 
     >>> print(unverified_math("Sq", ProofError("step 1: refuted")))
@@ -266,14 +266,14 @@ def unverified_math(title: str, error: Any) -> str:
             + math_text(unverified_reason(error)) + "}\\end{aligned}$")
 
 
-def unverified_markdown(thing: Any, error: Any) -> str:
+def unverified_markdown(thing: Any, error: BaseException) -> str:
     """Markdown of something that did not verify: the reason, then its plain text."""
     from symbolic_attn.render.markdown import escape_markdown
 
     return (f"**NOT VERIFIED:** {escape_markdown(unverified_reason(error))}\n\n```text\n{thing}\n```\n")
 
 
-def condition_latex(assumption: Any) -> str:
+def condition_latex(assumption: Assumption) -> str:
     r"""LaTeX of the condition the checker uses for ``assumption`` (generated from the
     condition object, so it is the one used), or ``""`` without one.
 
@@ -308,7 +308,7 @@ def _one_condition_latex(item: Any) -> str:
     return escape_text(str(item))
 
 
-def condition_text(assumption: Any) -> str:
+def condition_text(assumption: Assumption) -> str:
     """The checker's condition as plain text (for ``str``)."""
     if assumption.condition is None:
         return ""
@@ -323,7 +323,7 @@ def condition_text(assumption: Any) -> str:
     return ", ".join(text(item) for item in items)
 
 
-def assumption_latex(assumption: Any) -> str:
+def assumption_latex(assumption: Assumption) -> str:
     r"""One printed assumption: label, the author's text and formula, and the condition the
     checker uses (generated), so that a text saying ``x \ge 0`` beside a condition
     ``x > 0`` shows both.
@@ -638,7 +638,7 @@ class Derivation(Displayed):
         return "\n".join(lines)
 
 
-def assumption_text(assumption: Any) -> str:
+def assumption_text(assumption: Assumption) -> str:
     """An assumption as plain text, with the condition the checker uses."""
     text = f"({assumption.label}) {_plain_math(assumption.text)}"
     text += f": {_plain_math('$' + assumption.latex + '$')}" if assumption.latex else ""
@@ -652,7 +652,7 @@ _COLUMN_CHARACTERS = 56
 _WIDE_FIRST_LINE = 160
 
 
-def step_error(error: Any) -> Any:
+def step_error(error: BaseException) -> type[ProofError]:
     """The class to re-raise a failed step with: its own ProofError subclass, else ProofError."""
     return type(error) if isinstance(error, ProofError) else ProofError
 

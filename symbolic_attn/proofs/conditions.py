@@ -576,7 +576,7 @@ def _invertible(matrix: Any, facts: Facts, depth: int) -> bool:
     return False
 
 
-def _flagged(expr: Any, facts: Facts) -> Any:
+def _flagged(expr: Any, facts: Facts) -> tuple[Any, ...]:
     """Stated signs of plain symbols become flags on stand-ins, so the sign calculus sees them."""
     replace = {}
     for fact in facts.conditions:
@@ -830,7 +830,7 @@ def _flag_sign(expr: Any) -> Any:
         return None
 
 
-def _flag_sign_of(expr: Any) -> Any:
+def _flag_sign_of(expr: Any) -> str | None:
     if expr.is_positive:
         return "+"
     if expr.is_negative:

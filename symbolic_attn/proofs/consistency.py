@@ -33,7 +33,7 @@ __all__ = ["linear_contradiction", "linear_real_system", "MAX_INEQUALITIES"]
 MAX_INEQUALITIES = 400
 
 
-def linear_contradiction(stated: Any) -> Any:
+def linear_contradiction(stated: Any) -> tuple[Any, ...] | None:
     """The labels of stated conditions that contradict each other, or None.
 
     ``stated``: ``(label, expression, kind)`` with kind ``>0``, ``>=0`` or ``!=0``.  A ``!=0``
@@ -63,7 +63,7 @@ def linear_contradiction(stated: Any) -> Any:
     return None
 
 
-def _linear(expr: Any, strict: Any, labels: Any) -> Any:
+def _linear(expr: Any, strict: Any, labels: Any) -> tuple[Any, ...] | None:
     """``expr > 0`` (or ``>= 0``) as ``({unknown: coefficient}, constant, strict, labels)``, or
     None when a coefficient is not rational."""
     coefficients: dict[Any, Fraction] = {}
@@ -130,7 +130,7 @@ def _pairs(rows: Any, unknown: Any) -> int:
     return above * below
 
 
-def _combine(first: Any, second: Any, unknown: Any) -> Any:
+def _combine(first: Any, second: Any, unknown: Any) -> tuple[Any, ...]:
     """The non-negative combination of two inequalities in which ``unknown`` cancels."""
     a, b = first[0][unknown], -second[0][unknown]
     coefficients: dict[Any, Fraction] = {}

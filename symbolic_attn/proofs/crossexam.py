@@ -569,19 +569,19 @@ class _Evaluator:
             raise _Unsupported("an expression nested too deeply")
         return _handler(type(node))(self, node, env, depth + 1)
 
-    def scalar(self, node: Any, env: Any, depth: int) -> Any:
+    def scalar(self, node: Any, env: dict[Any, Any], depth: int) -> Any:
         result = self.value(node, env, depth)
         if isinstance(result, _Matrix):
             raise _Unsupported("a matrix where a number is needed")
         return result
 
-    def integer(self, node: Any, env: Any, depth: int) -> int:
+    def integer(self, node: Any, env: dict[Any, Any], depth: int) -> int:
         result = _integer_of(self.scalar(node, env, depth))
         if result is None:
             raise _Undefined("a value that must be an integer (a bound, an index, a size) is not one")
         return result
 
-    def size(self, node: Any, env: Any, depth: int) -> int:
+    def size(self, node: Any, env: dict[Any, Any], depth: int) -> int:
         size = self.integer(node, env, depth)
         # Sizes given by symbols stay small; an explicit Identity(8) is allowed a bit more.
         limit = MAX_EXPLICIT if isinstance(node, (int, sympy.Integer)) else MAX_SIZE
@@ -589,7 +589,7 @@ class _Evaluator:
             raise _Undefined(f"a matrix size of {size} (only 1..{limit} are examined)")
         return size
 
-    def truth(self, node: Any, env: Any, depth: int) -> Any:
+    def truth(self, node: Any, env: dict[Any, Any], depth: int) -> Any:
         """A condition at the point: True, False or None (undecided)."""
         self.nodes += 1
         if self.nodes > self.budget:
@@ -617,7 +617,7 @@ class _Evaluator:
             return self._predicate(node, env, depth + 1)
         raise _Unsupported(f"the condition {type(node).__name__}")
 
-    def _predicate(self, node: Any, env: Any, depth: int) -> Any:
+    def _predicate(self, node: Any, env: dict[Any, Any], depth: int) -> Any:
         name = getattr(node.function, "name", None)
         if len(node.arguments) != 1:
             raise _Unsupported(f"the predicate Q.{name}")
@@ -652,7 +652,7 @@ class _Evaluator:
 
     # Sums and products: loops over an environment, outermost limit first.
 
-    def iterate(self, body: Any, limits: Any, env: Any, depth: int, product: bool) -> Any:
+    def iterate(self, body: Any, limits: Any, env: dict[Any, Any], depth: int, product: bool) -> Any:
         if not limits:
             return self.value(body, env, depth)
         variable, low, high = self._limit(limits[-1])  # SymPy lists the innermost limit first
@@ -681,7 +681,7 @@ class _Evaluator:
             raise _Unsupported("a sum or product limit that is not (variable, low, high)")
         return limit
 
-    def named(self, node: Any, env: Any, depth: int) -> Any:
+    def named(self, node: Any, env: dict[Any, Any], depth: int) -> Any:
         """A project operator: its own definition (``unfold``), never the checker's."""
         unfolded = self._unfold(node)
         if unfolded is not None:
@@ -721,15 +721,15 @@ _RELATIONALS = {sympy.Eq: "=", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sy
 # Node handlers: handler(evaluator, node, env, depth) -> value.
 
 
-def _rational(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _rational(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return _exact(Fraction(node.p, node.q))
 
 
-def _python_number(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _python_number(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return _exact(Fraction(node))
 
 
-def _symbol(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _symbol(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     if node in env:
         return env[node]
     if isinstance(node, Idx) and (node.lower is not None or node.upper is not None):
@@ -737,13 +737,13 @@ def _symbol(ev: Any, node: Any, env: Any, depth: int) -> Any:
     return ev.point.symbol(node)
 
 
-def _indexed(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _indexed(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     indices = tuple(ev.integer(index, env, depth) for index in node.indices)
     return ev.point.entry(node.base, indices)
 
 
 def _fold(combine: Any) -> Any:
-    def handler(ev: Any, node: Any, env: Any, depth: int) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         args = node.args
         total = ev.value(args[0], env, depth)
         for arg in args[1:]:
@@ -753,7 +753,7 @@ def _fold(combine: Any) -> Any:
     return handler
 
 
-def _pow(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _pow(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     base, exponent = node.args
     return _power(ev.value(base, env, depth), ev.scalar(exponent, env, depth))
 
@@ -874,7 +874,7 @@ def _function(method: str, exact: dict[Any, Any] | None = None, domain: Any = No
     1...), so that such values stay exact; ``domain`` raises where it is undefined.
     """
 
-    def handler(ev: Any, node: Any, env: Any, depth: int) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         if len(node.args) != 1:
             raise _Unsupported(f"{type(node).__name__} with {len(node.args)} arguments")
         x = ev.scalar(node.args[0], env, depth)
@@ -909,12 +909,12 @@ _FUNCTIONS = {
 }
 
 
-def _abs(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _abs(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     x = ev.scalar(node.args[0], env, depth)
     return abs(x)
 
 
-def _signum(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _signum(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     sign = _sign(ev.scalar(node.args[0], env, depth))
     if sign is None:
         raise _Uncertain("the sign of a value near 0")
@@ -922,7 +922,7 @@ def _signum(ev: Any, node: Any, env: Any, depth: int) -> Any:
 
 
 def _extremum(largest: bool) -> Any:
-    def handler(ev: Any, node: Any, env: Any, depth: int) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         values = [ev.scalar(arg, env, depth) for arg in node.args]
         if all(isinstance(v, Fraction) for v in values):
             return max(values) if largest else min(values)
@@ -935,7 +935,7 @@ def _extremum(largest: bool) -> Any:
 
 
 def _rounding(up: bool) -> Any:
-    def handler(ev: Any, node: Any, env: Any, depth: int) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         x = ev.scalar(node.args[0], env, depth)
         if isinstance(x, Fraction):
             return Fraction(math.ceil(x) if up else math.floor(x))
@@ -947,17 +947,17 @@ def _rounding(up: bool) -> Any:
     return handler
 
 
-def _identity_function(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _identity_function(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     # re, conjugate: every value here is real
     return ev.value(node.args[0], env, depth)
 
 
-def _imaginary_part(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _imaginary_part(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     ev.scalar(node.args[0], env, depth)
     return Fraction(0)
 
 
-def _piecewise(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _piecewise(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     for expression, condition in node.args:
         holds = ev.truth(condition, env, depth)
         if holds is None:
@@ -967,7 +967,7 @@ def _piecewise(ev: Any, node: Any, env: Any, depth: int) -> Any:
     raise _Undefined("no Piecewise branch applies")
 
 
-def _kronecker(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _kronecker(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     if len(node.args) != 2:
         raise _Unsupported("KroneckerDelta with a third argument")
     i, j = (ev.scalar(arg, env, depth) for arg in node.args)
@@ -977,30 +977,30 @@ def _kronecker(ev: Any, node: Any, env: Any, depth: int) -> Any:
     return Fraction(int(equal))
 
 
-def _factorial(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _factorial(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     n = _integer_of(ev.scalar(node.args[0], env, depth))
     if n is None or not 0 <= n <= 1000:
         raise _Undefined("factorial outside 0..1000 (or of a non-integer)")
     return _exact(Fraction(math.factorial(n)))
 
 
-def _binomial(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _binomial(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     n, k = (_integer_of(ev.scalar(arg, env, depth)) for arg in node.args)
     if n is None or k is None or not 0 <= n <= 1000:
         raise _Undefined("binomial outside whole numbers n in 0..1000")
     return Fraction(math.comb(n, k) if 0 <= k <= n else 0)
 
 
-def _sum(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _sum(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return ev.iterate(node.function, node.limits, env, depth, product=False)
 
 
-def _product(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _product(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return ev.iterate(node.function, node.limits, env, depth, product=True)
 
 
 def _constant(make: Any) -> Any:
-    def handler(ev: Any, node: Any, env: Any, depth: int) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         return make()
 
     return handler
@@ -1009,47 +1009,47 @@ def _constant(make: Any) -> Any:
 # Matrices.
 
 
-def _explicit_matrix(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _explicit_matrix(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     rows, cols = node.shape
     if rows * cols > MAX_EXPLICIT * MAX_EXPLICIT or rows * cols == 0:
         raise _Unsupported("an explicit matrix that is empty or larger than 12x12")
     return _Matrix(rows, cols, (ev.scalar(node[i, j], env, depth) for i in range(rows) for j in range(cols)))
 
 
-def _matrix_symbol(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _matrix_symbol(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     rows, cols = (ev.size(dim, env, depth) for dim in node.shape)
     return ev.point.matrix(node, rows, cols)
 
 
-def _identity_matrix(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _identity_matrix(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return _identity(ev.size(node.args[0], env, depth))
 
 
 def _filled_matrix(fill: int) -> Any:
-    def handler(ev: Any, node: Any, env: Any, depth: int) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         rows, cols = (ev.size(dim, env, depth) for dim in node.args[:2])
         return _Matrix(rows, cols, [Fraction(fill)] * (rows * cols))
 
     return handler
 
 
-def _matrix_of(ev: Any, node: Any, env: Any, depth: int) -> _Matrix:
+def _matrix_of(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> _Matrix:
     value = ev.value(node, env, depth)
     if not isinstance(value, _Matrix):
         raise _Unsupported("a number where a matrix is needed")
     return value
 
 
-def _transpose_node(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _transpose_node(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     value = ev.value(node.args[0], env, depth)
     return _transpose(value) if isinstance(value, _Matrix) else value
 
 
-def _inverse_node(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _inverse_node(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return _reciprocal(ev.value(node.args[0], env, depth))
 
 
-def _trace(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _trace(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     matrix = _matrix_of(ev, node.args[0], env, depth)
     if matrix.rows != matrix.cols:
         raise _Undefined("the trace of a non-square matrix")
@@ -1059,11 +1059,11 @@ def _trace(ev: Any, node: Any, env: Any, depth: int) -> Any:
     return total
 
 
-def _determinant_node(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _determinant_node(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return _determinant(_matrix_of(ev, node.args[0], env, depth))
 
 
-def _matrix_element(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _matrix_element(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     parent, i, j = node.args
     matrix = _matrix_of(ev, parent, env, depth)
     i, j = ev.integer(i, env, depth), ev.integer(j, env, depth)
@@ -1072,7 +1072,7 @@ def _matrix_element(ev: Any, node: Any, env: Any, depth: int) -> Any:
     return matrix.at(i, j)
 
 
-def _hadamard(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _hadamard(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     matrices = [_matrix_of(ev, arg, env, depth) for arg in node.args]
     result = matrices[0]
     for other in matrices[1:]:
@@ -1082,12 +1082,12 @@ def _hadamard(ev: Any, node: Any, env: Any, depth: int) -> Any:
     return result
 
 
-def _frac(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _frac(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     numerator, denominator = node.args
     return _mul(ev.value(numerator, env, depth), _reciprocal(ev.scalar(denominator, env, depth)))
 
 
-def _unsupported(ev: Any, node: Any, env: Any, depth: int) -> None:
+def _unsupported(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> None:
     raise _Unsupported(_describe_unsupported(node))
 
 
@@ -1173,7 +1173,7 @@ _TABLE = _build_table()
 _HANDLERS: dict[Any, Any] = {}
 
 
-def _named_handler(ev: Any, node: Any, env: Any, depth: int) -> Any:
+def _named_handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return ev.named(node, env, depth)
 
 
@@ -1283,7 +1283,7 @@ class _Examination:
             why += " (" + "; ".join(reasons[:3]) + ")"
         return Examined(tried, 0, one_line(why), close)
 
-    def _examine(self, point: _Point) -> Any:
+    def _examine(self, point: _Point) -> tuple[Any, ...]:
         """("held"|"close"|"false"|"undecided"|"inadmissible", detail) at one point."""
         verdict = sides = None
         # Once one point has agreed at every precision without being certifiable (irrational
@@ -1340,7 +1340,7 @@ def _has_unknowns(item: Any) -> bool:
         return True
 
 
-def _read_conditions(conditions: Any) -> Any:
+def _read_conditions(conditions: Any) -> tuple[Any, ...]:
     """(the conditions as a list of SymPy booleans, text naming one that cannot be read)."""
     if isinstance(conditions, (sympy.Basic, bool)):
         conditions = (conditions,)

@@ -41,7 +41,7 @@ from symbolic_attn.errors import UndecidedError
 __all__ = ["domain_conditions", "DOMAIN_TABLE", "domain_table_rows"]
 
 
-def _none(expr: Any) -> Any:
+def _none(expr: Any) -> list[Any]:
     return []
 
 
@@ -50,7 +50,7 @@ def _argument(condition: Any, kind: str, why: str) -> Any:
     return lambda expr: [(condition(expr.args[0]), kind, why)]
 
 
-def _power(expr: Any) -> Any:
+def _power(expr: Any) -> list[Any]:
     base, exponent = expr.args
     if exponent.is_integer and exponent.is_nonnegative:
         return []
@@ -67,7 +67,7 @@ def _power(expr: Any) -> Any:
     return [(base, ">0", "power with a non-integer exponent")]
 
 
-def _matrix_power(expr: Any) -> Any:
+def _matrix_power(expr: Any) -> list[Any]:
     base, exponent = expr.args
     if exponent.is_integer and exponent.is_nonnegative:
         return []
@@ -89,7 +89,7 @@ def _matrix_element(expr: Any) -> Any:
     return found
 
 
-def _piecewise(expr: Any) -> Any:
+def _piecewise(expr: Any) -> list[Any]:
     # Every branch is required to be defined (stronger than needed, so sound); a Piecewise
     # without a final catch-all branch may have no value at all.
     if not expr.args or expr.args[-1].cond is not sympy.true:
@@ -107,7 +107,7 @@ _SMOOTH = (sympy.Symbol, sympy.Number, sympy.NumberSymbol, sympy.Add, sympy.Mul,
            sympy.Tuple, sympy.Derivative, sympy.core.symbol.Str)
 
 
-def _derivative(expr: Any) -> Any:
+def _derivative(expr: Any) -> list[Any]:
     for node in sympy.preorder_traversal(expr.expr):
         if not isinstance(node, _SMOOTH) and not getattr(node, "is_named_operator", False):
             name = getattr(type(node), "__name__", str(type(node)))

@@ -68,7 +68,7 @@ class SoftmaxAt(NamedOperator, sympy.Expr):  # type: ignore[misc]  # sympy is un
             printer._print(term), printer._print(index), printer._print(length), printer._print(entry))
         return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
 
-    def _sympystr(self, printer: Any) -> Any:
+    def _sympystr(self, printer: Any) -> str:
         return "softmax(%s for %s in 1..%s)[%s]" % tuple(printer._print(a) for a in
                                                        (self.args[0], self.args[1], self.args[3], self.args[2]))
 
@@ -124,7 +124,7 @@ class _MatrixOperator(NamedOperator, MatrixExpr):  # type: ignore[misc]  # sympy
         text = r"%s\left(%s\right)" % (self._name, printer._print(self.args[0]))
         return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
 
-    def _sympystr(self, printer: Any) -> Any:
+    def _sympystr(self, printer: Any) -> str:
         return "%s(%s)" % (type(self).__name__, printer._print(self.args[0]))
 
 
@@ -171,7 +171,7 @@ class MaskedSoftmax(_MatrixOperator):
         text = r"%s\left(%s;\ %s\right)" % (self._name, printer._print(self.args[0]), printer._print(self.args[1]))
         return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
 
-    def _sympystr(self, printer: Any) -> Any:
+    def _sympystr(self, printer: Any) -> str:
         return "%s(%s, %s)" % (type(self).__name__, printer._print(self.args[0]), printer._print(self.args[1]))
 
     def unfold(self) -> Any:

@@ -111,7 +111,7 @@ def map_forked(tasks: Sequence[Callable[..., Any]], jobs: int | None = None, sta
 # ----------------------------------------------------------------------------- workers
 
 
-def _run_forked(tasks: Any, jobs: Any, schedule: Any, on_value: Any) -> Any:
+def _run_forked(tasks: Any, jobs: Any, schedule: Any, on_value: Any) -> tuple[Any, ...]:
     """``(values, emitted)``: the values the workers reported, and how many of the first
     ones were passed to ``on_value``.  Stops once the first failure in order is known."""
     import multiprocessing

@@ -63,7 +63,7 @@ from symbolic_attn.proofs.consistency import linear_contradiction, linear_real_s
 from symbolic_attn.proofs.conditions import (
     Condition, Facts, ForAll, contradicts, normalise, prove_condition, range_membership, reject_inexact, side_conditions,
     typed as _typed)
-from symbolic_attn.proofs.crossexam import cross_examine
+from symbolic_attn.proofs.crossexam import Examined, cross_examine
 from symbolic_attn.proofs.messages import plain_text, short_line
 from symbolic_attn.proofs.notation import Frac, step_value, unfold
 from symbolic_attn.proofs.rules import apply_rules, distribute
@@ -142,7 +142,7 @@ class Assumption:
         """``expr`` rewritten by this assumption's rule (unchanged without a rule)."""
         return expr if self.rewrite is None else self.rewrite(expr)
 
-    def conditions(self) -> tuple[Any, ...]:
+    def conditions(self) -> tuple[Condition, ...]:
         """The stated facts, as :class:`~.conditions.Condition` objects."""
         if self.condition is None:
             return ()
@@ -167,7 +167,7 @@ class Disproof:
     approx: str
 
 
-def facts_of(assumptions: Any) -> Facts:
+def facts_of(assumptions: Iterable[Assumption]) -> Facts:
     """The stated conditions of ``assumptions`` as :class:`Facts`, once they are shown not to
     contradict each other (:func:`check_consistent`)."""
     assumptions = tuple(assumptions)
@@ -175,13 +175,14 @@ def facts_of(assumptions: Any) -> Facts:
     return Facts.from_conditions([c for a in assumptions for c in a.conditions()])
 
 
-def check_consistent(assumptions: Any) -> None:
+def check_consistent(assumptions: Iterable[Assumption]) -> None:
     """Raise AssumptionConflictError when two stated conditions contradict each other.
 
     Assumptions that cannot hold together prove anything (``x > 1`` and ``x < 1/2``), so
     each stated condition is checked against each other one (and against the declared flags)
     by the sign calculus: a contradiction names both assumptions.
     """
+    assumptions = tuple(assumptions)  # read twice: an iterator would be empty the second time
     stated = [(a.label, c) for a in assumptions for c in a.conditions() if c.kind in (">0", ">=0", "!=0")]
     universal = tuple((a.label, relation) for a in assumptions for relation in _examinable(a.condition)
                       if _is_forall_statement(a.condition, relation))
@@ -294,7 +295,7 @@ def without_cross_examination() -> Iterator[Any]:
         _CROSS_EXAMINATION.pop()
 
 
-def examine(lhs: Any, rhs: Any, relation: Any, assumptions: Any = ()) -> Any:
+def examine(lhs: Any, rhs: Any, relation: str, assumptions: Iterable[Assumption] = ()) -> Examined | None:
     """Cross-examine a proved step ``lhs relation rhs`` (:mod:`.crossexam`): both sides are
     evaluated at admissible exact points by code independent of the prover, and a certified
     disagreement raises :class:`~symbolic_attn.errors.CrossExaminationError`.
@@ -303,6 +304,7 @@ def examine(lhs: Any, rhs: Any, relation: Any, assumptions: Any = ()) -> Any:
     """
     if not _CROSS_EXAMINATION[-1]:
         return None
+    assumptions = tuple(assumptions)  # read three times below: an iterator would be empty after the first
     conditions = [c for a in assumptions for c in _examinable(a.condition)]
     written = (unfold(lhs), unfold(rhs))
     if relation == "=" and written[0] == written[1]:
@@ -371,7 +373,7 @@ def prove_equal(lhs: Any, rhs: Any, assumptions: Iterable[Assumption] = (), rule
     return proof
 
 
-def _prove_equal(lhs: Any, rhs: Any, assumptions: Any, rules: Any) -> Proof:
+def _prove_equal(lhs: Any, rhs: Any, assumptions: tuple[Assumption, ...], rules: Any) -> Proof:
     """:func:`prove_equal` without the cross-examination: the proof alone."""
     lhs, rhs = step_value(lhs), step_value(rhs)
     reject_inexact(lhs)
@@ -409,7 +411,7 @@ def _prove_equal(lhs: Any, rhs: Any, assumptions: Any, rules: Any) -> Proof:
     raise type(first_error)(f"after the rules {', '.join(applied)}: {first_error}{note}") from None
 
 
-def _decide(lhs: Any, rhs: Any, assumptions: Any, facts: Facts, thorough: bool = True) -> Proof:
+def _decide(lhs: Any, rhs: Any, assumptions: tuple[Assumption, ...], facts: Facts, thorough: bool = True) -> Proof:
     """Decide ``lhs = rhs``; ``thorough=False`` tries only the quick strategies (no simplify,
     no refutation) and raises UndecidedError when they do not prove it."""
     lhs, rhs = bind_fresh(unfold(lhs)), bind_fresh(unfold(rhs))
@@ -510,14 +512,14 @@ def prove_nonnegative(expr: Any, assumptions: Iterable[Assumption] = ()) -> Proo
     return _prove_sign(expr, assumptions, ">=0")
 
 
-def _prove_sign(expr: Any, assumptions: Any, kind: str) -> Proof:
+def _prove_sign(expr: Any, assumptions: Iterable[Assumption], kind: str) -> Proof:
     assumptions = tuple(assumptions)
     proof = _prove_sign_only(expr, assumptions, kind)
     examine(step_value(expr), sympy.Integer(0), ">" if kind == ">0" else ">=", assumptions)
     return proof
 
 
-def _prove_sign_only(expr: Any, assumptions: Any, kind: str) -> Proof:
+def _prove_sign_only(expr: Any, assumptions: tuple[Assumption, ...], kind: str) -> Proof:
     expr = step_value(expr)
     reject_inexact(expr)
     facts = facts_of(assumptions)
@@ -564,7 +566,7 @@ def _one_fraction(expr: Any) -> Any:
     return sympy.Mul(sympy.expand(numerator), sympy.Pow(denominator, -1))
 
 
-def _strategies_for(residual: Any) -> tuple[Any, ...]:
+def _strategies_for(residual: Any) -> tuple[tuple[str, Callable[[Any, Facts], Any]], ...]:
     """The scalar strategies in the order to try them on ``residual``: a residual with sums
     over an index goes to the sum rules right after ``expand``, before the fraction rules
     (which cannot see into a sum and are slow on one); any other residual with a denominator
@@ -580,7 +582,7 @@ def _strategies_for(residual: Any) -> tuple[Any, ...]:
     return tuple(first) + tuple(entry for entry in _SCALAR_STRATEGIES if entry not in first)
 
 
-def _rewrite(expr: Any, assumptions: Any) -> Any:
+def _rewrite(expr: Any, assumptions: tuple[Assumption, ...]) -> Any:
     """``expr`` rewritten by the assumptions' rules until nothing changes (bounded).
 
     The rules are the author's, written for the author's own names: they see the sums with
@@ -618,7 +620,7 @@ def _decide_number(residual: Any, strategy: str = "exact arithmetic") -> Proof:
     raise UndecidedError(f"residual {shown} not shown to vanish (a number neither proved 0 nor certified non-zero)")
 
 
-def _prove_matrix(lhs: Any, rhs: Any, assumptions: Any, facts: Facts, thorough: bool = True) -> Proof:
+def _prove_matrix(lhs: Any, rhs: Any, assumptions: tuple[Assumption, ...], facts: Facts, thorough: bool = True) -> Proof:
     if getattr(lhs, "shape", None) != getattr(rhs, "shape", None):
         if _one_by_one(lhs) or _one_by_one(rhs):
             raise ProofError(f"refuted: a 1x1 matrix is not a scalar here (shapes {_shape(lhs)} and {_shape(rhs)}); "
@@ -656,7 +658,7 @@ def _one_by_one(value: Any) -> bool:
     return _is_matrix(value) and tuple(value.shape) == (1, 1)
 
 
-def _shape(value: Any) -> Any:
+def _shape(value: Any) -> tuple[Any, ...] | str:
     return tuple(value.shape) if _is_matrix(value) else "scalar"
 
 

@@ -33,7 +33,7 @@ def symbol_free(expr: Any) -> bool:
     return isinstance(expr, sympy.Basic) and not expr.free_symbols and not expr.atoms(sympy.Indexed)
 
 
-def safe_sign(expr: Any) -> Any:
+def safe_sign(expr: Any) -> int | None:
     """The certified sign of a number (-1, 0 or 1), or None when it cannot be certified."""
     if expr.is_Rational:
         return (1 if expr.p > 0 else -1) if expr.p else 0
@@ -90,7 +90,7 @@ def _sample(symbol: Any, position: int, attempt: int) -> Any:
     return value if j % 2 == 0 else -value
 
 
-def _refutation_point(residual: Any, facts: Facts, attempt: int) -> Any:
+def _refutation_point(residual: Any, facts: Facts, attempt: int) -> dict[Any, Any] | None:
     if residual.atoms(sympy.MatrixSymbol) or residual.atoms(sympy.core.function.AppliedUndef):
         return None
     if facts.universal:
@@ -124,7 +124,7 @@ def _refutation_point(residual: Any, facts: Facts, attempt: int) -> Any:
     return point
 
 
-def _refutation_point_retry(residual: Any, facts: Facts, attempt: int) -> Any:
+def _refutation_point_retry(residual: Any, facts: Facts, attempt: int) -> dict[Any, Any] | None:
     # Stated facts rule this point out; the next attempt moves every value (bounded).
     return None if attempt + 1 >= _ATTEMPTS else _refutation_point(residual, facts, attempt + 1)
 
@@ -136,7 +136,7 @@ def _holds_exactly(value: Any, kind: str) -> bool:
     return bool({">0": sign > 0, ">=0": sign >= 0, "!=0": sign != 0}[kind])
 
 
-def _value_at(residual: Any, point: Any, facts: Facts, attempt: int) -> Any:
+def _value_at(residual: Any, point: dict[Any, Any], facts: Facts, attempt: int) -> Any:
     """The residual at ``point`` (sums written out, entries of sequences given values)."""
     value = expand_sums(residual.subs(point, simultaneous=True))
     values = {}

@@ -81,7 +81,7 @@ class Bijection:
 # --------------------------------------------------------------------------- helpers
 
 
-def _sums(expr: Any) -> Any:
+def _sums(expr: Any) -> bool:
     return isinstance(expr, sympy.Sum)
 
 
@@ -94,7 +94,7 @@ def _rewrite_sums(transform: Any) -> Any:
     which they carry: an outer index's declared flags are not what it ranges over.
     """
 
-    def rewrite(expr: Any, accept: Any = lambda needed: True) -> Any:
+    def rewrite(expr: Any, accept: Any = lambda needed: True) -> tuple[Any, ...]:
         def walk(node: Any, ranges: Any) -> Any:
             if not isinstance(node, sympy.Basic) or not node.args or not node.has(sympy.Sum):
                 return node
@@ -124,14 +124,14 @@ def _under(condition: Any, ranges: Any) -> Any:
                    tuple(getattr(condition, "ranges", ())) + tuple(ranges))
 
 
-def _linearity(total: Any) -> Any:
+def _linearity(total: Any) -> tuple[Any, ...]:
     (variable, low, high), function = total.limits[0], sympy.expand(total.function)
     if not isinstance(function, sympy.Add):
         return total, []
     return sympy.Add(*[sympy.Sum(term, (variable, low, high)) for term in function.args]), []
 
 
-def _factor_out(total: Any) -> Any:
+def _factor_out(total: Any) -> tuple[Any, ...]:
     (variable, low, high), function = total.limits[0], total.function
     constant = [f for f in sympy.Mul.make_args(function) if not f.has(variable)]
     if not constant:
@@ -140,13 +140,13 @@ def _factor_out(total: Any) -> Any:
     return sympy.Mul(*constant) * sympy.Sum(sympy.Mul(*rest), (variable, low, high)), []
 
 
-def _split_first(total: Any) -> Any:
+def _split_first(total: Any) -> tuple[Any, ...]:
     (variable, low, high), function = total.limits[0], total.function
     return (substitute(function, {variable: low}) + sympy.Sum(function, (variable, low + 1, high)),
             [Condition(high - low, ">=0", f"split off the first term: {variable} = {low}..{high} is not empty")])
 
 
-def _split_last(total: Any) -> Any:
+def _split_last(total: Any) -> tuple[Any, ...]:
     (variable, low, high), function = total.limits[0], total.function
     return (sympy.Sum(function, (variable, low, high - 1)) + substitute(function, {variable: high}),
             [Condition(high - low, ">=0", f"split off the last term: {variable} = {low}..{high} is not empty")])
@@ -156,7 +156,7 @@ def shift_index(m: Any) -> Rule:
     """``sum_{k=a}^{b} f(k) = sum_{k=a+m}^{b+m} f(k - m)`` (``m`` an integer free of ``k``)."""
     m = sympy.sympify(m, strict=True)
 
-    def shift(total: Any) -> Any:
+    def shift(total: Any) -> tuple[Any, ...]:
         (variable, low, high), function = total.limits[0], total.function
         if variable in m.free_symbols or original_of(variable) in m.free_symbols:
             raise SideConditionError(f"rule sum.shift({m}): the shift may not mention the index {original_of(variable)} "
@@ -170,7 +170,7 @@ def shift_index(m: Any) -> Rule:
 def rename_index(old: Any, new: Any) -> Rule:
     """``sum_k f(k) = sum_j f(j)``; refused when ``j`` already occurs in ``f``."""
 
-    def rename(total: Any) -> Any:
+    def rename(total: Any) -> tuple[Any, ...]:
         (variable, low, high), function = total.limits[0], total.function
         if variable != old and original_of(variable) != old:
             return total, []
@@ -186,7 +186,7 @@ def rename_index(old: Any, new: Any) -> Rule:
 def reindex_by(sigma: Any) -> Rule:
     """``sum_{k=a}^{b} f(k) = sum_{k=a}^{b} f(sigma(k))`` for a stated bijection of ``a..b``."""
 
-    def reindex(total: Any) -> Any:
+    def reindex(total: Any) -> tuple[Any, ...]:
         (variable, low, high), function = total.limits[0], total.function
         return (sympy.Sum(substitute(function, {variable: sigma(variable)}), (variable, low, high)),
                 [Condition((sigma, low, high), "bijection", f"{sigma} is a bijection of {low}..{high}")])
@@ -199,7 +199,7 @@ def split_blocks(width: Any, block: Any, position: int) -> Rule:
     blocks of ``width`` (needs ``width`` a positive integer and ``h`` a nonnegative integer)."""
     width = sympy.sympify(width, strict=True)
 
-    def split(total: Any) -> Any:
+    def split(total: Any) -> tuple[Any, ...]:
         (variable, low, high), function = total.limits[0], total.function
         count = sympy.cancel(high / width)
         if low != 1 or not (width.is_integer and width.is_positive and count.is_integer and count.is_nonnegative):
@@ -219,7 +219,7 @@ def split_blocks(width: Any, block: Any, position: int) -> Rule:
                 _rewrite_sums(split))
 
 
-def _delta(total: Any) -> Any:
+def _delta(total: Any) -> tuple[Any, ...]:
     """Each term of the summand with a delta [k = t] (t free of k) becomes its value at k = t."""
     (variable, low, high), function = total.limits[0], total.function
     if not function.has(sympy.KroneckerDelta):
@@ -240,7 +240,7 @@ def _delta(total: Any) -> Any:
     return (result, conditions) if changed else (total, [])
 
 
-def _delta_target(term: Any, variable: Any) -> Any:
+def _delta_target(term: Any, variable: Any) -> tuple[Any, ...] | None:
     for factor in sympy.Mul.make_args(term):
         if isinstance(factor, sympy.KroneckerDelta) and variable in factor.args:
             target = factor.args[1] if factor.args[0] == variable else factor.args[0]
@@ -249,14 +249,14 @@ def _delta_target(term: Any, variable: Any) -> Any:
     return None
 
 
-def _transpose_product(expr: Any) -> Any:
+def _transpose_product(expr: Any) -> tuple[Any, ...]:
     def reverse(e: Any) -> Any:
         return sympy.MatMul(*[sympy.Transpose(f) for f in reversed(e.args[0].args)]).doit(deep=False)
 
     return expr.replace(lambda e: isinstance(e, sympy.Transpose) and isinstance(e.args[0], sympy.MatMul), reverse), []
 
 
-def _trace_cyclic(expr: Any) -> Any:
+def _trace_cyclic(expr: Any) -> tuple[Any, ...]:
     def rotate(e: Any) -> Any:
         factors = e.args[0].args
         rotations = [sympy.MatMul(*(factors[r:] + factors[:r])) for r in range(len(factors))]
@@ -281,7 +281,7 @@ def distribute(expr: Any) -> Any:
     return expr
 
 
-def _expand_matrix(expr: Any) -> Any:
+def _expand_matrix(expr: Any) -> tuple[Any, ...]:
     return distribute(expr), []
 
 
@@ -289,7 +289,7 @@ def _integer_shape(expr: Any) -> bool:
     return all(isinstance(size, (int, sympy.Integer)) for size in expr.shape)
 
 
-def _entries(expr: Any) -> Any:
+def _entries(expr: Any) -> tuple[Any, ...]:
     if isinstance(expr, sympy.MatrixExpr) and _integer_shape(expr):
         return sympy.ImmutableMatrix(expr.as_explicit()), []
     if not isinstance(expr, sympy.Basic):
@@ -302,7 +302,7 @@ def _entries(expr: Any) -> Any:
     return expr.replace(lambda e: isinstance(e, sympy.Trace) and _integer_shape(e.args[0]), diagonal_sum), []
 
 
-def _scalar(expr: Any) -> Any:
+def _scalar(expr: Any) -> tuple[Any, ...]:
     if isinstance(expr, (sympy.MatrixBase, sympy.MatrixExpr)):
         if tuple(expr.shape) != (1, 1):
             raise SideConditionError(f"rule matrix.scalar: only a 1x1 matrix is a scalar, not shape {tuple(expr.shape)}")
@@ -310,7 +310,7 @@ def _scalar(expr: Any) -> Any:
     return expr, []
 
 
-def _delta_substitute(expr: Any) -> Any:
+def _delta_substitute(expr: Any) -> tuple[Any, ...]:
     """``[a = b] f(b) = [a = b] f(a)``: inside a product with a Kronecker delta, the second index
     is replaced by the first (sums are expanded first so that every delta meets its factors)."""
     if not isinstance(expr, sympy.Basic) or not expr.has(sympy.KroneckerDelta):
@@ -327,7 +327,7 @@ def _delta_substitute(expr: Any) -> Any:
     return sympy.expand(expr).replace(lambda e: isinstance(e, sympy.Mul), replace_second), []
 
 
-def _pythagoras(expr: Any) -> Any:
+def _pythagoras(expr: Any) -> tuple[Any, ...]:
     """sin(x)**2 -> 1 - cos(x)**2 (every x): an exact identity."""
     if not isinstance(expr, sympy.Basic):
         return expr, []
@@ -394,7 +394,7 @@ def facts_bijections(facts: Facts) -> set[Any]:
 
 
 def _apply(expr: Any, chosen: Any, facts: Facts, unmet: Any) -> Any:
-    def accept(conditions: Any) -> Any:
+    def accept(conditions: Any) -> bool:
         try:
             _check(conditions, facts, chosen.name)
         except SideConditionError as error:
@@ -407,7 +407,7 @@ def _apply(expr: Any, chosen: Any, facts: Facts, unmet: Any) -> Any:
     return new
 
 
-def apply_rules(lhs: Any, rhs: Any, rules: Any, facts: Facts) -> Any:
+def apply_rules(lhs: Any, rhs: Any, rules: Any, facts: Facts) -> tuple[Any, ...]:
     """The candidate rewritten steps: each rule applied to both sides, the left or the right.
 
     Returns ``(candidates, names, unmet)`` (``unmet``: the SideConditionErrors of sites left

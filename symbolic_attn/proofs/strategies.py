@@ -40,7 +40,7 @@ _EXPAND_MAX_OPS = 4000
 _REWRITE_ROUNDS = 8
 
 
-def _bounded(transform: Any) -> Any:
+def _bounded(transform: Callable[[Any, Facts], Any]) -> Callable[[Any, Facts], Any]:
     def guarded(expr: Any, facts: Facts) -> Any:
         if count_operations(expr) > _EXPAND_MAX_OPS or _large_power(expr):
             return expr
@@ -288,7 +288,7 @@ def cancel(expr: Any, facts: Facts | None = None) -> Any:
     return sympy.cancel(combined)
 
 
-def _replace_numbers(expr: Any, abstract: Any) -> Any:
+def _replace_numbers(expr: Any, abstract: Callable[[Any], Any]) -> Any:
     replaced = abstract(expr)
     if replaced is not None:
         return replaced
