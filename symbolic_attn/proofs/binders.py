@@ -188,13 +188,13 @@ def bind_fresh(expr: Any, level: int = 0) -> Any:
 
 
 @memoized
-def _bind_remembered(expr: Any, level: Any) -> Any:
+def _bind_remembered(expr: Any, level: int) -> Any:
     # Binding is a pure function of the tree (stand-ins are fixed per name and level): a
     # step's sides are bound several times over.
     return _bind(expr, level)
 
 
-def _bind(expr: Any, level: Any) -> Any:
+def _bind(expr: Any, level: int) -> Any:
     if not _has_binder(expr):
         return expr
     if isinstance(expr, LIMIT_BINDERS):

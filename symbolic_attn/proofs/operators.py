@@ -46,7 +46,7 @@ class Sigmoid(NamedOperator, sympy.Function):  # type: ignore[misc]  # sympy is 
     def unfold(self) -> Any:
         return 1 / (1 + sympy.exp(-self.args[0]))
 
-    def _latex(self, printer: Any, exp: Any = None) -> Any:
+    def _latex(self, printer: Any, exp: Any = None) -> str:
         text = r"\sigma\left(%s\right)" % printer._print(self.args[0])
         return text if exp is None else r"%s^{%s}" % (text, exp)
 
@@ -62,7 +62,7 @@ class SoftmaxAt(NamedOperator, sympy.Expr):  # type: ignore[misc]  # sympy is un
         term, index, entry, length = self.args
         return sympy.exp(substitute(term, {index: entry})) / sympy.Sum(sympy.exp(term), (index, 1, length))
 
-    def _latex(self, printer: Any, exp: Any = None) -> Any:
+    def _latex(self, printer: Any, exp: Any = None) -> str:
         term, index, entry, length = self.args
         text = r"\operatorname{softmax}\left(\left(%s\right)_{%s=1}^{%s}\right)_{%s}" % (
             printer._print(term), printer._print(index), printer._print(length), printer._print(entry))
@@ -85,7 +85,7 @@ class MaskedSoftmaxAt(NamedOperator, sympy.Expr):  # type: ignore[misc]  # sympy
         numerator = substitute(allowed, {index: entry}) * sympy.exp(substitute(term, {index: entry}))
         return numerator / sympy.Sum(allowed * sympy.exp(term), (index, 1, length))
 
-    def _latex(self, printer: Any, exp: Any = None) -> Any:
+    def _latex(self, printer: Any, exp: Any = None) -> str:
         term, allowed, index, entry, length = self.args
         text = r"\operatorname{softmax}_{%s}\left(\left(%s\right)_{%s=1}^{%s}\right)_{%s}" % (
             printer._print(allowed), printer._print(term), printer._print(index), printer._print(length),
@@ -120,7 +120,7 @@ class _MatrixOperator(NamedOperator, MatrixExpr):  # type: ignore[misc]  # sympy
             return sympy.ImmutableMatrix(argument.doit().as_explicit())
         return None
 
-    def _latex(self, printer: Any, exp: Any = None) -> Any:
+    def _latex(self, printer: Any, exp: Any = None) -> str:
         text = r"%s\left(%s\right)" % (self._name, printer._print(self.args[0]))
         return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
 
@@ -167,7 +167,7 @@ class MaskedSoftmax(_MatrixOperator):
     _name = r"\operatorname{softmax}"
     _arity = 2
 
-    def _latex(self, printer: Any, exp: Any = None) -> Any:
+    def _latex(self, printer: Any, exp: Any = None) -> str:
         text = r"%s\left(%s;\ %s\right)" % (self._name, printer._print(self.args[0]), printer._print(self.args[1]))
         return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
 
@@ -195,6 +195,6 @@ class Trace(NamedOperator, sympy.Expr):  # type: ignore[misc]  # sympy is untype
             return sum((matrix[i, i] for i in range(matrix.rows)), sympy.Integer(0))
         return sympy.Trace(matrix)
 
-    def _latex(self, printer: Any, exp: Any = None) -> Any:
+    def _latex(self, printer: Any, exp: Any = None) -> str:
         text = r"\operatorname{tr}\left(%s\right)" % printer._print(self.args[0])
         return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)

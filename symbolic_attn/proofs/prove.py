@@ -286,7 +286,7 @@ EXAMINED_POINTS = 4
 
 
 @contextlib.contextmanager
-def without_cross_examination() -> Iterator[Any]:
+def without_cross_examination() -> Iterator[None]:
     """Within this block, proved steps are not cross-examined (for tests of the prover alone)."""
     _CROSS_EXAMINATION.append(False)
     try:

@@ -43,7 +43,7 @@ f[n] + Sum(f[k], (k, 1, n - 1))
 
 import itertools
 from dataclasses import dataclass
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import sympy
@@ -363,7 +363,7 @@ INEQUALITY_RULES = {
 }
 
 
-def rule(name: Any) -> Rule:
+def rule(name: "str | Rule") -> Rule:
     """The rule called ``name`` (a :class:`Rule` is returned as it is)."""
     if isinstance(name, Rule):
         return name
@@ -375,11 +375,12 @@ def rule(name: Any) -> Rule:
         raise ProofError(f"unknown rule {name!r}; known: {', '.join(sorted(RULES) + sorted(INEQUALITY_RULES))}") from None
 
 
-def rule_names(rules: Any) -> tuple[Any, ...]:
+def rule_names(rules: "Iterable[str | Rule]") -> tuple[str, ...]:
+    """The names of ``rules`` (rule objects or names)."""
     return tuple(name if isinstance(name, str) else name.name for name in rules)
 
 
-def _check(conditions: Any, facts: Facts, name: Any) -> None:
+def _check(conditions: Iterable[Condition], facts: Facts, name: str) -> None:
     for condition in conditions:
         if condition.kind == "bijection":
             if condition.expr not in facts_bijections(facts):
@@ -393,8 +394,8 @@ def facts_bijections(facts: Facts) -> set[Any]:
     return set(facts.bijections)
 
 
-def _apply(expr: Any, chosen: Any, facts: Facts, unmet: Any) -> Any:
-    def accept(conditions: Any) -> bool:
+def _apply(expr: Any, chosen: Rule, facts: Facts, unmet: list[SideConditionError]) -> Any:
+    def accept(conditions: Iterable[Condition]) -> bool:
         try:
             _check(conditions, facts, chosen.name)
         except SideConditionError as error:
@@ -407,7 +408,8 @@ def _apply(expr: Any, chosen: Any, facts: Facts, unmet: Any) -> Any:
     return new
 
 
-def apply_rules(lhs: Any, rhs: Any, rules: Any, facts: Facts) -> tuple[Any, ...]:
+def apply_rules(lhs: Any, rhs: Any, rules: "Iterable[str | Rule]", facts: Facts
+                ) -> tuple[list[tuple[Any, Any]], tuple[str, ...], tuple[SideConditionError, ...]]:
     """The candidate rewritten steps: each rule applied to both sides, the left or the right.
 
     Returns ``(candidates, names, unmet)`` (``unmet``: the SideConditionErrors of sites left
