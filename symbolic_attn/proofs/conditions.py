@@ -30,7 +30,7 @@ True
 
 import functools
 from dataclasses import dataclass, field
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, cast
 
 import sympy
@@ -74,14 +74,14 @@ class Condition:
 class Facts:
     """Stated conditions (from assumptions), normalised to ``expr kind`` form."""
 
-    conditions: tuple[Any, ...] = ()
+    conditions: tuple[Condition, ...] = ()
     invertible: frozenset[Any] = field(default_factory=frozenset)
     bijections: frozenset[Any] = field(default_factory=frozenset)
     #: Stated facts for every index of a range: ``(variable, low, high, Condition)`` (:class:`ForAll`).
-    universal: tuple[Any, ...] = ()
+    universal: tuple[tuple[Any, Any, Any, Condition], ...] = ()
 
     @classmethod
-    def from_conditions(cls, stated: Any) -> "Facts":
+    def from_conditions(cls, stated: Iterable[Any]) -> "Facts":
         """Facts from relations (``x > 0``, ``a <= b``, ``Ne(a, b)``) and ``Q.invertible(X)``."""
         conditions, invertible, bijections, universal = [], set(), set(), []
         for item in stated:
@@ -97,7 +97,7 @@ class Facts:
                     conditions.append(Condition(bind_fresh(normal.expr), normal.kind, normal.why))
         return cls(tuple(conditions), frozenset(invertible), frozenset(bijections), tuple(universal))
 
-    def plus(self, extra: Any) -> "Facts":
+    def plus(self, extra: Iterable[Condition]) -> "Facts":
         return Facts(self.conditions + tuple(extra), self.invertible, self.bijections, self.universal)
 
     def within(self, variable: Any, low: Any, high: Any, depth: int = 4) -> "Facts":
@@ -111,7 +111,7 @@ class Facts:
         ``term`` is shown to lie in its range."""
         return self.plus(self._instances(term, term, term, depth)) if self.universal else self
 
-    def _instances(self, variable: Any, low: Any, high: Any, depth: int) -> list[Any]:
+    def _instances(self, variable: Any, low: Any, high: Any, depth: int) -> list[Condition]:
         found = []
         plain = Facts(self.conditions, self.invertible, self.bijections)
         for bound, first, last, condition in self.universal:
@@ -137,7 +137,7 @@ class ForAll:
     relation: object
 
 
-def normalise(item: Any) -> list[Any]:
+def normalise(item: Any) -> list[Condition]:
     """A stated relation as a list of :class:`Condition` (``a < b`` is ``b - a > 0``)."""
     if isinstance(item, Condition):
         return [item]
