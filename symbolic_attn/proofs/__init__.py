@@ -1,9 +1,10 @@
 """The proof checker: the ONE place where an equality or inequality is decided.
 
 Owns: :func:`~.prove.prove_equal` (:mod:`.prove`) and its strategies (:mod:`.strategies`),
-side conditions and the sign calculus (:mod:`.conditions`), honest refutation
-(:mod:`.refute`), the named rule library (:mod:`.rules`), named operators that print
-themselves (:mod:`.operators`), printed declarations of symbol flags (:mod:`.declarations`),
+the normal form of sums (:mod:`.sums`), side conditions and the sign calculus
+(:mod:`.conditions`), honest refutation (:mod:`.refute`), display notation and what it
+stands for (:mod:`.notation`), values shown in messages (:mod:`.messages`), the named rule
+library (:mod:`.rules`), named operators that print themselves (:mod:`.operators`), printed declarations of symbol flags (:mod:`.declarations`),
 chains of steps with assumptions and scope (:mod:`.chain`), results with checks and
 counterexamples (:mod:`.result`), loading derivation scripts from folders (:mod:`.scripts`),
 running independent tasks on every core, a worker trusted only with a success
@@ -11,8 +12,8 @@ running independent tasks on every core, a worker trusted only with a success
 (:mod:`.binders`), the closed domain table (:mod:`.domains`), stated conditions checked
 together (:mod:`.consistency`) and the independent cross-examination of every proved step
 (:mod:`.crossexam`).
-The trusted base is the binders, the domain table, the strategies, the sign calculus and the
-rule library, with the cross-examination as a second line of defence
+The trusted base is the binders, the domain table, the strategies with the sum normal form,
+the sign calculus and the rule library, with the cross-examination as a second line of defence
 (``docs/trusted-base.md``).
 
 May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
@@ -21,6 +22,11 @@ May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
 The authoring API, in one import: ``from symbolic_attn.proofs import Derivation, Step, ...``
 (the chain, results, the rule helpers and the named operators; every other name stays in its
 module).
+
+Data flows down: no module of proofs/ imports one that imports it back, not even lazily
+inside a function, and no module imports another's private (underscored) name.  Bottom to
+top: messages, binders, domains, consistency, crossexam, declarations, operators, parallel;
+notation, sums; conditions; strategies, refute, rules; prove; chain; result; scripts.
 """
 
 from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step, cited

@@ -34,6 +34,7 @@ True
 """
 
 import itertools
+from typing import Any
 
 import sympy
 
@@ -50,21 +51,21 @@ _INTEGER_BINDERS = (sympy.Sum, sympy.Product)
 
 _fresh_counter = itertools.count(1)
 #: (author's variable, level, integer?) -> its stand-in; stand-in -> author's variable.
-_STAND_INS: dict = {}
-_ORIGINAL: dict = {}
+_STAND_INS: dict[Any, Any] = {}
+_ORIGINAL: dict[Any, Any] = {}
 
 
-def is_binder(expr) -> bool:
+def is_binder(expr: Any) -> bool:
     """True for a Sum, Product, Integral or Lambda."""
     return isinstance(expr, LIMIT_BINDERS + (sympy.Lambda,))
 
 
-def original_of(variable):
+def original_of(variable: Any) -> Any:
     """The author's variable a stand-in was made for (``variable`` itself otherwise)."""
     return _ORIGINAL.get(variable, variable)
 
 
-def bound_stand_in(variable, level: int, integer: bool = True):
+def bound_stand_in(variable: Any, level: int, integer: bool = True) -> Any:
     """The stand-in of a binder's ``variable`` at ``level``: a Dummy named as the author's,
     with no fact but ``integer`` (always the same object for the same arguments)."""
     original = original_of(variable)
@@ -78,20 +79,20 @@ def bound_stand_in(variable, level: int, integer: bool = True):
     return found
 
 
-def _fresh_like(variable):
+def _fresh_like(variable: Any) -> Any:
     """A new variable for renaming a binder (same name and flags): it occurs nowhere else."""
     fresh = sympy.Dummy(getattr(variable, "name", "x"), **_flags(variable))
     _ORIGINAL[fresh] = original_of(variable)
     return fresh
 
 
-def _flags(variable) -> dict:
+def _flags(variable: Any) -> dict[Any, Any]:
     return {key: value for key, value in getattr(variable, "assumptions0", {}).items()
             if value is not None and key in ("integer", "real", "positive", "negative", "nonnegative",
                                              "nonpositive", "nonzero", "even", "odd", "rational", "finite")}
 
 
-def binder_limits(expr) -> list:
+def binder_limits(expr: Any) -> list[Any]:
     """The limits of a limit binder, outermost first, each as a tuple (``(k, a, b)`` or ``(k,)``)."""
     return [tuple(limit) for limit in reversed(expr.limits)]
 
@@ -99,7 +100,7 @@ def binder_limits(expr) -> list:
 # ------------------------------------------------------------------------ substitution
 
 
-def substitute(expr, mapping):
+def substitute(expr: Any, mapping: Any) -> Any:
     """``expr`` with free occurrences of the symbols in ``mapping`` replaced, simultaneously,
     capture-avoiding.  Keys must be symbols (Symbol, Dummy, Idx); values any expressions.
 
@@ -116,7 +117,7 @@ def substitute(expr, mapping):
     return _substitute(expr, mapping)
 
 
-def _substitute(expr, mapping):
+def _substitute(expr: Any, mapping: Any) -> Any:
     if not mapping:
         return expr
     if expr in mapping:
@@ -136,11 +137,11 @@ def _substitute(expr, mapping):
     return expr.func(*[_substitute(arg, mapping) for arg in expr.args])
 
 
-def _capture_risk(mapping) -> set:
+def _capture_risk(mapping: Any) -> set[Any]:
     return set().union(*[getattr(value, "free_symbols", set()) for value in mapping.values()])
 
 
-def _substitute_limits(expr, mapping):
+def _substitute_limits(expr: Any, mapping: Any) -> Any:
     """A binder with limits: outermost limit first; each variable shadows, or is renamed when a
     replacement mentions it."""
     scope = dict(mapping)
@@ -158,7 +159,7 @@ def _substitute_limits(expr, mapping):
     return type(expr)(function, *reversed(limits))
 
 
-def _substitute_lambda(expr, mapping):
+def _substitute_lambda(expr: Any, mapping: Any) -> Any:
     scope = {key: value for key, value in mapping.items() if key not in expr.variables}
     variables = list(expr.variables)
     risk = _capture_risk(scope)
@@ -173,7 +174,7 @@ def _substitute_lambda(expr, mapping):
 # ----------------------------------------------------------------------------- binding
 
 
-def bind_fresh(expr, level: int = 0):
+def bind_fresh(expr: Any, level: int = 0) -> Any:
     """Every binder's variable replaced by its stand-in (:func:`bound_stand_in`), level by level.
 
     Idempotent, and the same for alpha-equivalent trees that use the same names.  Matrices
@@ -187,18 +188,20 @@ def bind_fresh(expr, level: int = 0):
 
 
 @memoized
-def _bind_remembered(expr, level):
+def _bind_remembered(expr: Any, level: int) -> Any:
     # Binding is a pure function of the tree (stand-ins are fixed per name and level): a
     # step's sides are bound several times over.
     return _bind(expr, level)
 
 
-def _bind(expr, level):
+def _bind(expr: Any, level: int) -> Any:
     if not _has_binder(expr):
         return expr
     if isinstance(expr, LIMIT_BINDERS):
         integer = isinstance(expr, _INTEGER_BINDERS)
-        limits, scope, depth = [], {}, level
+        limits: list[Any] = []
+        scope: dict[Any, Any] = {}
+        depth = level
         for limit in binder_limits(expr):
             variable, bounds = limit[0], limit[1:]
             bounds = tuple(_bind(_substitute(bound, scope), depth) for bound in bounds)
@@ -227,15 +230,16 @@ def _bind(expr, level):
     return expr.func(*[_bind(arg, level) for arg in expr.args])
 
 
-def _body_free(expr, variable) -> set:
-    return (expr.function.free_symbols if hasattr(expr, "function") else expr.free_symbols) - {variable}
+def _body_free(expr: Any, variable: Any) -> set[Any]:
+    free: set[Any] = (expr.function.free_symbols if hasattr(expr, "function") else expr.free_symbols) - {variable}
+    return free
 
 
-def _has_binder(expr) -> bool:
+def _has_binder(expr: Any) -> bool:
     return isinstance(expr, sympy.Basic) and expr.has(*(LIMIT_BINDERS + (sympy.Lambda,)))
 
 
-def unbind(expr):
+def unbind(expr: Any) -> Any:
     """The author's variables back in every binder where that captures nothing (the original
     name is not free in the binder's body): the view in which an author's own rewrite rule
     (an :class:`~.prove.Assumption`) recognises the sums it was written for."""
@@ -244,7 +248,8 @@ def unbind(expr):
     if not isinstance(expr, sympy.Basic) or not _has_binder(expr):
         return expr
     if isinstance(expr, LIMIT_BINDERS):
-        limits, scope = [], {}
+        limits: list[Any] = []
+        scope: dict[Any, Any] = {}
         taken = set(expr.function.free_symbols).union(*[b.free_symbols for limit in expr.limits for b in limit[1:]])
         for limit in binder_limits(expr):
             variable, bounds = limit[0], tuple(_substitute(b, scope) for b in limit[1:])

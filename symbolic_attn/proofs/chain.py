@@ -25,6 +25,7 @@ symbolic_attn.errors.ProofError: step 1 of 'Square': x*(x + 2) + 1 = (x - 1)**2 
 import dataclasses
 from dataclasses import dataclass
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
@@ -32,10 +33,14 @@ from symbolic_attn.errors import (
     AssumptionConflictError, ProofError, ScopeError, SymbolicAttnError, UndecidedError, one_line)
 from symbolic_attn.render.latex import escape_text, expr_latex, prose_latex
 from symbolic_attn.proofs.declarations import declarations, symbols_of
-from symbolic_attn.proofs.prove import Assumption, facts_of, prove_equal, prove_nonnegative, prove_positive
-from symbolic_attn.proofs.conditions import plain_text
+from symbolic_attn.proofs.conditions import contradicts
+from symbolic_attn.proofs.messages import plain_text, short_line
+from symbolic_attn.proofs.notation import unfold
+from symbolic_attn.proofs.prove import (
+    Assumption, Proof, check_consistent, examine, facts_of, prove_equal, prove_nonnegative, prove_positive)
+from symbolic_attn.proofs.rules import prove_ge_term
 
-__all__ = ["Assumption", "Computed", "Scope", "Step", "Derivation", "cited", "Displayed"]
+__all__ = ["Assumption", "Computed", "Scope", "Step", "Derivation", "cited", "Displayed", "check_computed", "step_error"]
 
 _RELATIONS = {"=": "=", "<": "<", ">": ">", "<=": r"\le", ">=": r"\ge"}
 
@@ -67,7 +72,7 @@ class Scope:
     kind: str
     detail: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in _SCOPE_LEADS:
             raise ScopeError(f"unknown scope kind {self.kind!r}; use one of {sorted(_SCOPE_LEADS)}")
 
@@ -100,7 +105,7 @@ class Scope:
         return f"{self.kind} for {detail}" if self.kind not in ("counterexample", "cited") else f"{self.kind}: {detail}"
 
 
-def require_scope(part, kinds: tuple, what: str) -> None:
+def require_scope(part: Any, kinds: tuple[Any, ...], what: str) -> None:
     """Raise :class:`ScopeError` unless ``part.scope`` is of one of ``kinds`` (one line)."""
     if not isinstance(part.scope, Scope):
         raise ScopeError(f"{type(part).__name__} {part.title!r}: scope must be a Scope, got {type(part.scope).__name__}")
@@ -137,7 +142,7 @@ class Computed:
     meaning: str = ""
 
     @property
-    def label(self):
+    def label(self) -> Any:
         """The checked label expression (None for free LaTeX)."""
         return None if isinstance(self.latex, str) else self.latex
 
@@ -145,7 +150,7 @@ class Computed:
         """LaTeX of the label: a checked expression as it is, free LaTeX marked unchecked."""
         if isinstance(self.latex, str):
             return "\\underbrace{" + self.latex + "}_{" + UNCHECKED_MARK + "}"
-        return expr_latex(self.latex)
+        return str(expr_latex(self.latex))
 
     def __str__(self) -> str:
         if isinstance(self.latex, str):
@@ -153,19 +158,19 @@ class Computed:
         return f"{sympy.sstr(self.latex)} [= {_plain(self.value)}]"
 
 
-def value_of(expr):
+def value_of(expr: Any) -> Any:
     """The mathematical value of an expression or :class:`Computed`."""
     return expr.value if isinstance(expr, Computed) else expr
 
 
-def latex_of(expr) -> str:
+def latex_of(expr: Any) -> str:
     """LaTeX of an expression, a matrix (``bmatrix``) or a :class:`Computed`."""
     return expr.shown() if isinstance(expr, Computed) else expr_latex(expr)
 
 
-def definitions_of(items) -> tuple:
+def definitions_of(items: Any) -> tuple[Any, ...]:
     """The free-LaTeX :class:`Computed` among ``items``: printed as definitions."""
-    found = {}
+    found: dict[Any, str] = {}
     for item in items:
         if isinstance(item, Computed) and item.label is None:
             found.setdefault(item.latex, item.meaning or "computed by the library's exact core")
@@ -183,19 +188,19 @@ class Step:
 
     rhs: object
     why: str
-    using: tuple = ()
+    using: tuple[Any, ...] = ()
     relation: str = "="
     cited: bool = False
-    rules: tuple = ()
+    rules: tuple[Any, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.relation not in _RELATIONS:
             raise ProofError(f"unknown relation {self.relation!r}; use one of {sorted(_RELATIONS)}")
         object.__setattr__(self, "using", tuple(self.using))
         object.__setattr__(self, "rules", tuple(self.rules))
 
 
-def cited(rhs, why: str, relation: str = "=") -> Step:
+def cited(rhs: Any, why: str, relation: str = "=") -> Step:
     """A step justified by citing a rule rather than by a machine check."""
     return Step(rhs, why, relation=relation, cited=True)
 
@@ -209,7 +214,16 @@ class Displayed:
     instead of clean math.  A successful verification is remembered on the object.
     """
 
-    def verification_failure(self):
+    if TYPE_CHECKING:  # what every displayed object provides (declared for the type checker only)
+        title: str
+        #: What verification relied on, set by ``verify``: (strategies, rules).
+        _trusted: tuple[tuple[str, ...], tuple[str, ...]]
+
+        def verify(self) -> "Displayed": ...
+
+        def latex(self) -> str: ...
+
+    def verification_failure(self) -> SymbolicAttnError | None:
         """None once verified (remembered), else the error that verification raised."""
         if getattr(self, "_verified", False):
             return None
@@ -223,7 +237,7 @@ class Displayed:
         if not getattr(self, "_verified", False):
             self.verify()
 
-    def _latex(self, printer=None) -> str:
+    def _latex(self, printer: Any = None) -> str:
         return self.latex()
 
     def _repr_markdown_(self) -> str:
@@ -235,12 +249,12 @@ class Displayed:
         return latex_to_markdown(standalone_latex(self))
 
 
-def unverified_reason(error) -> str:
+def unverified_reason(error: BaseException) -> str:
     """The one-line reason shown beside NOT VERIFIED."""
     return one_line(error, width=300)
 
 
-def unverified_math(title: str, error) -> str:
+def unverified_math(title: str, error: BaseException) -> str:
     r"""A notebook display of something that did not verify: text, never clean math.
 
     >>> print(unverified_math("Sq", ProofError("step 1: refuted")))
@@ -252,14 +266,14 @@ def unverified_math(title: str, error) -> str:
             + math_text(unverified_reason(error)) + "}\\end{aligned}$")
 
 
-def unverified_markdown(thing, error) -> str:
+def unverified_markdown(thing: Any, error: BaseException) -> str:
     """Markdown of something that did not verify: the reason, then its plain text."""
     from symbolic_attn.render.markdown import escape_markdown
 
     return (f"**NOT VERIFIED:** {escape_markdown(unverified_reason(error))}\n\n```text\n{thing}\n```\n")
 
 
-def condition_latex(assumption) -> str:
+def condition_latex(assumption: Assumption) -> str:
     r"""LaTeX of the condition the checker uses for ``assumption`` (generated from the
     condition object, so it is the one used), or ``""`` without one.
 
@@ -273,7 +287,7 @@ def condition_latex(assumption) -> str:
     return ", ".join(_one_condition_latex(item) for item in items)
 
 
-def _one_condition_latex(item) -> str:
+def _one_condition_latex(item: Any) -> str:
     if item is True or item is sympy.true:
         return "none (the relation is already true for the declared symbols)"
     if all(hasattr(item, name) for name in ("function", "low", "high")):  # a rules.Bijection
@@ -294,12 +308,12 @@ def _one_condition_latex(item) -> str:
     return escape_text(str(item))
 
 
-def condition_text(assumption) -> str:
+def condition_text(assumption: Assumption) -> str:
     """The checker's condition as plain text (for ``str``)."""
     if assumption.condition is None:
         return ""
     items = assumption.condition if isinstance(assumption.condition, (list, tuple)) else [assumption.condition]
-    def text(item):
+    def text(item: Any) -> Any:
         if all(hasattr(item, name) for name in ("variable", "low", "high", "relation")):  # a ForAll
             relations = item.relation if isinstance(item.relation, (list, tuple)) else [item.relation]
             return (", ".join(sympy.sstr(r) for r in relations)
@@ -309,7 +323,7 @@ def condition_text(assumption) -> str:
     return ", ".join(text(item) for item in items)
 
 
-def assumption_latex(assumption) -> str:
+def assumption_latex(assumption: Assumption) -> str:
     r"""One printed assumption: label, the author's text and formula, and the condition the
     checker uses (generated), so that a text saying ``x \ge 0`` beside a condition
     ``x > 0`` shows both.
@@ -324,13 +338,13 @@ def assumption_latex(assumption) -> str:
     return text + (f"; condition used by the checker: {used}" if used else "")
 
 
-def assumption_lines(assumptions, declared, defined) -> list:
+def assumption_lines(assumptions: Any, declared: Any, defined: Any) -> list[Any]:
     r"""The ``\item`` lines of an assumptions list: stated assumptions, declared flags and
     unchecked labels (empty when there is nothing to list)."""
     out = [f"\\item {assumption_latex(a)}" for a in assumptions]
     if declared:
         out.append("\\item Declared (the flags the checker uses): " + "; ".join(declared) + ".")
-    groups = {}
+    groups: dict[str, list[str]] = {}
     for latex, meaning in defined:
         groups.setdefault(meaning, []).append(f"${latex}$")
     out.extend(f"\\item where {', '.join(names)} := {prose_latex(meaning)} (unchecked label: notation written by "
@@ -339,16 +353,16 @@ def assumption_lines(assumptions, declared, defined) -> list:
     return out
 
 
-def scope_latex(part) -> str:
+def scope_latex(part: Any) -> str:
     """A part's scope sentence, with its cited steps named (a proved chain may cite some)."""
-    text = part.scope.latex()
+    text: str = part.scope.latex()
     cited_steps = getattr(part, "cited_steps", ())
     if cited_steps and part.scope.kind != "cited":
         text += " " + prose_latex(f"Step {', '.join(map(str, cited_steps))} cited, not machine-checked.")
     return text
 
 
-def standalone_latex(part) -> str:
+def standalone_latex(part: Any) -> str:
     """A part printed alone (a notebook's Markdown): title, its assumptions, its scope, then
     its display; verified first (raises ProofError)."""
     part._ensure_verified()
@@ -396,10 +410,10 @@ class Derivation(Displayed):
     start: object
     steps: Sequence[Step]
     assumptions: Sequence[Assumption] = ()
-    scope: Scope = None
+    scope: Scope = None  # type: ignore[assignment]  # None: the default scope, set by __post_init__
     note: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "steps", tuple(self.steps))
         object.__setattr__(self, "assumptions", tuple(self.assumptions))
         all_cited = bool(self.steps) and all(step.cited for step in self.steps)
@@ -450,8 +464,6 @@ class Derivation(Displayed):
     def check_assumptions(self) -> None:
         """Raise AssumptionConflictError if a stated condition contradicts a declared flag or
         another stated condition, or states an explicit map to be a bijection that is not one."""
-        from symbolic_attn.proofs.conditions import contradicts
-        from symbolic_attn.proofs.prove import check_consistent
 
         for assumption in self.assumptions:
             try:
@@ -471,46 +483,46 @@ class Derivation(Displayed):
         except (AssumptionConflictError, UndecidedError) as error:
             raise AssumptionConflictError(f"{self.title!r}: {error}") from None
 
-    def _check_step(self, number, previous, step, by_label):
+    def _check_step(self, number: Any, previous: Any, step: Any, by_label: Any) -> Any:
         missing = [label for label in step.using if label not in by_label]
         where = (
-            f"step {number} of {self.title!r}: {_short(_plain(previous))} {step.relation} "
-            f"{_short(_plain(step.rhs))} ({step.why})"
+            f"step {number} of {self.title!r}: {short_line(_plain(previous), 160)} {step.relation} "
+            f"{short_line(_plain(step.rhs), 160)} ({step.why})"
         )
         if missing:
             raise ProofError(f"{where}: uses assumption {', '.join(missing)}, which is not stated")
         used = [by_label[label] for label in step.using]
         try:
             lhs, rhs = value_of(previous), value_of(step.rhs)
-            _check_computed(previous, used)
-            _check_computed(step.rhs, used)
+            check_computed(previous, used)
+            check_computed(step.rhs, used)
             return _decide_step(lhs, rhs, step, used)
         except (ProofError, UndecidedError) as error:
-            raise _step_error(error)(f"{where}: {error}") from None
+            raise step_error(error)(f"{where}: {error}") from None
 
-    def trusted_base(self) -> tuple:
+    def trusted_base(self) -> tuple[Any, ...]:
         """``(strategies, rules)`` that decided the steps (after :meth:`verify`)."""
         if not hasattr(self, "_trusted"):
             self.verify()
         return self._trusted
 
-    def symbols(self) -> list:
+    def symbols(self) -> list[Any]:
         """Every symbol, sequence and matrix symbol of the chain (values and printed labels)."""
         items = [self.start] + [step.rhs for step in self.steps]
         return symbols_of([value_of(e) for e in items] + [e.label for e in items
                                                           if isinstance(e, Computed) and e.label is not None])
 
-    def declarations(self) -> tuple:
+    def declarations(self) -> tuple[Any, ...]:
         """One line per group of symbols with the same declared flags (generated)."""
         return declarations(self.symbols())
 
-    def definitions(self) -> tuple:
+    def definitions(self) -> tuple[Any, ...]:
         """``(latex, meaning)`` of every free-LaTeX value in the chain."""
         return definitions_of([self.start] + [step.rhs for step in self.steps])
 
     # ------------------------------------------------------------------ variants
 
-    def with_step(self, number: int, **changes) -> "Derivation":
+    def with_step(self, number: int, **changes: Any) -> "Derivation":
         """A copy with step ``number`` (1-based) changed, e.g. to show a wrong step fails."""
         steps = list(self.steps)
         steps[number - 1] = dataclasses.replace(steps[number - 1], **changes)
@@ -524,7 +536,7 @@ class Derivation(Displayed):
         return dataclasses.replace(self, assumptions=kept)
 
     @property
-    def cited_steps(self) -> tuple:
+    def cited_steps(self) -> tuple[Any, ...]:
         """Numbers of the steps that are cited rather than machine-checked."""
         return tuple(number for number, step in enumerate(self.steps, 1) if step.cited)
 
@@ -626,7 +638,7 @@ class Derivation(Displayed):
         return "\n".join(lines)
 
 
-def assumption_text(assumption) -> str:
+def assumption_text(assumption: Assumption) -> str:
     """An assumption as plain text, with the condition the checker uses."""
     text = f"({assumption.label}) {_plain_math(assumption.text)}"
     text += f": {_plain_math('$' + assumption.latex + '$')}" if assumption.latex else ""
@@ -640,25 +652,21 @@ _COLUMN_CHARACTERS = 56
 _WIDE_FIRST_LINE = 160
 
 
-def _step_error(error):
+def step_error(error: BaseException) -> type[ProofError]:
     """The class to re-raise a failed step with: its own ProofError subclass, else ProofError."""
     return type(error) if isinstance(error, ProofError) else ProofError
 
 
-def _decide_step(lhs, rhs, step, used):
-    from symbolic_attn.proofs.prove import Proof, examine
-
+def _decide_step(lhs: Any, rhs: Any, step: Any, used: Any) -> Any:
     if step.relation == "=":
         return prove_equal(lhs, rhs, used, step.rules)
     if step.rules and any(_rule_names(step.rules)[i] == "sum.ge_term" for i in range(len(step.rules))):
-        from symbolic_attn.proofs.rules import prove_ge_term
-
         big, small = (lhs, rhs) if step.relation in (">=", ">") else (rhs, lhs)
         if step.relation in (">", "<"):
             raise ProofError("rule sum.ge_term proves >= (or <=) only")
         prove_equal(big, big, used)  # exactness and side conditions of both sides
         prove_equal(small, small, used)
-        prove_ge_term(_unfolded(big), _unfolded(small), facts_of(used))
+        prove_ge_term(unfold(big), unfold(small), facts_of(used))
         examine(big, small, ">=", used)
         return Proof("sign calculus", ("sum.ge_term",))
     difference = {"<": rhs - lhs, ">": lhs - rhs, "<=": rhs - lhs, ">=": lhs - rhs}[step.relation]
@@ -668,29 +676,18 @@ def _decide_step(lhs, rhs, step, used):
     return Proof(proof.strategy, names)
 
 
-def _unfolded(expr):
-    from symbolic_attn.proofs.prove import _unfold
-
-    return _unfold(expr)
-
-
-def _rule_names(rules) -> tuple:
+def _rule_names(rules: Any) -> tuple[Any, ...]:
     return tuple(name if isinstance(name, str) else name.name for name in rules)
 
 
-def _check_computed(expr, used):
+def check_computed(expr: Any, used: Any) -> None:
     """A :class:`Computed` whose label is an expression must equal its value (printed = checked)."""
     if isinstance(expr, Computed) and expr.label is not None:
         try:
             prove_equal(expr.label, expr.value, used)
         except (ProofError, UndecidedError) as error:
-            raise ProofError(f"the printed form {_short(sympy.sstr(expr.label))} is not the computed value: "
+            raise ProofError(f"the printed form {short_line(sympy.sstr(expr.label), 160)} is not the computed value: "
                              f"{error}") from None
-
-
-def _short(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())  # one line, whatever the printer did with matrices
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _plain_math(text: str) -> str:
@@ -707,7 +704,7 @@ def _plain_math(text: str) -> str:
     return "".join(pieces)
 
 
-def _plain(expr) -> str:
+def _plain(expr: Any) -> str:
     if isinstance(expr, Computed):
         return plain_text(expr)
     if isinstance(expr, sympy.MatrixBase):

@@ -30,6 +30,8 @@ True
 
 import functools
 from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, cast
 
 import sympy
 
@@ -38,8 +40,12 @@ from symbolic_attn.exact.certified import certified_sign, proved_zero
 from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import bind_fresh, binder_limits, bound_stand_in, original_of, substitute
 from symbolic_attn.proofs.domains import domain_conditions
+from symbolic_attn.proofs.messages import plain_text
+from symbolic_attn.proofs.notation import Frac
+from symbolic_attn.proofs.sums import Membership, sum_rules
 
-__all__ = ["Condition", "Facts", "ForAll", "proves_integer", "plain_text", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number"]
+__all__ = ["Condition", "Facts", "ForAll", "proves_integer", "plain_text", "side_conditions", "prove_condition", "reject_inexact", "is_plain_number",
+           "range_membership"]
 
 _KINDS = (">0", ">=0", "!=0", "invertible", "integer")
 _SHOWN = {">0": "> 0", ">=0": ">= 0", "!=0": "!= 0", "integer": "is an integer"}
@@ -51,11 +57,11 @@ _DEPTH = 12
 class Condition:
     """``expr > 0``, ``expr >= 0``, ``expr != 0`` or ``expr`` invertible (a matrix)."""
 
-    expr: object
+    expr: Any
     kind: str
     why: str = ""
     #: Another condition that makes this one unnecessary (``b^k`` needs ``b != 0`` unless ``k >= 0``).
-    unless: object = None
+    unless: Any = None
 
     def __str__(self) -> str:
         if self.kind == "invertible":
@@ -64,28 +70,18 @@ class Condition:
         return text + (f" (or {self.unless})" if self.unless is not None else "")
 
 
-def plain_text(value, limit: int = 10**5) -> str:
-    """``sstr(value)`` for messages, or a description when printing it is refused (Python will
-    not print an integer of more than 4300 digits) or recurses too deeply; cut at ``limit``."""
-    try:
-        text = sympy.sstr(value) if isinstance(value, sympy.Basic) else str(value)
-    except (ValueError, RecursionError):
-        return "<an expression too large to print>"
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 @dataclass(frozen=True)
 class Facts:
     """Stated conditions (from assumptions), normalised to ``expr kind`` form."""
 
-    conditions: tuple = ()
-    invertible: frozenset = field(default_factory=frozenset)
-    bijections: frozenset = field(default_factory=frozenset)
+    conditions: tuple[Condition, ...] = ()
+    invertible: frozenset[Any] = field(default_factory=frozenset)
+    bijections: frozenset[Any] = field(default_factory=frozenset)
     #: Stated facts for every index of a range: ``(variable, low, high, Condition)`` (:class:`ForAll`).
-    universal: tuple = ()
+    universal: tuple[tuple[Any, Any, Any, Condition], ...] = ()
 
     @classmethod
-    def from_conditions(cls, stated) -> "Facts":
+    def from_conditions(cls, stated: Iterable[Any]) -> "Facts":
         """Facts from relations (``x > 0``, ``a <= b``, ``Ne(a, b)``) and ``Q.invertible(X)``."""
         conditions, invertible, bijections, universal = [], set(), set(), []
         for item in stated:
@@ -101,21 +97,21 @@ class Facts:
                     conditions.append(Condition(bind_fresh(normal.expr), normal.kind, normal.why))
         return cls(tuple(conditions), frozenset(invertible), frozenset(bijections), tuple(universal))
 
-    def plus(self, extra) -> "Facts":
+    def plus(self, extra: Iterable[Condition]) -> "Facts":
         return Facts(self.conditions + tuple(extra), self.invertible, self.bijections, self.universal)
 
-    def within(self, variable, low, high, depth: int = 4) -> "Facts":
+    def within(self, variable: Any, low: Any, high: Any, depth: int = 4) -> "Facts":
         """These facts inside a range: ``low <= variable <= high``, and every :class:`ForAll` fact
         whose range is shown to contain this one, instantiated at ``variable``."""
         extra = [Condition(variable - low, ">=0"), Condition(high - variable, ">=0")]
         return self.plus(extra + self._instances(variable, low, high, depth))
 
-    def at(self, term, depth: int = 4) -> "Facts":
+    def at(self, term: Any, depth: int = 4) -> "Facts":
         """These facts with every :class:`ForAll` fact instantiated at the integer ``term`` where
         ``term`` is shown to lie in its range."""
         return self.plus(self._instances(term, term, term, depth)) if self.universal else self
 
-    def _instances(self, variable, low, high, depth) -> list:
+    def _instances(self, variable: Any, low: Any, high: Any, depth: int) -> list[Condition]:
         found = []
         plain = Facts(self.conditions, self.invertible, self.bijections)
         for bound, first, last, condition in self.universal:
@@ -141,7 +137,7 @@ class ForAll:
     relation: object
 
 
-def normalise(item) -> list:
+def normalise(item: Any) -> list[Condition]:
     """A stated relation as a list of :class:`Condition` (``a < b`` is ``b - a > 0``)."""
     if isinstance(item, Condition):
         return [item]
@@ -181,7 +177,7 @@ def normalise(item) -> list:
     raise ProofError(f"not a condition: {str(item)[:80]!r} (use x > 0, a <= b, Ne(a, b), Q.invertible(X))")
 
 
-def _check_explicit_bijection(sigma, low, high) -> None:
+def _check_explicit_bijection(sigma: Any, low: Any, high: Any) -> None:
     """A stated bijection that is an explicit map is checked, not trusted.
 
     An undefined function (``sympy.Function("sigma")``) is a hypothesis, printed as such.
@@ -218,7 +214,7 @@ _NON_FINITE = (sympy.core.numbers.NaN, sympy.core.numbers.ComplexInfinity, sympy
                sympy.core.numbers.NegativeInfinity)
 
 
-def reject_inexact(value, where: str = "") -> None:
+def reject_inexact(value: Any, where: str = "") -> None:
     """Raise InexactStepError if a float or non-finite value occurs anywhere in ``value``.
 
     >>> reject_inexact(sympy.Symbol("x") + sympy.Rational(1, 3))
@@ -238,7 +234,7 @@ def reject_inexact(value, where: str = "") -> None:
         raise InexactStepError(f"{where}{error}") from None
 
 
-def _exact_tree(value) -> None:
+def _exact_tree(value: Any) -> None:
     """Raise for a float or non-finite value anywhere in ``value`` (its arguments, and plain
     containers among them).  Each distinct subtree is visited once: SymPy shares subtrees."""
     stack, visited = [value], set()
@@ -269,7 +265,7 @@ _exact_basic = memoized(_exact_tree)
 
 
 @memoized
-def is_plain_number(expr) -> bool:
+def is_plain_number(expr: Any) -> bool:
     """True when every number-valued part of ``expr`` is a Rational (no pi, sqrt(2), acos(1/2)):
     SymPy's own sign reasoning is then exact (it has nothing to evaluate numerically)."""
     return not any(isinstance(node, sympy.Basic) and not node.is_Rational and getattr(node, "is_number", False)
@@ -279,7 +275,7 @@ def is_plain_number(expr) -> bool:
 # ------------------------------------------------------------------- collecting conditions
 
 
-def side_conditions(expr, inside=()) -> list:
+def side_conditions(expr: Any, inside: Any = ()) -> list[Any]:
     """Every condition ``expr`` needs to be defined, in order of first appearance.
 
     ``inside`` carries the ranges of enclosing sums: a condition on a term of
@@ -290,8 +286,8 @@ def side_conditions(expr, inside=()) -> list:
 
 
 @memoized
-def _side_conditions(expr, inside) -> tuple:
-    found = []
+def _side_conditions(expr: Any, inside: Any) -> tuple[Any, ...]:
+    found: list[Condition] = []
     _collect(expr, inside, found)
     unique, seen = [], set()
     for condition in found:
@@ -307,27 +303,14 @@ def _side_conditions(expr, inside) -> tuple:
 class Bounded(Condition):
     """A condition under the ranges of enclosing sums (``ranges``: (k, a, b) triples)."""
 
-    ranges: tuple = ()
+    ranges: tuple[Any, ...] = ()
 
 
-def _add(found, expr, kind, why, inside, unless=None):
+def _add(found: Any, expr: Any, kind: str, why: str, inside: Any, unless: Any = None) -> None:
     found.append(Bounded(expr, kind, why, unless, inside) if inside else Condition(expr, kind, why, unless))
 
 
-def _display_fraction():
-    """:class:`~.prove.Frac`, imported on first use (prove imports this module)."""
-    global _FRAC
-    if _FRAC is None:
-        from symbolic_attn.proofs.prove import Frac
-
-        _FRAC = Frac
-    return _FRAC
-
-
-_FRAC = None
-
-
-def _collect(expr, inside, found):
+def _collect(expr: Any, inside: Any, found: Any) -> None:
     """Walk ``expr``: each node's own conditions from the closed domain table
     (:mod:`.domains`), each range's from :func:`_collect_range`, then the arguments'."""
     if isinstance(expr, sympy.MatrixBase):
@@ -344,7 +327,7 @@ def _collect(expr, inside, found):
         return
     if getattr(expr, "is_named_operator", False):
         pass  # its arguments are collected here; what it stands for is checked unfolded
-    elif isinstance(expr, _display_fraction()):  # its denominator counts
+    elif isinstance(expr, Frac):  # its denominator counts
         _add(found, expr.args[1], "!=0", "denominator", inside)
     else:
         for needed in domain_conditions(expr):
@@ -356,7 +339,7 @@ def _collect(expr, inside, found):
         _collect(arg, inside, found)
 
 
-def _collect_range(expr, limit, ranges, found):
+def _collect_range(expr: Any, limit: tuple[Any, ...], ranges: Any, found: Any) -> Any:
     """A sum's or product's range ``k = a..b``: integer limits (the index runs over integers)
     and not reversed (``b >= a - 1``: SymPy's Karr convention gives a reversed range a value
     that is not the ordinary empty sum or product).  Returns the ranges inside it."""
@@ -375,7 +358,7 @@ def _collect_range(expr, limit, ranges, found):
     return ranges + ((variable, low, high),)
 
 
-def _collect_flags_of_index(kind, index, low, high, ranges, found):
+def _collect_flags_of_index(kind: str, index: Any, low: Any, high: Any, ranges: Any, found: Any) -> None:
     """The range must agree with the flags the author declared on the index.
 
     The checker gives a bound index no flag but ``integer``, but SymPy has already used the
@@ -410,7 +393,10 @@ def _collect_flags_of_index(kind, index, low, high, ranges, found):
 # ------------------------------------------------------------------- proving conditions
 
 
-def typed(function):
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def typed(function: _Function) -> _Function:
     """Every failure of a public entry point of the checker is a typed error of the library.
 
     SymPy and Python can fail inside the checker on pathological input (a recursion too
@@ -420,7 +406,7 @@ def typed(function):
     """
 
     @functools.wraps(function)
-    def checked(*args, **keywords):
+    def checked(*args: Any, **keywords: Any) -> Any:
         try:
             return function(*args, **keywords)
         except SymbolicAttnError:
@@ -433,7 +419,7 @@ def typed(function):
                 detail = shown(" ".join(plain_text(error).split()), 160)
             raise UndecidedError(f"the checker could not decide this ({type(error).__name__}: {detail})") from None
 
-    return checked
+    return cast(_Function, checked)  # functools.wraps keeps the signature; mypy cannot see it
 
 
 @typed
@@ -441,11 +427,15 @@ def prove_condition(condition: Condition, facts: Facts) -> bool:
     """True when the condition follows from declarations and ``facts`` (False: not proved)."""
     if not isinstance(condition.expr, (sympy.Basic, tuple)):
         raise UndecidedError(f"not an expression: {type(condition.expr).__name__}")
-    return _prove_condition_remembered(condition, facts)
+    return bool(_prove_condition_remembered(condition, facts))
 
 
-@memoized(key=lambda condition, facts: (condition.expr, condition.kind, condition.unless,
-                                        getattr(condition, "ranges", ()), facts))
+def _condition_key(condition: Condition, facts: Facts) -> tuple[Any, ...]:
+    """What a proof of ``condition`` depends on (its ranges too, for a :class:`Bounded`)."""
+    return (condition.expr, condition.kind, condition.unless, getattr(condition, "ranges", ()), facts)
+
+
+@memoized(key=_condition_key)  # type: ignore[untyped-decorator]  # memoized(key=...) returns Any
 def _prove_condition_remembered(condition: Condition, facts: Facts) -> bool:
     """True when the condition follows from declarations and ``facts`` (False: not proved)."""
     if condition.unless is not None and prove_condition(condition.unless, facts):
@@ -469,12 +459,12 @@ def _prove_condition(condition: Condition, facts: Facts) -> bool:
             facts = facts.at(index)
     facts = _bijection_facts(expr, facts)
     expr, facts = _flagged(expr, facts)
-    return _holds(expr, condition.kind, facts, _DEPTH)
+    return bool(_holds(expr, condition.kind, facts, _DEPTH))
 
 
-def _integer_indices(expr) -> list:
+def _integer_indices(expr: Any) -> list[Any]:
     """The integer indices of the sequences in ``expr`` (where a ForAll fact may apply)."""
-    found = {}
+    found: dict[Any, None] = {}
     for indexed in sorted(expr.atoms(sympy.Indexed), key=sympy.default_sort_key) if isinstance(expr, sympy.Basic) else ():
         for index in indexed.indices:
             if getattr(index, "is_integer", False) and not index.is_number:
@@ -482,7 +472,7 @@ def _integer_indices(expr) -> list:
     return list(found)
 
 
-def _bijection_facts(expr, facts):
+def _bijection_facts(expr: Any, facts: Facts) -> Any:
     """A stated bijection sigma of lo..hi puts sigma(x) in lo..hi for every x proved in lo..hi."""
     if not facts.bijections or not isinstance(expr, sympy.Basic):
         return facts
@@ -497,7 +487,7 @@ def _bijection_facts(expr, facts):
     return facts.plus(extra) if extra else facts
 
 
-def proves_integer(expr, facts: Facts) -> bool:
+def proves_integer(expr: Any, facts: Facts) -> bool:
     """``expr`` is an integer: by its flags (exact reasoning), or as the value of a stated
     bijection of an integer range at an integer argument."""
     if getattr(expr, "is_integer", False):
@@ -507,7 +497,19 @@ def proves_integer(expr, facts: Facts) -> bool:
     return False
 
 
-def decide_relation(relation, facts: Facts):
+def range_membership(facts: Facts | None = None) -> Membership:
+    """The sign calculus's answer to the sum normal form (:mod:`.sums`): ``t`` is an integer
+    with ``a <= t <= b`` under the enclosing ranges, from ``facts`` (none when None)."""
+    known = facts if facts is not None else Facts()
+
+    def member(target: Any, low: Any, high: Any, ranges: tuple[Any, ...]) -> bool:
+        return proves_integer(target, known) and all(
+            prove_condition(Bounded(expr, ">=0", "", None, tuple(ranges)), known) for expr in (target - low, high - target))
+
+    return member
+
+
+def decide_relation(relation: Any, facts: Facts) -> Any:
     """True or False when the facts decide ``relation`` (``Eq``, ``Ne``, ``<``, ... and their
     ``And``/``Or``/``Not``), None otherwise."""
     if relation is sympy.true or relation is True:
@@ -546,13 +548,13 @@ def contradicts(condition: Condition, facts: Facts = Facts()) -> bool:
         return False
     expr = condition.expr
     if condition.kind == ">0":
-        return _holds(-expr, ">=0", facts, _DEPTH)
+        return bool(_holds(-expr, ">=0", facts, _DEPTH))
     if condition.kind == ">=0":
-        return _holds(-expr, ">0", facts, _DEPTH)
+        return bool(_holds(-expr, ">0", facts, _DEPTH))
     return expr == 0 or (expr.is_number and proved_zero(expr))
 
 
-def _invertible(matrix, facts, depth) -> bool:
+def _invertible(matrix: Any, facts: Facts, depth: int) -> bool:
     """``matrix`` invertible: stated, the identity, or built from invertible square matrices by
     transposes, inverses, integer powers and products (with non-zero scalar factors); an
     explicit matrix whose determinant is proved non-zero."""
@@ -574,7 +576,7 @@ def _invertible(matrix, facts, depth) -> bool:
     return False
 
 
-def _flagged(expr, facts):
+def _flagged(expr: Any, facts: Facts) -> tuple[Any, ...]:
     """Stated signs of plain symbols become flags on stand-ins, so the sign calculus sees them."""
     replace = {}
     for fact in facts.conditions:
@@ -601,17 +603,20 @@ def _flagged(expr, facts):
         replace[symbol] = _STAND_INS[key]
     if not replace:
         return expr, facts
-    swap = lambda e: substitute(e, replace)  # noqa: E731 -- a one-line local helper
+
+    def swap(e: Any) -> Any:
+        return substitute(e, replace)
+
     return swap(expr), Facts(tuple(Condition(swap(c.expr), c.kind) for c in facts.conditions), facts.invertible,
                              facts.bijections, facts.universal)
 
 
-_STAND_INS: dict = {}
+_STAND_INS: dict[Any, Any] = {}
 _FLAG_KEYS = ("real", "integer", "positive", "negative", "nonnegative", "nonpositive", "nonzero", "even", "odd")
 
 
 @memoized
-def _holds(expr, kind, facts, depth) -> bool:
+def _holds(expr: Any, kind: str, facts: Facts, depth: int) -> bool:
     if depth <= 0:
         return False
     expr = sympy.sympify(expr, strict=True)
@@ -639,7 +644,7 @@ def _holds(expr, kind, facts, depth) -> bool:
     return False
 
 
-def _nonzero_by_factors(expr, facts, depth) -> bool:
+def _nonzero_by_factors(expr: Any, facts: Facts, depth: int) -> bool:
     """A product is non-zero when every factor is; ``b^e`` with ``e > 0`` when ``b`` is; ``b^e``
     with ``e < 0`` always (where it is defined, which its own side condition ensures).
 
@@ -652,19 +657,19 @@ def _nonzero_by_factors(expr, facts, depth) -> bool:
         if expr.exp.is_negative:
             return True
         if expr.exp.is_positive:
-            return _holds(expr.base, "!=0", facts, depth - 1)
+            return bool(_holds(expr.base, "!=0", facts, depth - 1))
     return False
 
 
-def _sign_gives(sign, kind) -> bool:
+def _sign_gives(sign: Any, kind: str) -> bool:
     return {">0": sign in ("+",), ">=0": sign in ("+", "0+"), "!=0": sign in ("+", "-", "!0")}[kind]
 
 
-def _number_holds(expr, kind) -> bool:
+def _number_holds(expr: Any, kind: str) -> bool:
     if expr.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
         return False
     if expr.is_Rational:
-        return {">0": expr > 0, ">=0": expr >= 0, "!=0": expr != 0}[kind]
+        return bool({">0": expr > 0, ">=0": expr >= 0, "!=0": expr != 0}[kind])
     try:
         sign = certified_sign(expr)
     except UndecidedError:
@@ -674,16 +679,15 @@ def _number_holds(expr, kind) -> bool:
     return {">0": sign > 0, ">=0": sign >= 0, "!=0": sign != 0}[kind]
 
 
-def _follows(expr, kind, fact, facts, depth) -> bool:
+def _follows(expr: Any, kind: str, fact: Any, facts: Facts, depth: int) -> bool:
     """``expr kind`` from one stated fact: the same expression, or ``expr - fact`` signed."""
     if (fact.kind == ">0" and expr.has(sympy.Sum) and fact.expr.has(sympy.Sum) and depth > 2
             and _sums_under_roots(expr) == _sums_under_roots(fact.expr)):
         # expr = r * fact with r > 0 (sums in normal form, e.g. the spread of a x + b is a^2 times
         # the spread of x): then expr > 0 as well.
-        from symbolic_attn.proofs.strategies import _sum_rules
-
         try:
-            ratio = sympy.cancel(_sum_rules(expr) / _sum_rules(fact.expr))
+            member = range_membership(Facts())
+            ratio = sympy.cancel(sum_rules(expr, member) / sum_rules(fact.expr, member))
         except Exception:  # a SymPy failure proves nothing
             ratio = None
         if ratio is not None and not ratio.has(sympy.Sum) and _sign(ratio, Facts(), depth - 2) == "+":
@@ -705,14 +709,14 @@ def _follows(expr, kind, fact, facts, depth) -> bool:
     return False
 
 
-def _sums_under_roots(expr) -> bool:
+def _sums_under_roots(expr: Any) -> bool:
     """True when a sum stands under a non-integer power (``sqrt`` of a sum): a quotient of two
     expressions that differ in this keeps a sum, so comparing them by quotient is futile."""
     return any(isinstance(node, sympy.Pow) and not node.exp.is_integer and node.base.has(sympy.Sum)
                for node in sympy.preorder_traversal(expr))
 
 
-def _sign(expr, facts, depth):
+def _sign(expr: Any, facts: Facts, depth: int) -> Any:
     """'+' (> 0), '0+' (>= 0), '-' (< 0), '0-' (<= 0), '!0' (nonzero), or None (unknown)."""
     if depth <= 0:
         return None
@@ -725,14 +729,14 @@ def _sign(expr, facts, depth):
     return sign
 
 
-def _worth_asking_sympy(expr) -> bool:
+def _worth_asking_sympy(expr: Any) -> bool:
     """Whether SymPy's own sign reasoning may add something to the rules: not for a sum of
     three or more terms (the rules have already signed it termwise; measured on every
     derivation and example, SymPy never decided one, at about 1.5 ms a question)."""
     return not (isinstance(expr, sympy.Add) and len(expr.args) > 2)
 
 
-def _sign_by_rules(expr, facts, depth):
+def _sign_by_rules(expr: Any, facts: Facts, depth: int) -> Any:
     if expr.is_number:
         for kind, sign in ((">0", "+"), (">=0", "0+")):
             if _number_holds(expr, kind):
@@ -787,13 +791,13 @@ def _sign_by_rules(expr, facts, depth):
     return None
 
 
-def _fact_sign(expr, facts):
+def _fact_sign(expr: Any, facts: Facts) -> Any:
     """The sign a stated fact gives ``expr`` directly (the same expression or its negative)."""
     return _fact_sign_of(expr, facts) if facts.conditions else None
 
 
 @memoized
-def _fact_sign_of(expr, facts):
+def _fact_sign_of(expr: Any, facts: Facts) -> Any:
     symbols = expr.free_symbols
     for fact in facts.conditions:
         # Equal up to sign after expansion needs the fact's symbols among the expression's
@@ -809,16 +813,16 @@ def _fact_sign_of(expr, facts):
 
 
 @memoized
-def _expanded_symbols(expr) -> frozenset:
+def _expanded_symbols(expr: Any) -> frozenset[Any]:
     return frozenset(sympy.expand(expr).free_symbols)
 
 
-def _real(expr) -> bool:
+def _real(expr: Any) -> bool:
     return expr.is_extended_real is True and expr.is_finite is not False
 
 
 @memoized
-def _flag_sign(expr):
+def _flag_sign(expr: Any) -> Any:
     """The sign SymPy's assumptions give (remembered: a rebuilt expression has lost its own cache)."""
     try:
         return _flag_sign_of(expr)
@@ -826,7 +830,7 @@ def _flag_sign(expr):
         return None
 
 
-def _flag_sign_of(expr):
+def _flag_sign_of(expr: Any) -> str | None:
     if expr.is_positive:
         return "+"
     if expr.is_negative:
@@ -840,11 +844,11 @@ def _flag_sign_of(expr):
     return None
 
 
-def _negate(sign):
+def _negate(sign: Any) -> Any:
     return {"+": "-", "-": "+", "0+": "0-", "0-": "0+", "!0": "!0"}.get(sign)
 
 
-def _mul_sign(signs):
+def _mul_sign(signs: Any) -> Any:
     if any(s is None for s in signs):
         if all(s in ("!0", "+", "-") for s in signs if s is not None) and False:
             return None
@@ -858,7 +862,7 @@ def _mul_sign(signs):
     return "+" if strict else "0+"
 
 
-def _add_sign(expr, facts, depth):
+def _add_sign(expr: Any, facts: Facts, depth: int) -> Any:
     signs = [_sign(t, facts, depth - 1) for t in expr.args]
     if all(s in ("+", "0+") for s in signs):
         return "+" if "+" in signs else "0+"
@@ -885,7 +889,7 @@ def _add_sign(expr, facts, depth):
     return None
 
 
-def _lower_bound(expr, signs, facts, depth):
+def _lower_bound(expr: Any, signs: Any, facts: Facts, depth: int) -> Any:
     """A smaller expression than the sum ``expr``, term by term, or None.
 
     Two exact inequalities, each applied to a term where it holds:
@@ -914,11 +918,11 @@ def _lower_bound(expr, signs, facts, depth):
     return sympy.Add(*terms) if changed else None
 
 
-def _is_term_of(total, term, facts, depth) -> bool:
+def _is_term_of(total: Any, term: Any, facts: Facts, depth: int) -> bool:
     """``term`` is ``f(t)`` for the summand ``f`` of ``total``, an integer ``t`` in its range, and
     ``f >= 0`` on the range."""
     (variable, low, high), function = total.limits[0], total.function
-    pieces = []
+    pieces: list[Any] = []
     for atom in sorted(term.atoms(sympy.Indexed, sympy.Symbol), key=sympy.default_sort_key):
         pieces.extend(atom.indices if isinstance(atom, sympy.Indexed) else (atom,))
     for target in dict.fromkeys(pieces):
@@ -927,12 +931,12 @@ def _is_term_of(total, term, facts, depth) -> bool:
         if sympy.expand(substitute(function, {variable: target}) - term) != 0:
             continue
         bounds = facts.within(variable, low, high)
-        return (_holds(target - low, ">=0", facts, depth - 1) and _holds(high - target, ">=0", facts, depth - 1)
-                and _holds(function, ">=0", bounds, depth - 1))
+        return bool(_holds(target - low, ">=0", facts, depth - 1) and _holds(high - target, ">=0", facts, depth - 1)
+                    and _holds(function, ">=0", bounds, depth - 1))
     return False
 
 
-def _pow_sign(expr, facts, depth):
+def _pow_sign(expr: Any, facts: Facts, depth: int) -> Any:
     base, exponent = expr.args
     base_sign = _sign(base, facts, depth - 1)
     if base_sign == "+":
@@ -949,7 +953,7 @@ def _pow_sign(expr, facts, depth):
     return None
 
 
-def _sum_sign(expr, facts, depth):
+def _sum_sign(expr: Any, facts: Facts, depth: int) -> Any:
     """The sign of a sum, from the sign of its terms over its (non-empty or empty) range.
 
     A multiple sum is a sum over its outermost index of the sum over the others; it is

@@ -23,6 +23,7 @@ True
 """
 
 from fractions import Fraction
+from typing import Any
 
 import sympy
 
@@ -32,7 +33,7 @@ __all__ = ["linear_contradiction", "linear_real_system", "MAX_INEQUALITIES"]
 MAX_INEQUALITIES = 400
 
 
-def linear_contradiction(stated):
+def linear_contradiction(stated: Any) -> tuple[Any, ...] | None:
     """The labels of stated conditions that contradict each other, or None.
 
     ``stated``: ``(label, expression, kind)`` with kind ``>0``, ``>=0`` or ``!=0``.  A ``!=0``
@@ -62,10 +63,11 @@ def linear_contradiction(stated):
     return None
 
 
-def _linear(expr, strict, labels):
+def _linear(expr: Any, strict: Any, labels: Any) -> tuple[Any, ...] | None:
     """``expr > 0`` (or ``>= 0``) as ``({unknown: coefficient}, constant, strict, labels)``, or
     None when a coefficient is not rational."""
-    coefficients, constant = {}, Fraction(0)
+    coefficients: dict[Any, Fraction] = {}
+    constant = Fraction(0)
     for term in sympy.Add.make_args(sympy.expand(expr)):
         coefficient, rest = term.as_coeff_Mul()
         if not coefficient.is_Rational:
@@ -80,7 +82,7 @@ def _linear(expr, strict, labels):
     return ({k: v for k, v in coefficients.items() if v != 0}, constant, strict, labels)
 
 
-def _declared_signs(rows) -> list:
+def _declared_signs(rows: Any) -> list[Any]:
     """An unknown's declared sign (``x`` positive) as one more inequality, labelled by it."""
     found, seen = [], set()
     for coefficients, _, _, _ in rows:
@@ -100,7 +102,7 @@ def _declared_signs(rows) -> list:
     return found
 
 
-def _infeasible(rows):
+def _infeasible(rows: Any) -> Any:
     """Fourier-Motzkin: the labels of a contradiction among ``rows``, or None (none found)."""
     rows = list(rows)
     while True:
@@ -122,16 +124,16 @@ def _infeasible(rows):
         rows = kept
 
 
-def _pairs(rows, unknown) -> int:
+def _pairs(rows: Any, unknown: Any) -> int:
     above = sum(1 for row in rows if row[0].get(unknown, 0) > 0)
     below = sum(1 for row in rows if row[0].get(unknown, 0) < 0)
     return above * below
 
 
-def _combine(first, second, unknown):
+def _combine(first: Any, second: Any, unknown: Any) -> tuple[Any, ...]:
     """The non-negative combination of two inequalities in which ``unknown`` cancels."""
     a, b = first[0][unknown], -second[0][unknown]
-    coefficients = {}
+    coefficients: dict[Any, Fraction] = {}
     for row, weight in ((first, b), (second, a)):
         for u, c in row[0].items():
             coefficients[u] = coefficients.get(u, Fraction(0)) + weight * c
@@ -139,7 +141,7 @@ def _combine(first, second, unknown):
     return (coefficients, b * first[1] + a * second[1], first[2] or second[2], first[3] | second[3])
 
 
-def linear_real_system(stated) -> bool:
+def linear_real_system(stated: Any) -> bool:
     """Whether every condition is linear in plain real (not integer) symbols.
 
     For such a system, Fourier-Motzkin is complete: when :func:`linear_contradiction` finds

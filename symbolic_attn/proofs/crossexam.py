@@ -56,6 +56,7 @@ import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import flint
 import sympy
@@ -140,10 +141,10 @@ class _Matrix:
 
     __slots__ = ("rows", "cols", "entries")
 
-    def __init__(self, rows: int, cols: int, entries):
+    def __init__(self, rows: int, cols: int, entries: Any) -> None:
         self.rows, self.cols, self.entries = rows, cols, tuple(entries)
 
-    def at(self, i: int, j: int):
+    def at(self, i: int, j: int) -> Any:
         return self.entries[i * self.cols + j]
 
     def text(self) -> str:
@@ -151,26 +152,26 @@ class _Matrix:
         return "[" + ", ".join(rows) + "]"
 
 
-def _to_arb(value):
+def _to_arb(value: Any) -> Any:
     if isinstance(value, flint.arb):
         return value
     return flint.arb(flint.fmpq(value.numerator, value.denominator))
 
 
-def _exact(value: Fraction):
+def _exact(value: Fraction) -> Any:
     """``value`` itself, or the ball enclosing it when it has grown too large to keep exact."""
     if value.numerator.bit_length() > MAX_BITS or value.denominator.bit_length() > MAX_BITS:
         return _to_arb(value)
     return value
 
 
-def _finite(ball):
+def _finite(ball: Any) -> Any:
     if not ball.is_finite():
         raise _Uncertain("a value overflowed or lost all precision")
     return ball
 
 
-def _sign(value):
+def _sign(value: Any) -> Any:
     """-1, 0 or 1 when certified, None when the ball straddles 0."""
     if isinstance(value, Fraction):
         return (value > 0) - (value < 0)
@@ -183,7 +184,7 @@ def _sign(value):
     return None
 
 
-def _integer_of(value) -> int | None:
+def _integer_of(value: Any) -> int | None:
     """The value as a Python int when it certainly is an integer, else None."""
     if isinstance(value, Fraction):
         return value.numerator if value.denominator == 1 else None
@@ -192,7 +193,7 @@ def _integer_of(value) -> int | None:
     return None
 
 
-def _add(a, b):
+def _add(a: Any, b: Any) -> Any:
     if isinstance(a, _Matrix) or isinstance(b, _Matrix):
         if not (isinstance(a, _Matrix) and isinstance(b, _Matrix)):
             raise _Unsupported("a matrix added to a scalar")
@@ -204,7 +205,7 @@ def _add(a, b):
     return _to_arb(a) + _to_arb(b)
 
 
-def _mul(a, b):
+def _mul(a: Any, b: Any) -> Any:
     if isinstance(a, _Matrix) and isinstance(b, _Matrix):
         return _matmul(a, b)
     if isinstance(a, _Matrix):
@@ -216,7 +217,7 @@ def _mul(a, b):
     return _to_arb(a) * _to_arb(b)
 
 
-def _reciprocal(value):
+def _reciprocal(value: Any) -> Any:
     if isinstance(value, _Matrix):
         return _inverse(value)
     sign = _sign(value)
@@ -252,7 +253,7 @@ def _identity(n: int) -> _Matrix:
     return _Matrix(n, n, (Fraction(int(i == j)) for i in range(n) for j in range(n)))
 
 
-def _eliminate(a: _Matrix, augment: _Matrix | None):
+def _eliminate(a: _Matrix, augment: _Matrix | None) -> tuple[Any, _Matrix | None]:
     """Gaussian elimination of square ``a`` (and ``augment`` alongside): (det, solved augment).
 
     A pivot is any entry certified non-zero; when a column has none and some entry is not
@@ -289,7 +290,7 @@ def _eliminate(a: _Matrix, augment: _Matrix | None):
     return det, _Matrix(n, augment.cols, (rows[i][n + j] for i in range(n) for j in range(augment.cols)))
 
 
-def _determinant(a: _Matrix):
+def _determinant(a: _Matrix) -> Any:
     return _eliminate(a, None)[0]
 
 
@@ -300,7 +301,7 @@ def _inverse(a: _Matrix) -> _Matrix:
     return inverse
 
 
-def _short(value) -> str:
+def _short(value: Any) -> str:
     """A value for a message: rationals exactly when short, otherwise 6 significant digits."""
     if isinstance(value, _Matrix):
         return value.text()
@@ -320,7 +321,7 @@ _ALWAYS = frozenset({"commutative", "complex", "real", "finite", "hermitian", "a
 _NEVER = frozenset({"irrational", "transcendental", "infinite", "imaginary"})
 
 
-def _fact(name: str, value: Fraction):
+def _fact(name: str, value: Fraction) -> Any:
     """Whether the rational ``value`` has the assumption ``name`` (None: cannot tell)."""
     name = name[len("extended_"):] if name.startswith("extended_") else name
     if name in _ALWAYS:
@@ -350,7 +351,7 @@ def _is_prime(n: int) -> bool:
     return n >= 2 and all(n % d for d in range(2, math.isqrt(n) + 1)) if n < 10**6 else False
 
 
-def _allowed(facts: dict, value: Fraction) -> bool:
+def _allowed(facts: dict[Any, Any], value: Fraction) -> bool:
     """Whether ``value`` satisfies every fact; a fact that cannot be read is _Unsupported."""
     for name, wanted in facts.items():
         has = _fact(name, value)
@@ -361,7 +362,7 @@ def _allowed(facts: dict, value: Fraction) -> bool:
     return True
 
 
-def _facts_of(symbol) -> dict:
+def _facts_of(symbol: Any) -> dict[Any, Any]:
     facts = dict(getattr(symbol, "assumptions0", {}) or {})
     if facts.get("real") is False or facts.get("commutative") is False:
         raise _Unsupported(f"the non-real or non-commutative symbol {safe_text(symbol, 30)}")
@@ -385,19 +386,20 @@ class _Point:
     everywhere in the point and at every working precision.
     """
 
-    def __init__(self, rng: random.Random, boundary: bool, small: frozenset, hints: dict):
+    def __init__(self, rng: random.Random, boundary: bool, small: frozenset[Any], hints: dict[Any, Any]) -> None:
         self.rng, self.boundary, self.small, self.hints = rng, boundary, small, hints
-        self.values: dict = {}
-        self.labels: dict = {}  # key -> text shown in a report
+        self.values: dict[Any, Any] = {}
+        self.labels: dict[Any, Any] = {}  # key -> text shown in a report
 
-    def symbol(self, symbol) -> Fraction:
+    def symbol(self, symbol: Any) -> Fraction:
         if symbol not in self.values:
             facts = _facts_of(symbol)
             self.values[symbol] = self._draw(facts, symbol in self.small, self.hints.get(symbol))
             self.labels[symbol] = safe_text(symbol, 30)
-        return self.values[symbol]
+        value: Fraction = self.values[symbol]
+        return value
 
-    def entry(self, base, indices: tuple) -> Fraction:
+    def entry(self, base: Any, indices: tuple[Any, ...]) -> Fraction:
         key = (base, indices)
         if key not in self.values:
             facts = {}
@@ -405,9 +407,10 @@ class _Point:
                 facts.update(_facts_of(source) if source is not None else {})
             self.values[key] = self._draw(facts, False, None)
             self.labels[key] = f"{safe_text(base, 30)}[{','.join(map(str, indices))}]"
-        return self.values[key]
+        value: Fraction = self.values[key]
+        return value
 
-    def matrix(self, symbol, rows: int, cols: int) -> _Matrix:
+    def matrix(self, symbol: Any, rows: int, cols: int) -> _Matrix:
         key = (symbol, rows, cols)
         if key not in self.values:
             matrix = None
@@ -417,13 +420,14 @@ class _Point:
                     break
             self.values[key] = matrix
             self.labels[key] = safe_text(symbol, 30)
-        return self.values[key]
+        matrix_value: _Matrix = self.values[key]
+        return matrix_value
 
     def _matrix_entry(self) -> Fraction:
         return self.rng.choice((Fraction(-3), Fraction(-2), Fraction(-1), Fraction(0), Fraction(1), Fraction(2),
                                 Fraction(3), Fraction(1, 2), Fraction(-1, 2), Fraction(5, 3)))
 
-    def _draw(self, facts: dict, small: bool, hint) -> Fraction:
+    def _draw(self, facts: dict[Any, Any], small: bool, hint: Any) -> Fraction:
         integer = facts.get("integer") is True
         for attempt in range(24):
             value = self._candidate(integer, small, hint, wide=attempt >= 12)
@@ -434,7 +438,7 @@ class _Point:
                 return value
         raise _Unsupported("a symbol whose flags no small rational satisfies")
 
-    def _candidate(self, integer: bool, small: bool, hint, wide: bool) -> Fraction:
+    def _candidate(self, integer: bool, small: bool, hint: Any, wide: bool) -> Fraction:
         rng = self.rng
         if hint is not None and rng.random() < 0.6:
             return self._within(hint, integer)
@@ -456,9 +460,10 @@ class _Point:
         p = rng.choice([p for p in range(-5 * q, 6 * q + 1) if p % q])
         return Fraction(p, q)
 
-    def _within(self, hint, integer: bool) -> Fraction:
+    def _within(self, hint: Any, integer: bool) -> Fraction:
         low, high = hint
         rng = self.rng
+        value: Fraction
         if low is not None and high is not None:
             value = low + (high - low) * Fraction(rng.randint(0, 12), 12)
         elif low is not None:
@@ -481,7 +486,7 @@ class _Point:
 # Comparisons, certified: True, False, or None (undecided).
 
 
-def _compare(relation: str, a, b):
+def _compare(relation: str, a: Any, b: Any) -> Any:
     if isinstance(a, _Matrix) or isinstance(b, _Matrix):
         return _compare_matrices(relation, a, b)
     difference = _add(a, _mul(Fraction(-1), b))
@@ -505,10 +510,11 @@ def _compare(relation: str, a, b):
     return True if holds else False if fails else None
 
 
-def _compare_matrices(relation: str, a, b):
+def _compare_matrices(relation: str, a: Any, b: Any) -> Any:
     if relation not in ("=", "!="):
         raise _Unsupported("an inequality between matrices")
     a, b = (_zero_like(a, b), b) if not isinstance(a, _Matrix) else (a, _zero_like(b, a))
+    equal: bool | None
     if (a.rows, a.cols) != (b.rows, b.cols):
         equal = False
     else:
@@ -519,7 +525,7 @@ def _compare_matrices(relation: str, a, b):
     return not equal
 
 
-def _zero_like(value, matrix: _Matrix) -> _Matrix:
+def _zero_like(value: Any, matrix: _Matrix) -> _Matrix:
     """A scalar compared with a matrix: only 0 means something (the zero matrix)."""
     if isinstance(value, _Matrix):
         return value
@@ -528,7 +534,7 @@ def _zero_like(value, matrix: _Matrix) -> _Matrix:
     raise _Unsupported("a matrix compared with a non-zero scalar")
 
 
-def _close(relation: str, a, b, bits: int) -> bool:
+def _close(relation: str, a: Any, b: Any, bits: int) -> bool:
     """Whether an undecided (in)equality agrees to about half the working precision."""
     if relation not in ("=", "<=", ">="):
         return False  # a strict inequality whose sides agree may well be false
@@ -551,11 +557,11 @@ def _close(relation: str, a, b, bits: int) -> bool:
 class _Evaluator:
     """Evaluates trees at one point and one precision, counting the nodes it visits."""
 
-    def __init__(self, point: _Point, budget: int, unfolded: dict):
+    def __init__(self, point: _Point, budget: int, unfolded: dict[Any, Any]) -> None:
         self.point, self.budget, self.unfolded = point, budget, unfolded
         self.nodes = 0
 
-    def value(self, node, env: dict, depth: int):
+    def value(self, node: Any, env: dict[Any, Any], depth: int) -> Any:
         self.nodes += 1
         if self.nodes > self.budget:
             raise _OverBudget("more tree nodes than the budget allows at this point")
@@ -563,19 +569,19 @@ class _Evaluator:
             raise _Unsupported("an expression nested too deeply")
         return _handler(type(node))(self, node, env, depth + 1)
 
-    def scalar(self, node, env, depth):
+    def scalar(self, node: Any, env: dict[Any, Any], depth: int) -> Any:
         result = self.value(node, env, depth)
         if isinstance(result, _Matrix):
             raise _Unsupported("a matrix where a number is needed")
         return result
 
-    def integer(self, node, env, depth) -> int:
+    def integer(self, node: Any, env: dict[Any, Any], depth: int) -> int:
         result = _integer_of(self.scalar(node, env, depth))
         if result is None:
             raise _Undefined("a value that must be an integer (a bound, an index, a size) is not one")
         return result
 
-    def size(self, node, env, depth) -> int:
+    def size(self, node: Any, env: dict[Any, Any], depth: int) -> int:
         size = self.integer(node, env, depth)
         # Sizes given by symbols stay small; an explicit Identity(8) is allowed a bit more.
         limit = MAX_EXPLICIT if isinstance(node, (int, sympy.Integer)) else MAX_SIZE
@@ -583,7 +589,7 @@ class _Evaluator:
             raise _Undefined(f"a matrix size of {size} (only 1..{limit} are examined)")
         return size
 
-    def truth(self, node, env, depth):
+    def truth(self, node: Any, env: dict[Any, Any], depth: int) -> Any:
         """A condition at the point: True, False or None (undecided)."""
         self.nodes += 1
         if self.nodes > self.budget:
@@ -611,7 +617,7 @@ class _Evaluator:
             return self._predicate(node, env, depth + 1)
         raise _Unsupported(f"the condition {type(node).__name__}")
 
-    def _predicate(self, node, env, depth):
+    def _predicate(self, node: Any, env: dict[Any, Any], depth: int) -> Any:
         name = getattr(node.function, "name", None)
         if len(node.arguments) != 1:
             raise _Unsupported(f"the predicate Q.{name}")
@@ -646,7 +652,7 @@ class _Evaluator:
 
     # Sums and products: loops over an environment, outermost limit first.
 
-    def iterate(self, body, limits, env, depth, product: bool):
+    def iterate(self, body: Any, limits: Any, env: dict[Any, Any], depth: int, product: bool) -> Any:
         if not limits:
             return self.value(body, env, depth)
         variable, low, high = self._limit(limits[-1])  # SymPy lists the innermost limit first
@@ -656,7 +662,7 @@ class _Evaluator:
             raise _Undefined("a reversed summation range")
         if stop - start + 1 > MAX_TERMS:
             raise _Undefined(f"a range of more than {MAX_TERMS} terms")
-        total = Fraction(int(product))
+        total: Fraction | _Matrix = Fraction(int(product))
         inner = dict(env)  # the bound variable shadows any outer binding of the same symbol
         for k in range(start, stop + 1):
             inner[variable] = Fraction(k)
@@ -670,12 +676,12 @@ class _Evaluator:
         return total
 
     @staticmethod
-    def _limit(limit):
+    def _limit(limit: tuple[Any, ...]) -> Any:
         if len(limit) != 3 or not isinstance(limit[0], (sympy.Symbol, Idx)):
             raise _Unsupported("a sum or product limit that is not (variable, low, high)")
         return limit
 
-    def named(self, node, env, depth):
+    def named(self, node: Any, env: dict[Any, Any], depth: int) -> Any:
         """A project operator: its own definition (``unfold``), never the checker's."""
         unfolded = self._unfold(node)
         if unfolded is not None:
@@ -689,18 +695,18 @@ class _Evaluator:
             raise _Unsupported(f"the operator {type(node).__name__}")
         return self.value(unfolded, {}, depth)
 
-    def _unfold(self, node):
+    def _unfold(self, node: Any) -> Any:
         if node not in self.unfolded:
             unfolded = node.unfold()
             self.unfolded[node] = None if unfolded == node else unfolded
         return self.unfolded[node]
 
 
-def _is_zero(value) -> bool:
+def _is_zero(value: Any) -> bool:
     return isinstance(value, Fraction) and value == 0
 
 
-def _as_sympy(value):
+def _as_sympy(value: Any) -> Any:
     if isinstance(value, Fraction):
         return sympy.Rational(value.numerator, value.denominator)
     if isinstance(value, _Matrix) and all(isinstance(entry, Fraction) for entry in value.entries):
@@ -715,15 +721,15 @@ _RELATIONALS = {sympy.Eq: "=", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sy
 # Node handlers: handler(evaluator, node, env, depth) -> value.
 
 
-def _rational(ev, node, env, depth):
+def _rational(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return _exact(Fraction(node.p, node.q))
 
 
-def _python_number(ev, node, env, depth):
+def _python_number(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return _exact(Fraction(node))
 
 
-def _symbol(ev, node, env, depth):
+def _symbol(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     if node in env:
         return env[node]
     if isinstance(node, Idx) and (node.lower is not None or node.upper is not None):
@@ -731,13 +737,13 @@ def _symbol(ev, node, env, depth):
     return ev.point.symbol(node)
 
 
-def _indexed(ev, node, env, depth):
+def _indexed(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     indices = tuple(ev.integer(index, env, depth) for index in node.indices)
     return ev.point.entry(node.base, indices)
 
 
-def _fold(combine):
-    def handler(ev, node, env, depth):
+def _fold(combine: Any) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         args = node.args
         total = ev.value(args[0], env, depth)
         for arg in args[1:]:
@@ -747,12 +753,12 @@ def _fold(combine):
     return handler
 
 
-def _pow(ev, node, env, depth):
+def _pow(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     base, exponent = node.args
     return _power(ev.value(base, env, depth), ev.scalar(exponent, env, depth))
 
 
-def _power(base, exponent):
+def _power(base: Any, exponent: Any) -> Any:
     integral = _integer_of(exponent)
     if isinstance(base, _Matrix):
         return _matrix_power(base, integral)
@@ -777,7 +783,7 @@ def _power(base, exponent):
     return _finite(_to_arb(base) ** _to_arb(exponent))
 
 
-def _exact_root(value: Fraction, degree: int):
+def _exact_root(value: Fraction, degree: int) -> Any:
     """The exact positive ``degree``-th root of ``value`` when it is rational, else None."""
     if degree > 64:
         return None
@@ -790,7 +796,7 @@ def _exact_root(value: Fraction, degree: int):
     return Fraction(*parts)
 
 
-def _integer_power(base, exponent: int):
+def _integer_power(base: Any, exponent: int) -> Any:
     if exponent == 0:
         return Fraction(1)  # SymPy's convention, 0**0 = 1
     if isinstance(base, Fraction) and base in (0, 1, -1):
@@ -808,7 +814,7 @@ def _integer_power(base, exponent: int):
     return _finite(base**exponent)
 
 
-def _matrix_power(base: _Matrix, exponent):
+def _matrix_power(base: _Matrix, exponent: Any) -> Any:
     if exponent is None:
         raise _Undefined("a matrix power with a non-integer exponent")
     if base.rows != base.cols:
@@ -827,7 +833,7 @@ def _matrix_power(base: _Matrix, exponent):
     return result
 
 
-def _domain_positive(x):
+def _domain_positive(x: Any) -> None:
     sign = _sign(x)
     if sign is None:
         raise _Uncertain("a logarithm of a value whose sign is undecided")
@@ -835,10 +841,10 @@ def _domain_positive(x):
         raise _Undefined("a logarithm of a non-positive number")
 
 
-def _domain_nonzero_via(method: str):
+def _domain_nonzero_via(method: str) -> Any:
     """A check that ``method(x)`` (sin, cos, or x itself) is certified non-zero."""
 
-    def check(x):
+    def check(x: Any) -> None:
         if method in ("sin", "identity") and _is_zero(x):
             raise _Undefined("a pole at 0")
         sign = _sign(x if method == "identity" else getattr(_to_arb(x), method)())
@@ -850,7 +856,7 @@ def _domain_nonzero_via(method: str):
     return check
 
 
-def _domain_unit_interval(x):
+def _domain_unit_interval(x: Any) -> None:
     if isinstance(x, Fraction):
         if not -1 <= x <= 1:
             raise _Undefined("asin/acos of a value outside [-1, 1]")
@@ -861,14 +867,14 @@ def _domain_unit_interval(x):
         raise _Uncertain("asin/acos of a value that may lie outside [-1, 1]")
 
 
-def _function(method: str, exact: dict | None = None, domain=None):
+def _function(method: str, exact: dict[Any, Any] | None = None, domain: Any = None) -> Any:
     """A real function of one argument computed by the arb ``method``.
 
     ``exact`` gives the values at rational points where the result is rational (exp(0) =
     1...), so that such values stay exact; ``domain`` raises where it is undefined.
     """
 
-    def handler(ev, node, env, depth):
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         if len(node.args) != 1:
             raise _Unsupported(f"{type(node).__name__} with {len(node.args)} arguments")
         x = ev.scalar(node.args[0], env, depth)
@@ -903,20 +909,20 @@ _FUNCTIONS = {
 }
 
 
-def _abs(ev, node, env, depth):
+def _abs(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     x = ev.scalar(node.args[0], env, depth)
     return abs(x)
 
 
-def _signum(ev, node, env, depth):
+def _signum(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     sign = _sign(ev.scalar(node.args[0], env, depth))
     if sign is None:
         raise _Uncertain("the sign of a value near 0")
     return Fraction(sign)
 
 
-def _extremum(largest: bool):
-    def handler(ev, node, env, depth):
+def _extremum(largest: bool) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         values = [ev.scalar(arg, env, depth) for arg in node.args]
         if all(isinstance(v, Fraction) for v in values):
             return max(values) if largest else min(values)
@@ -928,8 +934,8 @@ def _extremum(largest: bool):
     return handler
 
 
-def _rounding(up: bool):
-    def handler(ev, node, env, depth):
+def _rounding(up: bool) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         x = ev.scalar(node.args[0], env, depth)
         if isinstance(x, Fraction):
             return Fraction(math.ceil(x) if up else math.floor(x))
@@ -941,17 +947,17 @@ def _rounding(up: bool):
     return handler
 
 
-def _identity_function(ev, node, env, depth):
+def _identity_function(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     # re, conjugate: every value here is real
     return ev.value(node.args[0], env, depth)
 
 
-def _imaginary_part(ev, node, env, depth):
+def _imaginary_part(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     ev.scalar(node.args[0], env, depth)
     return Fraction(0)
 
 
-def _piecewise(ev, node, env, depth):
+def _piecewise(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     for expression, condition in node.args:
         holds = ev.truth(condition, env, depth)
         if holds is None:
@@ -961,7 +967,7 @@ def _piecewise(ev, node, env, depth):
     raise _Undefined("no Piecewise branch applies")
 
 
-def _kronecker(ev, node, env, depth):
+def _kronecker(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     if len(node.args) != 2:
         raise _Unsupported("KroneckerDelta with a third argument")
     i, j = (ev.scalar(arg, env, depth) for arg in node.args)
@@ -971,30 +977,30 @@ def _kronecker(ev, node, env, depth):
     return Fraction(int(equal))
 
 
-def _factorial(ev, node, env, depth):
+def _factorial(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     n = _integer_of(ev.scalar(node.args[0], env, depth))
     if n is None or not 0 <= n <= 1000:
         raise _Undefined("factorial outside 0..1000 (or of a non-integer)")
     return _exact(Fraction(math.factorial(n)))
 
 
-def _binomial(ev, node, env, depth):
+def _binomial(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     n, k = (_integer_of(ev.scalar(arg, env, depth)) for arg in node.args)
     if n is None or k is None or not 0 <= n <= 1000:
         raise _Undefined("binomial outside whole numbers n in 0..1000")
     return Fraction(math.comb(n, k) if 0 <= k <= n else 0)
 
 
-def _sum(ev, node, env, depth):
+def _sum(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return ev.iterate(node.function, node.limits, env, depth, product=False)
 
 
-def _product(ev, node, env, depth):
+def _product(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return ev.iterate(node.function, node.limits, env, depth, product=True)
 
 
-def _constant(make):
-    def handler(ev, node, env, depth):
+def _constant(make: Any) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         return make()
 
     return handler
@@ -1003,47 +1009,47 @@ def _constant(make):
 # Matrices.
 
 
-def _explicit_matrix(ev, node, env, depth):
+def _explicit_matrix(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     rows, cols = node.shape
     if rows * cols > MAX_EXPLICIT * MAX_EXPLICIT or rows * cols == 0:
         raise _Unsupported("an explicit matrix that is empty or larger than 12x12")
     return _Matrix(rows, cols, (ev.scalar(node[i, j], env, depth) for i in range(rows) for j in range(cols)))
 
 
-def _matrix_symbol(ev, node, env, depth):
+def _matrix_symbol(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     rows, cols = (ev.size(dim, env, depth) for dim in node.shape)
     return ev.point.matrix(node, rows, cols)
 
 
-def _identity_matrix(ev, node, env, depth):
+def _identity_matrix(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return _identity(ev.size(node.args[0], env, depth))
 
 
-def _filled_matrix(fill: int):
-    def handler(ev, node, env, depth):
+def _filled_matrix(fill: int) -> Any:
+    def handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
         rows, cols = (ev.size(dim, env, depth) for dim in node.args[:2])
         return _Matrix(rows, cols, [Fraction(fill)] * (rows * cols))
 
     return handler
 
 
-def _matrix_of(ev, node, env, depth) -> _Matrix:
+def _matrix_of(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> _Matrix:
     value = ev.value(node, env, depth)
     if not isinstance(value, _Matrix):
         raise _Unsupported("a number where a matrix is needed")
     return value
 
 
-def _transpose_node(ev, node, env, depth):
+def _transpose_node(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     value = ev.value(node.args[0], env, depth)
     return _transpose(value) if isinstance(value, _Matrix) else value
 
 
-def _inverse_node(ev, node, env, depth):
+def _inverse_node(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return _reciprocal(ev.value(node.args[0], env, depth))
 
 
-def _trace(ev, node, env, depth):
+def _trace(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     matrix = _matrix_of(ev, node.args[0], env, depth)
     if matrix.rows != matrix.cols:
         raise _Undefined("the trace of a non-square matrix")
@@ -1053,11 +1059,11 @@ def _trace(ev, node, env, depth):
     return total
 
 
-def _determinant_node(ev, node, env, depth):
+def _determinant_node(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return _determinant(_matrix_of(ev, node.args[0], env, depth))
 
 
-def _matrix_element(ev, node, env, depth):
+def _matrix_element(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     parent, i, j = node.args
     matrix = _matrix_of(ev, parent, env, depth)
     i, j = ev.integer(i, env, depth), ev.integer(j, env, depth)
@@ -1066,7 +1072,7 @@ def _matrix_element(ev, node, env, depth):
     return matrix.at(i, j)
 
 
-def _hadamard(ev, node, env, depth):
+def _hadamard(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     matrices = [_matrix_of(ev, arg, env, depth) for arg in node.args]
     result = matrices[0]
     for other in matrices[1:]:
@@ -1076,16 +1082,16 @@ def _hadamard(ev, node, env, depth):
     return result
 
 
-def _frac(ev, node, env, depth):
+def _frac(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     numerator, denominator = node.args
     return _mul(ev.value(numerator, env, depth), _reciprocal(ev.scalar(denominator, env, depth)))
 
 
-def _unsupported(ev, node, env, depth):
+def _unsupported(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> None:
     raise _Unsupported(_describe_unsupported(node))
 
 
-def _describe_unsupported(node) -> str:
+def _describe_unsupported(node: Any) -> str:
     if isinstance(node, AppliedUndef):
         return f"the undefined function {safe_text(node.func, 30)} (no value to give it)"
     if isinstance(node, sympy.Float):
@@ -1098,7 +1104,7 @@ def _describe_unsupported(node) -> str:
     return f"{type(node).__name__} (not evaluated by the cross-examiner)"
 
 
-def _build_table() -> dict:
+def _build_table() -> dict[Any, Any]:
     from sympy.matrices.expressions import (Adjoint, Determinant, HadamardProduct, Identity, Inverse, MatAdd,
                                             MatMul, MatPow, MatrixSymbol, OneMatrix, Trace, Transpose, ZeroMatrix)
     from sympy.matrices.expressions.matexpr import MatrixElement
@@ -1164,14 +1170,14 @@ def _build_table() -> dict:
 
 
 _TABLE = _build_table()
-_HANDLERS: dict = {}
+_HANDLERS: dict[Any, Any] = {}
 
 
-def _named_handler(ev, node, env, depth):
+def _named_handler(ev: _Evaluator, node: Any, env: dict[Any, Any], depth: int) -> Any:
     return ev.named(node, env, depth)
 
 
-def _handler(cls):
+def _handler(cls: type[Any]) -> Any:
     """The handler of a node class: the project's operators first, then the class's MRO."""
     found = _HANDLERS.get(cls)
     if found is None:
@@ -1189,7 +1195,7 @@ def _handler(cls):
 # The examination.
 
 
-def cross_examine(lhs, rhs, relation="=", conditions=(), *, points=6, seed_text="") -> Examined:
+def cross_examine(lhs: Any, rhs: Any, relation: str = "=", conditions: Any = (), *, points: int = 6, seed_text: str = "") -> Examined:
     """Evaluate ``lhs relation rhs`` at up to ``points`` admissible points, independently.
 
     ``conditions`` are stated facts (SymPy relations, ``And``/``Or``/``Not``, ``Ne``, ``Eq``,
@@ -1232,17 +1238,17 @@ def cross_examine(lhs, rhs, relation="=", conditions=(), *, points=6, seed_text=
 
 
 class _Examination:
-    def __init__(self, lhs, rhs, relation, facts, small, seed):
+    def __init__(self, lhs: Any, rhs: Any, relation: Any, facts: Any, small: Any, seed: Any) -> None:
         self.lhs, self.rhs, self.relation, self.facts = lhs, rhs, relation, facts
         self.small, self.seed, self.hints = small, seed, _hints(facts)
-        self.unfolded: dict = {}
+        self.unfolded: dict[Any, Any] = {}
         self.nodes = 0
         self.constant = not any(_has_unknowns(item) for item in (lhs, rhs, *facts))
         self.seen_close = False
 
     def run(self, wanted: int) -> Examined:
         tried = used = close = over_budget = 0
-        reasons: list = []
+        reasons: list[Any] = []
         if self.constant:
             wanted = 1  # nothing to draw: every point is the same point
         for attempt in range(MAX_ATTEMPTS):
@@ -1277,7 +1283,7 @@ class _Examination:
             why += " (" + "; ".join(reasons[:3]) + ")"
         return Examined(tried, 0, one_line(why), close)
 
-    def _examine(self, point: _Point):
+    def _examine(self, point: _Point) -> tuple[Any, ...]:
         """("held"|"close"|"false"|"undecided"|"inadmissible", detail) at one point."""
         verdict = sides = None
         # Once one point has agreed at every precision without being certifiable (irrational
@@ -1319,7 +1325,7 @@ class _Examination:
         return "undecided", reason if sides is None else "a comparison undecided at every precision"
 
 
-def _has_unknowns(item) -> bool:
+def _has_unknowns(item: Any) -> bool:
     """Whether a point gives ``item`` anything to vary: a free symbol, a sequence entry, a
     matrix symbol (when not, every point is the same point)."""
     from sympy.matrices.expressions import MatrixSymbol
@@ -1334,7 +1340,7 @@ def _has_unknowns(item) -> bool:
         return True
 
 
-def _read_conditions(conditions):
+def _read_conditions(conditions: Any) -> tuple[Any, ...]:
     """(the conditions as a list of SymPy booleans, text naming one that cannot be read)."""
     if isinstance(conditions, (sympy.Basic, bool)):
         conditions = (conditions,)
@@ -1353,7 +1359,7 @@ def _read_conditions(conditions):
     return facts, ""
 
 
-def _scan(roots) -> tuple:
+def _scan(roots: Any) -> tuple[Any, ...]:
     """The symbols used as sum/product bounds or matrix sizes, after checking the trees'
     size and depth (without recursion: the trees may be hostile)."""
     from sympy.matrices.expressions import Identity, MatrixSymbol, OneMatrix, ZeroMatrix
@@ -1384,12 +1390,12 @@ def _scan(roots) -> tuple:
     return frozenset(small), seen
 
 
-def _hints(facts) -> dict:
+def _hints(facts: Any) -> dict[Any, Any]:
     """Bounds ``symbol > c``, ``symbol <= c``... read from the conditions, to aim the draws.
 
     Only a hint: every condition is still checked at every point.
     """
-    hints: dict = {}
+    hints: dict[Any, Any] = {}
     pending = list(facts)
     while pending:
         fact = pending.pop()
@@ -1416,7 +1422,7 @@ def _hints(facts) -> dict:
     return hints
 
 
-def _seed(seed_text, relation, lhs, rhs, facts) -> str:
+def _seed(seed_text: Any, relation: Any, lhs: Any, rhs: Any, facts: Any) -> str:
     """A stable text naming the inputs (never ``hash()``: PYTHONHASHSEED must not matter)."""
     digest = hashlib.sha256()
     for part in (safe_text(seed_text, 200), relation):
@@ -1430,7 +1436,7 @@ def _seed(seed_text, relation, lhs, rhs, facts) -> str:
 _SEED_NODES = 2000
 
 
-def _digest_tree(item, digest) -> None:
+def _digest_tree(item: Any, digest: Any) -> None:
     """Feed ``digest`` the class names and atoms of ``item`` in preorder, iteratively and at
     most :data:`_SEED_NODES` nodes (``srepr`` of a big explicit matrix costs milliseconds)."""
     stack, seen = [item], 0

@@ -11,6 +11,8 @@ themselves, so nothing the checker relies on can be left out of the printed assu
 ('$d, n$: positive integers', '$x$: real')
 """
 
+from typing import Any
+
 import sympy
 
 __all__ = ["symbols_of", "describe_flags", "declarations"]
@@ -20,7 +22,7 @@ _ORDER = ("zero", "positive", "negative", "nonnegative", "nonpositive", "nonzero
           "rational", "real", "finite", "complex", "commutative")
 
 
-def symbols_of(expressions) -> list:
+def symbols_of(expressions: Any) -> list[Any]:
     """Symbols, sequences (IndexedBase) and matrix symbols occurring in ``expressions``,
     sorted by name.
 
@@ -36,7 +38,7 @@ def symbols_of(expressions) -> list:
     ...
     symbolic_attn.errors.NameClashError: two different symbols print as $x$: one with flags {none}, the other with flags {positive}; give them different names
     """
-    found = {}  # (namespace, printed name) -> the object
+    found: dict[tuple[str, str], Any] = {}  # (namespace, printed name) -> the object
     seen = set()
     for expr in expressions:
         expr = getattr(expr, "value", expr) if not isinstance(expr, sympy.Basic) else expr
@@ -62,7 +64,7 @@ def symbols_of(expressions) -> list:
     return sorted(found.values(), key=lambda symbol: (sympy.sstr(symbol), isinstance(symbol, sympy.IndexedBase)))
 
 
-def _record(found, namespace, symbol) -> None:
+def _record(found: Any, namespace: Any, symbol: Any) -> None:
     key = (namespace, _name_latex(symbol))
     other = found.setdefault(key, symbol)
     if other != symbol:
@@ -73,7 +75,7 @@ def _record(found, namespace, symbol) -> None:
                              f"{second}; give them different names")
 
 
-def _what(symbol) -> str:
+def _what(symbol: Any) -> str:
     """How a symbol differs from another of the same name: its kind, shape and flags."""
     if isinstance(symbol, sympy.MatrixSymbol):
         rows, cols = symbol.shape
@@ -87,19 +89,19 @@ def _what(symbol) -> str:
     return "with flags {" + (", ".join(flags) or "none") + "}"
 
 
-def _flags(symbol) -> dict:
+def _flags(symbol: Any) -> dict[Any, Any]:
     if isinstance(symbol, sympy.IndexedBase):
         original = {k: v for k, v in symbol.label.assumptions0.items() if k in _ORDER and v is True}
         # IndexedBase keeps the flags it was given on its label.
         return _minimal(original)
-    original = getattr(symbol, "_assumptions_orig", None)
-    if original is None:
-        original = symbol.assumptions0
-    return _minimal({k: v for k, v in original.items() if k in _ORDER})
+    stated = getattr(symbol, "_assumptions_orig", None)
+    if stated is None:
+        stated = symbol.assumptions0
+    return _minimal({k: v for k, v in stated.items() if k in _ORDER})
 
 
-def _minimal(flags) -> dict:
-    shown = {k: v for k, v in flags.items() if v is True}
+def _minimal(flags: Any) -> dict[Any, Any]:
+    shown: dict[str, bool] = {k: v for k, v in flags.items() if v is True}
     implied = {
         "positive": ("nonnegative", "nonzero", "real", "finite", "complex", "commutative"),
         "negative": ("nonpositive", "nonzero", "real", "finite", "complex", "commutative"),
@@ -126,7 +128,7 @@ def _minimal(flags) -> dict:
     return shown
 
 
-def describe_flags(symbol) -> str:
+def describe_flags(symbol: Any) -> str:
     """The declared flags of ``symbol`` in words ('positive integer', 'real', ...)."""
     flags = _flags(symbol)
     words = [k for k in _ORDER if flags.get(k) is True]
@@ -138,22 +140,20 @@ def describe_flags(symbol) -> str:
     return " ".join(words)
 
 
-def _name_latex(symbol) -> str:
+def _name_latex(symbol: Any) -> str:
     if isinstance(symbol, sympy.IndexedBase):
-        return "{" + sympy.latex(symbol.label) + "}_k"
-    if isinstance(symbol, sympy.MatrixSymbol):
-        return sympy.latex(symbol)
-    return sympy.latex(symbol)
+        return "{" + str(sympy.latex(symbol.label)) + "}_k"
+    return str(sympy.latex(symbol))
 
 
 #: Characters of names above which a group's list of names may break across lines.
 _UNBROKEN = 60
 
 
-def declarations(symbols) -> tuple:
+def declarations(symbols: Any) -> tuple[Any, ...]:
     """One line per group of symbols with the same flags (``$n, d_k$: positive integers``);
     matrix symbols with their shapes (``$P$: an $n \\times n$ matrix``)."""
-    groups = {}
+    groups: dict[str, list[Any]] = {}
     lines = []
     for symbol in symbols:
         if isinstance(symbol, sympy.MatrixSymbol):

@@ -30,6 +30,8 @@ Traceback (most recent call last):
 symbolic_attn.errors.UndecidedError: no domain rule for LambertW: cannot check this step
 """
 
+from typing import Any
+
 import sympy
 from sympy.core.function import AppliedUndef
 from sympy.logic.boolalg import Boolean
@@ -39,16 +41,16 @@ from symbolic_attn.errors import UndecidedError
 __all__ = ["domain_conditions", "DOMAIN_TABLE", "domain_table_rows"]
 
 
-def _none(expr):
+def _none(expr: Any) -> list[Any]:
     return []
 
 
-def _argument(condition, kind, why):
+def _argument(condition: Any, kind: str, why: str) -> Any:
     """An entry that puts one condition on the (only) argument."""
     return lambda expr: [(condition(expr.args[0]), kind, why)]
 
 
-def _power(expr):
+def _power(expr: Any) -> list[Any]:
     base, exponent = expr.args
     if exponent.is_integer and exponent.is_nonnegative:
         return []
@@ -65,7 +67,7 @@ def _power(expr):
     return [(base, ">0", "power with a non-integer exponent")]
 
 
-def _matrix_power(expr):
+def _matrix_power(expr: Any) -> list[Any]:
     base, exponent = expr.args
     if exponent.is_integer and exponent.is_nonnegative:
         return []
@@ -76,7 +78,7 @@ def _matrix_power(expr):
                          "(not an integer): cannot check this step")
 
 
-def _matrix_element(expr):
+def _matrix_element(expr: Any) -> Any:
     matrix, row, col = expr.args
     rows, cols = matrix.shape
     found = []
@@ -87,7 +89,7 @@ def _matrix_element(expr):
     return found
 
 
-def _piecewise(expr):
+def _piecewise(expr: Any) -> list[Any]:
     # Every branch is required to be defined (stronger than needed, so sound); a Piecewise
     # without a final catch-all branch may have no value at all.
     if not expr.args or expr.args[-1].cond is not sympy.true:
@@ -105,7 +107,7 @@ _SMOOTH = (sympy.Symbol, sympy.Number, sympy.NumberSymbol, sympy.Add, sympy.Mul,
            sympy.Tuple, sympy.Derivative, sympy.core.symbol.Str)
 
 
-def _derivative(expr):
+def _derivative(expr: Any) -> list[Any]:
     for node in sympy.preorder_traversal(expr.expr):
         if not isinstance(node, _SMOOTH) and not getattr(node, "is_named_operator", False):
             name = getattr(type(node), "__name__", str(type(node)))
@@ -202,7 +204,7 @@ DOMAIN_TABLE = {
 }
 
 
-def _entry(expr):
+def _entry(expr: Any) -> Any:
     for klass in type(expr).__mro__:
         found = DOMAIN_TABLE.get(klass)
         if found is not None:
@@ -210,7 +212,7 @@ def _entry(expr):
     return None
 
 
-def domain_conditions(expr) -> list:
+def domain_conditions(expr: Any) -> list[Any]:
     """What ``expr``'s own node needs to be defined: ``(expression, kind, why)`` triples, and a
     fourth item (an alternative condition) for a power of unknown-sign exponent.
 
@@ -225,7 +227,7 @@ def domain_conditions(expr) -> list:
     if entry is None:
         name = getattr(type(expr), "__name__", str(type(expr)))
         raise UndecidedError(f"no domain rule for {name}: cannot check this step")
-    return entry[0](expr)
+    return list(entry[0](expr))
 
 
 #: The nodes :mod:`.conditions` handles itself (a range changes the facts below it).
@@ -238,7 +240,7 @@ WALKED_ROWS = (
 )
 
 
-def domain_table_rows() -> list:
+def domain_table_rows() -> list[Any]:
     """``(name, rule)`` for every entry, sorted by name: the table as documentation."""
     rows = [(getattr(klass, "__name__", str(klass)), rule) for klass, (_, rule) in DOMAIN_TABLE.items()]
     return sorted(rows + list(WALKED_ROWS), key=lambda row: row[0].lower())

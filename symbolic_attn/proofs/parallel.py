@@ -40,7 +40,7 @@ import os
 import pickle
 import sys
 import threading
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["available_cores", "can_fork", "map_forked", "MAX_JOBS", "MAX_TASKS"]
 
@@ -80,8 +80,8 @@ def _threads() -> int:
         return threading.active_count()
 
 
-def map_forked(tasks: Sequence[Callable], jobs: int | None = None, start_with: Sequence[int] = (),
-               on_value: Callable | None = None) -> list:
+def map_forked(tasks: Sequence[Callable[..., Any]], jobs: int | None = None, start_with: Sequence[int] = (),
+               on_value: Callable[..., Any] | None = None) -> list[Any]:
     """``[task() for task in tasks]``, computed by ``jobs`` processes (default: every core).
 
     Each task is called without arguments; a value computed by a worker must be picklable
@@ -111,13 +111,16 @@ def map_forked(tasks: Sequence[Callable], jobs: int | None = None, start_with: S
 # ----------------------------------------------------------------------------- workers
 
 
-def _run_forked(tasks, jobs, schedule, on_value):
+def _run_forked(tasks: Any, jobs: Any, schedule: Any, on_value: Any) -> tuple[Any, ...]:
     """``(values, emitted)``: the values the workers reported, and how many of the first
     ones were passed to ``on_value``.  Stops once the first failure in order is known."""
     import multiprocessing
     from multiprocessing.connection import wait
 
     context = multiprocessing.get_context("fork")
+    read_end: int | None
+    receive: Any  # a worker's receiving end (what wait() hands back)
+    workers: dict[Any, Any]
     read_end, write_end = os.pipe()
     os.write(write_end, b"".join(index.to_bytes(_INDEX_BYTES, "big") for index in schedule))
     os.close(write_end)  # the workers see the end of the pipe once every task is taken
@@ -170,7 +173,7 @@ def _run_forked(tasks, jobs, schedule, on_value):
             gc.unfreeze()
 
 
-def _loaded(payload) -> tuple:
+def _loaded(payload: Any) -> tuple[Any, ...]:
     """``(value, True)``, or ``(None, False)`` for a value that does not unpickle here."""
     try:
         return pickle.loads(payload), True
@@ -178,14 +181,14 @@ def _loaded(payload) -> tuple:
         return None, False
 
 
-def _stop(process, receive) -> None:
+def _stop(process: Any, receive: Any) -> None:
     if process.is_alive():
         process.kill()
     process.join()
     receive.close()
 
 
-def _worker(tasks, schedule, send, parent) -> None:
+def _worker(tasks: Any, schedule: Any, send: Any, parent: Any) -> None:
     """A forked worker: run the tasks it takes from the pipe, send ``(index, ok, value)`` for each."""
     import queue
 
@@ -194,9 +197,9 @@ def _worker(tasks, schedule, send, parent) -> None:
     # objects again and again, is switched off (SymPy's expressions hold no cycles; memory
     # is freed by reference counting as usual, and the process ends with its tasks).
     gc.disable()
-    outbox = queue.SimpleQueue()
+    outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
 
-    def post():
+    def post() -> None:
         # Sending happens beside the work, so a large value never holds up the next task.
         while (message := outbox.get()) is not None:
             send.send_bytes(message)
@@ -228,7 +231,7 @@ def _worker(tasks, schedule, send, parent) -> None:
 def _exit_with_parent(parent: int) -> None:
     """End this worker when its parent (``parent``, read before the fork) is gone."""
 
-    def watch():
+    def watch() -> None:
         import time
 
         while os.getppid() == parent:

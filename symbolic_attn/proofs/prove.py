@@ -47,26 +47,30 @@ Traceback (most recent call last):
 symbolic_attn.errors.ProofError: refuted: residual -1 is not zero
 """
 
+import contextlib
 import dataclasses
 from dataclasses import dataclass, field
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import sympy
 
-import contextlib
-
-from symbolic_attn.errors import AssumptionConflictError, ProofError, SideConditionError, UndecidedError
+from symbolic_attn.errors import AssumptionConflictError, CrossExaminationError, ProofError, SideConditionError, UndecidedError
 from symbolic_attn.exact.certified import proved_zero
 from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import bind_fresh, unbind
 from symbolic_attn.proofs.consistency import linear_contradiction, linear_real_system
 from symbolic_attn.proofs.conditions import (
-    Condition, Facts, ForAll, contradicts, normalise, plain_text, prove_condition, reject_inexact, side_conditions,
+    Condition, Facts, ForAll, contradicts, normalise, prove_condition, range_membership, reject_inexact, side_conditions,
     typed as _typed)
-from symbolic_attn.proofs.refute import _certified_value, _refute_or_undecided, _safe_sign, _short, _symbol_free
+from symbolic_attn.proofs.crossexam import Examined, cross_examine
+from symbolic_attn.proofs.messages import plain_text, short_line
+from symbolic_attn.proofs.notation import Frac, step_value, unfold
+from symbolic_attn.proofs.rules import apply_rules, distribute
+from symbolic_attn.proofs.refute import certified_value, refute_or_undecided, safe_sign, symbol_free
 from symbolic_attn.proofs.strategies import (
-    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, _REWRITE_ROUNDS, _cancel, _closed_forms, _expand_sums, _has_denominator,
-    _rewrite_exp, _sum_rules)
+    SCALAR_STRATEGIES as _SCALAR_STRATEGIES, cancel, closed_forms, has_denominator, rewrite_exp)
+from symbolic_attn.proofs.sums import expand_sums, sum_rules
 
 __all__ = [
     "Assumption",
@@ -104,8 +108,8 @@ STRATEGIES = (
     "sign calculus",
 )
 
-# simplify() is the last resort and can take seconds on big trees: refuse to try it
-# beyond this operation count (the step is then undecided, which is a failure).
+#: Rounds of rewriting by the assumptions' rules (a rule's result may match another rule).
+_REWRITE_ROUNDS = 8
 
 @dataclass(frozen=True)
 class Assumption:
@@ -128,79 +132,22 @@ class Assumption:
     label: str
     text: str
     latex: str = ""
-    rewrite: Callable | None = field(default=None, compare=False, repr=False)
+    rewrite: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
     condition: object = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"({self.label}) {self.text}" + (f": {self.latex}" if self.latex else "")
 
-    def apply(self, expr):
+    def apply(self, expr: Any) -> Any:
         """``expr`` rewritten by this assumption's rule (unchanged without a rule)."""
         return expr if self.rewrite is None else self.rewrite(expr)
 
-    def conditions(self) -> tuple:
+    def conditions(self) -> tuple[Condition, ...]:
         """The stated facts, as :class:`~.conditions.Condition` objects."""
         if self.condition is None:
             return ()
-        from symbolic_attn.proofs.conditions import normalise
-
         items = self.condition if isinstance(self.condition, (list, tuple)) else [self.condition]
         return tuple(c for item in items for c in normalise(item))
-
-
-class Frac(sympy.Expr):
-    r"""``num / den`` kept exactly as written, for display (``\frac{num}{den}``).
-
-    SymPy would reorder or cancel ``(a/Z) / (b/Z)`` as soon as it is built; a printed step
-    should show it as written.  Proofs see plain ``num / den`` (and require ``den != 0``).
-
-    >>> import sympy
-    >>> a, Z = sympy.symbols("a Z", positive=True)
-    >>> sympy.latex(Frac(a / Z, 2 / Z))
-    '\\frac{\\frac{a}{Z}}{\\frac{2}{Z}}'
-    >>> prove_equal(Frac(a / Z, 2 / Z), a / 2).strategy
-    'structural'
-    """
-
-    def __new__(cls, numerator, denominator):
-        return sympy.Expr.__new__(cls, _sympify(numerator), _sympify(denominator))
-
-    def doit(self, **hints):
-        numerator, denominator = self.args
-        if hints.get("deep", True):
-            numerator, denominator = numerator.doit(**hints), denominator.doit(**hints)
-        return numerator / denominator
-
-    def _latex(self, printer, exp=None):
-        text = r"\frac{%s}{%s}" % (printer._print(self.args[0]), printer._print(self.args[1]))
-        return text if exp is None else r"\left(%s\right)^{%s}" % (text, exp)
-
-    def _sympystr(self, printer):
-        return "(%s)/(%s)" % (printer._print(self.args[0]), printer._print(self.args[1]))
-
-
-def _unfold(expr):
-    """Replace display-only :class:`Frac` and named operators by what they stand for."""
-    if isinstance(expr, sympy.MatrixBase):
-        return expr.applyfunc(_unfold)
-    if not isinstance(expr, sympy.Basic):
-        return expr
-    return _unfold_basic(expr)
-
-
-@memoized
-def _unfold_basic(expr):
-    if expr.has(Frac):
-        expr = expr.replace(lambda e: isinstance(e, Frac), lambda e: e.args[0] / e.args[1])
-    unfold = lambda e: getattr(e, "unfold", None) is not None and getattr(e, "is_named_operator", False)  # noqa: E731 -- a one-line local predicate
-    for _ in range(_REWRITE_ROUNDS):
-        if not any(unfold(node) for node in sympy.preorder_traversal(expr)):
-            break
-        expr = expr.replace(unfold, lambda e: e.unfold())
-    if expr.has(sympy.Derivative):
-        # A derivative written in a step is its value: differentiation rules are exact.
-        expr = expr.replace(lambda e: isinstance(e, sympy.Derivative), lambda e: e.doit())
-    return expr
 
 
 @dataclass(frozen=True)
@@ -208,7 +155,7 @@ class Proof:
     """Evidence that ``lhs = rhs``: the strategy that decided it, and the rules applied."""
 
     strategy: str
-    rules: tuple = ()
+    rules: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -220,7 +167,7 @@ class Disproof:
     approx: str
 
 
-def facts_of(assumptions) -> Facts:
+def facts_of(assumptions: Iterable[Assumption]) -> Facts:
     """The stated conditions of ``assumptions`` as :class:`Facts`, once they are shown not to
     contradict each other (:func:`check_consistent`)."""
     assumptions = tuple(assumptions)
@@ -228,13 +175,14 @@ def facts_of(assumptions) -> Facts:
     return Facts.from_conditions([c for a in assumptions for c in a.conditions()])
 
 
-def check_consistent(assumptions) -> None:
+def check_consistent(assumptions: Iterable[Assumption]) -> None:
     """Raise AssumptionConflictError when two stated conditions contradict each other.
 
     Assumptions that cannot hold together prove anything (``x > 1`` and ``x < 1/2``), so
     each stated condition is checked against each other one (and against the declared flags)
     by the sign calculus: a contradiction names both assumptions.
     """
+    assumptions = tuple(assumptions)  # read twice: an iterator would be empty the second time
     stated = [(a.label, c) for a in assumptions for c in a.conditions() if c.kind in (">0", ">=0", "!=0")]
     universal = tuple((a.label, relation) for a in assumptions for relation in _examinable(a.condition)
                       if _is_forall_statement(a.condition, relation))
@@ -242,19 +190,19 @@ def check_consistent(assumptions) -> None:
         _check_consistent(tuple((label, c.expr, c.kind) for label, c in stated), universal)
 
 
-def _is_forall_statement(condition, relation) -> bool:
+def _is_forall_statement(condition: Any, relation: Any) -> bool:
     """Whether ``relation`` came from a ForAll of ``condition`` (a statement over a range)."""
     return isinstance(relation, sympy.Basic) and relation.has(sympy.Sum, sympy.Product) and _has_forall(condition)
 
 
-def _has_forall(condition) -> bool:
+def _has_forall(condition: Any) -> bool:
     if isinstance(condition, (list, tuple)):
         return any(_has_forall(item) for item in condition)
     return isinstance(condition, ForAll)
 
 
 @memoized
-def _check_consistent(stated, universal=()) -> None:
+def _check_consistent(stated: Any, universal: Any = ()) -> None:
     _check_pairs(stated)
     labels = linear_contradiction(stated)
     if labels:
@@ -265,8 +213,6 @@ def _check_consistent(stated, universal=()) -> None:
         return  # linear in real unknowns: no contradiction by Fourier-Motzkin means a point exists
     if not _CROSS_EXAMINATION[-1]:
         return
-    from symbolic_attn.proofs.crossexam import cross_examine
-
     relations = [_as_relation(expr, kind) for _, expr, kind in stated] + [relation for _, relation in universal]
     found = cross_examine(sympy.Integer(0), sympy.Integer(0), "=", relations, points=1)
     if found.points_used == 0:
@@ -277,7 +223,7 @@ def _check_consistent(stated, universal=()) -> None:
                              f"({found.skipped_reason or 'none found'})")
 
 
-def _as_relation(expr, kind):
+def _as_relation(expr: Any, kind: str) -> Any:
     """``expr kind 0`` as a relation, a bound on one symbol written ``x >= c`` (the point search
     aims its draws at such bounds)."""
     make = {">0": sympy.StrictGreaterThan, ">=0": sympy.GreaterThan, "!=0": sympy.Unequality}[kind]
@@ -296,7 +242,7 @@ def _as_relation(expr, kind):
     return make(expr, 0)
 
 
-def _check_pairs(stated) -> None:
+def _check_pairs(stated: Any) -> None:
     """Each stated condition against the declarations and against each other one."""
     for index, (label, expr, kind) in enumerate(stated):
         if contradicts(Condition(expr, kind)):
@@ -310,7 +256,7 @@ def _check_pairs(stated) -> None:
                     f"and {Condition(other_expr, other_kind)} cannot both hold")
 
 
-def check_conditions(expressions, facts: Facts) -> None:
+def check_conditions(expressions: Any, facts: Facts) -> None:
     """Prove every side condition of ``expressions``; raise SideConditionError at the first unmet."""
     seen = set()
     for expr in expressions:
@@ -321,13 +267,13 @@ def check_conditions(expressions, facts: Facts) -> None:
             seen.add(key)
             if not prove_condition(condition, facts) and not (
                     condition.kind != "invertible" and _has_operator(condition.expr)
-                    and prove_condition(dataclasses.replace(condition, expr=_unfold(condition.expr)), facts)):
+                    and prove_condition(dataclasses.replace(condition, expr=unfold(condition.expr)), facts)):
                 why = f" ({condition.why})" if condition.why else ""
                 raise SideConditionError(
-                    f"needs {_short(plain_text(condition), 200)}{why}: not proved from the declarations and stated assumptions")
+                    f"needs {short_line(plain_text(condition), 200)}{why}: not proved from the declarations and stated assumptions")
 
 
-def _has_operator(expr) -> bool:
+def _has_operator(expr: Any) -> bool:
     return isinstance(expr, sympy.Basic) and any(
         getattr(node, "is_named_operator", False) or isinstance(node, Frac) for node in sympy.preorder_traversal(expr))
 
@@ -340,7 +286,7 @@ EXAMINED_POINTS = 4
 
 
 @contextlib.contextmanager
-def without_cross_examination():
+def without_cross_examination() -> Iterator[None]:
     """Within this block, proved steps are not cross-examined (for tests of the prover alone)."""
     _CROSS_EXAMINATION.append(False)
     try:
@@ -349,7 +295,7 @@ def without_cross_examination():
         _CROSS_EXAMINATION.pop()
 
 
-def examine(lhs, rhs, relation, assumptions=()):
+def examine(lhs: Any, rhs: Any, relation: str, assumptions: Iterable[Assumption] = ()) -> Examined | None:
     """Cross-examine a proved step ``lhs relation rhs`` (:mod:`.crossexam`): both sides are
     evaluated at admissible exact points by code independent of the prover, and a certified
     disagreement raises :class:`~symbolic_attn.errors.CrossExaminationError`.
@@ -358,12 +304,9 @@ def examine(lhs, rhs, relation, assumptions=()):
     """
     if not _CROSS_EXAMINATION[-1]:
         return None
-    from symbolic_attn.proofs.crossexam import cross_examine
-
-    from symbolic_attn.errors import CrossExaminationError
-
+    assumptions = tuple(assumptions)  # read three times below: an iterator would be empty after the first
     conditions = [c for a in assumptions for c in _examinable(a.condition)]
-    written = (_unfold(lhs), _unfold(rhs))
+    written = (unfold(lhs), unfold(rhs))
     if relation == "=" and written[0] == written[1]:
         return None  # the same tree, as written: nothing the prover decided to examine
     if not any(a.rewrite is not None for a in assumptions):
@@ -373,7 +316,7 @@ def examine(lhs, rhs, relation, assumptions=()):
     # with the rules applied, as the prover used them, and as written; it is rejected when
     # both are certified wrong (a value rule applied to the step but not inside its sums can
     # make one of the two disagree by itself).
-    rewritten = tuple(_unfold(_rewrite(side, assumptions)) for side in written)
+    rewritten = (unfold(_rewrite(written[0], assumptions)), unfold(_rewrite(written[1], assumptions)))
     try:
         return cross_examine(*rewritten, relation, conditions, points=EXAMINED_POINTS)
     except CrossExaminationError as error:
@@ -384,7 +327,7 @@ def examine(lhs, rhs, relation, assumptions=()):
         raise first from None
 
 
-def _examinable(condition) -> list:
+def _examinable(condition: Any) -> list[Any]:
     """A stated condition as the cross-examination reads it: relations as they are; a ForAll
     as exact statements about its whole range; a stated bijection left out (its map is an
     undefined function, which the cross-examination cannot evaluate, or an explicit map that
@@ -412,7 +355,7 @@ def _examinable(condition) -> list:
 
 
 @_typed
-def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterable = ()) -> Proof:
+def prove_equal(lhs: Any, rhs: Any, assumptions: Iterable[Assumption] = (), rules: Iterable[Any] = ()) -> Proof:
     """Prove ``lhs = rhs`` by the documented strategies, then cross-examine it; raise if not proved.
 
     ``rules`` are rule objects of :mod:`.rules` (or their names) applied first.
@@ -426,25 +369,23 @@ def prove_equal(lhs, rhs, assumptions: Iterable[Assumption] = (), rules: Iterabl
     """
     assumptions = tuple(assumptions)
     proof = _prove_equal(lhs, rhs, assumptions, rules)
-    examine(_sympify(lhs), _sympify(rhs), "=", assumptions)
+    examine(step_value(lhs), step_value(rhs), "=", assumptions)
     return proof
 
 
-def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
+def _prove_equal(lhs: Any, rhs: Any, assumptions: tuple[Assumption, ...], rules: Any) -> Proof:
     """:func:`prove_equal` without the cross-examination: the proof alone."""
-    lhs, rhs = _sympify(lhs), _sympify(rhs)
+    lhs, rhs = step_value(lhs), step_value(rhs)
     reject_inexact(lhs)
     reject_inexact(rhs)
     facts = facts_of(assumptions)
     # Every bound index becomes its stand-in before anything else looks at the step.
     written = (bind_fresh(lhs), bind_fresh(rhs))
-    unfolded = (bind_fresh(_unfold(lhs)), bind_fresh(_unfold(rhs)))
+    unfolded = (bind_fresh(unfold(lhs)), bind_fresh(unfold(rhs)))
     # Conditions of the sides as written, and of what their named operators stand for.
     check_conditions(written + unfolded, facts)
     if not rules:
         return _decide(*unfolded, assumptions, facts)
-    from symbolic_attn.proofs.rules import apply_rules
-
     candidates, applied, unmet = apply_rules(*unfolded, rules, facts)
     candidates = [(bind_fresh(left), bind_fresh(right)) for left, right in candidates]
     if len(candidates) > 1:
@@ -455,12 +396,13 @@ def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
                 return Proof(_decide(left, right, assumptions, facts, thorough=False).strategy, applied)
             except (ProofError, UndecidedError):
                 continue
-    first_error = None
+    first_error: ProofError | UndecidedError | None = None
     for left, right in candidates:
         try:
             return Proof(_decide(left, right, assumptions, facts).strategy, applied)
         except (ProofError, UndecidedError) as error:
             first_error = first_error or error
+    assert first_error is not None  # apply_rules returns at least one candidate
     note = f" (a rule was not applied where {unmet[0]})" if unmet else ""
     if isinstance(first_error, UndecidedError):
         if unmet:
@@ -469,14 +411,14 @@ def _prove_equal(lhs, rhs, assumptions, rules) -> Proof:
     raise type(first_error)(f"after the rules {', '.join(applied)}: {first_error}{note}") from None
 
 
-def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
+def _decide(lhs: Any, rhs: Any, assumptions: tuple[Assumption, ...], facts: Facts, thorough: bool = True) -> Proof:
     """Decide ``lhs = rhs``; ``thorough=False`` tries only the quick strategies (no simplify,
     no refutation) and raises UndecidedError when they do not prove it."""
-    lhs, rhs = bind_fresh(_unfold(lhs)), bind_fresh(_unfold(rhs))
+    lhs, rhs = bind_fresh(unfold(lhs)), bind_fresh(unfold(rhs))
     if lhs == rhs:
         return Proof("structural")
     if assumptions:
-        lhs, rhs = bind_fresh(_unfold(_rewrite(lhs, assumptions))), bind_fresh(_unfold(_rewrite(rhs, assumptions)))
+        lhs, rhs = bind_fresh(unfold(_rewrite(lhs, assumptions))), bind_fresh(unfold(_rewrite(rhs, assumptions)))
         if lhs == rhs:
             return Proof("assumptions")
     reject_inexact(lhs)
@@ -484,7 +426,7 @@ def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
     if _is_matrix(lhs) or _is_matrix(rhs):
         return _prove_matrix(lhs, rhs, assumptions, facts, thorough)
     residual = lhs - rhs
-    if _symbol_free(residual):
+    if symbol_free(residual):
         return _decide_number(residual)
     tried = [residual]
     for name, transform in _strategies_for(residual):
@@ -496,7 +438,7 @@ def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
             continue
         if transformed == 0:
             return Proof(name)
-        if _symbol_free(transformed) and transformed.is_number:
+        if symbol_free(transformed) and transformed.is_number:
             try:
                 return _decide_number(transformed, name)
             except UndecidedError:
@@ -506,14 +448,14 @@ def _decide(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
         raise UndecidedError("not proved by the quick strategies")
     # Report the shortest form of the residual that did not vanish.
     shortest = min(tried, key=lambda e: (len(sympy.sstr(e)), sympy.sstr(e)))
-    if _symbol_free(shortest):
+    if symbol_free(shortest):
         _decide_number(shortest)
     # Reported with the author's names for the bound indices.
-    _refute_or_undecided(unbind(shortest), facts)
+    refute_or_undecided(unbind(shortest), facts)
 
 
 @_typed
-def prove_unequal(lhs, rhs) -> Disproof:
+def prove_unequal(lhs: Any, rhs: Any) -> Disproof:
     """Certify that two concrete values (or matrices) differ: the counterexample check.
 
     The residual must be a non-zero rational or a symbol-free value whose certified (arb)
@@ -524,7 +466,7 @@ def prove_unequal(lhs, rhs) -> Disproof:
     >>> prove_unequal(sympy.exp(1), 3).approx
     '-0.281718'
     """
-    lhs, rhs = bind_fresh(_unfold(_sympify(lhs))), bind_fresh(_unfold(_sympify(rhs)))
+    lhs, rhs = bind_fresh(unfold(step_value(lhs))), bind_fresh(unfold(step_value(rhs)))
     reject_inexact(lhs)
     reject_inexact(rhs)
     if _is_matrix(lhs) or _is_matrix(rhs):
@@ -537,23 +479,23 @@ def prove_unequal(lhs, rhs) -> Disproof:
                 except (ProofError, UndecidedError):
                     continue
                 return Disproof(f"entry ({i + 1}, {j + 1})", found.residual, found.approx)
-        raise ProofError(f"not a counterexample: every entry of {_short(plain_text(lhs))} and {_short(plain_text(rhs))} agrees "
+        raise ProofError(f"not a counterexample: every entry of {short_line(plain_text(lhs))} and {short_line(plain_text(rhs))} agrees "
                          "or is undecided")
-    residual = _expand_sums(lhs - rhs)
+    residual = expand_sums(lhs - rhs)
     if residual.free_symbols:
         residual = sympy.cancel(sympy.together(residual))
     if residual.free_symbols:
-        raise UndecidedError(f"residual {_short(plain_text(residual))} has free symbols: not a concrete counterexample")
+        raise UndecidedError(f"residual {short_line(plain_text(residual))} has free symbols: not a concrete counterexample")
     if residual == 0 or proved_zero(residual):
-        raise ProofError(f"not a counterexample: {_short(plain_text(lhs))} = {_short(plain_text(rhs))}")
-    value = _certified_value(residual)
+        raise ProofError(f"not a counterexample: {short_line(plain_text(lhs))} = {short_line(plain_text(rhs))}")
+    value = certified_value(residual)
     if value is None:
-        raise UndecidedError(f"cannot certify that residual {_short(plain_text(residual))} is non-zero")
+        raise UndecidedError(f"cannot certify that residual {short_line(plain_text(residual))} is non-zero")
     return Disproof("value", residual, value)
 
 
 @_typed
-def prove_positive(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
+def prove_positive(expr: Any, assumptions: Iterable[Assumption] = ()) -> Proof:
     """Prove ``expr > 0`` by the sign calculus from declarations and stated facts, no floats.
 
     >>> import sympy
@@ -565,84 +507,74 @@ def prove_positive(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
 
 
 @_typed
-def prove_nonnegative(expr, assumptions: Iterable[Assumption] = ()) -> Proof:
+def prove_nonnegative(expr: Any, assumptions: Iterable[Assumption] = ()) -> Proof:
     """Prove ``expr >= 0`` (as :func:`prove_positive`)."""
     return _prove_sign(expr, assumptions, ">=0")
 
 
-def _prove_sign(expr, assumptions, kind) -> Proof:
+def _prove_sign(expr: Any, assumptions: Iterable[Assumption], kind: str) -> Proof:
     assumptions = tuple(assumptions)
     proof = _prove_sign_only(expr, assumptions, kind)
-    examine(_sympify(expr), sympy.Integer(0), ">" if kind == ">0" else ">=", assumptions)
+    examine(step_value(expr), sympy.Integer(0), ">" if kind == ">0" else ">=", assumptions)
     return proof
 
 
-def _prove_sign_only(expr, assumptions, kind) -> Proof:
-    expr = _sympify(expr)
+def _prove_sign_only(expr: Any, assumptions: tuple[Assumption, ...], kind: str) -> Proof:
+    expr = step_value(expr)
     reject_inexact(expr)
     facts = facts_of(assumptions)
-    check_conditions((bind_fresh(expr), bind_fresh(_unfold(expr))), facts)
-    expr = bind_fresh(_unfold(_rewrite(bind_fresh(_unfold(expr)), assumptions)))
+    check_conditions((bind_fresh(expr), bind_fresh(unfold(expr))), facts)
+    expr = bind_fresh(unfold(_rewrite(bind_fresh(unfold(expr)), assumptions)))
     reject_inexact(expr)
     shown = "> 0" if kind == ">0" else ">= 0"
-    if _symbol_free(expr):
-        expanded = _expand_sums(expr)
+    if symbol_free(expr):
+        expanded = expand_sums(expr)
         if prove_condition(Condition(expanded, kind), facts):
             return Proof("exact arithmetic")
-        sign = _safe_sign(expanded)
+        sign = safe_sign(expanded)
         if sign is not None and (sign < 0 or (sign == 0 and kind == ">0")):
-            raise ProofError(f"refuted: {_short(plain_text(expr))} is not {shown}")
-        raise UndecidedError(f"cannot show {_short(plain_text(expr))} {shown}")
+            raise ProofError(f"refuted: {short_line(plain_text(expr))} is not {shown}")
+        raise UndecidedError(f"cannot show {short_line(plain_text(expr))} {shown}")
     # One fraction first, its numerator expanded: a quotient of sums of positive terms is
     # signed by the rules at once, while the sign calculus on the step as written may search
     # much longer (and reducing the fraction, as cancel does, costs a polynomial gcd).
     # A sum over an index is signed termwise as written (bringing it over one denominator
     # only hides its terms).
     first, second = (lambda e: e, _one_fraction) if expr.has(sympy.Sum) else (_one_fraction, lambda e: e)
-    for transform in (first, second, _cancel,
-                      lambda e: sympy.factor(sympy.together(e)), lambda e: _sum_rules(e, facts)):
+    transforms: tuple[Callable[[Any], Any], ...] = (
+        first, second, cancel, lambda e: sympy.factor(sympy.together(e)), lambda e: sum_rules(e, range_membership(facts)))
+    for transform in transforms:
         try:
             candidate = bind_fresh(transform(expr))
         except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
             continue
         if prove_condition(Condition(candidate, kind), facts):
             return Proof("sign calculus")
-    raise UndecidedError(f"cannot show {_short(plain_text(expr))} {shown}")
+    raise UndecidedError(f"cannot show {short_line(plain_text(expr))} {shown}")
 
 
 # ---------------------------------------------------------------------------- internals
 
 
-def _sympify(value):
-    from symbolic_attn.errors import InexactStepError
-
-    if isinstance(value, (sympy.Basic, sympy.MatrixBase)):
-        return value
-    if isinstance(value, float):
-        raise InexactStepError(f"Python float {value!r} in a step: use exact numbers (Rational)")
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ProofError(f"not a SymPy expression: {_short(repr(value), 80)}")
-    return sympy.Integer(value)
-
-
-def _is_matrix(value) -> bool:
+def _is_matrix(value: Any) -> bool:
     return isinstance(value, (sympy.MatrixBase, sympy.MatrixExpr))
 
 
-def _one_fraction(expr):
+def _one_fraction(expr: Any) -> Any:
     """``expr`` over a common denominator, the numerator expanded (the fraction not reduced)."""
     numerator, denominator = sympy.fraction(sympy.together(expr))
     return sympy.Mul(sympy.expand(numerator), sympy.Pow(denominator, -1))
 
 
-def _strategies_for(residual) -> tuple:
+def _strategies_for(residual: Any) -> tuple[tuple[str, Callable[[Any, Facts], Any]], ...]:
     """The scalar strategies in the order to try them on ``residual``: a residual with sums
     over an index goes to the sum rules right after ``expand``, before the fraction rules
     (which cannot see into a sum and are slow on one); any other residual with a denominator
     goes to ``cancel`` first.  Every strategy is still tried; only the order differs."""
+    wanted: tuple[str, ...]
     if residual.has(sympy.Sum):
         wanted = ("expand", "sum rules")
-    elif _has_denominator(residual):
+    elif has_denominator(residual):
         wanted = ("cancel",)  # a quotient: expanding alone rarely decides it
     else:
         return _SCALAR_STRATEGIES
@@ -650,7 +582,7 @@ def _strategies_for(residual) -> tuple:
     return tuple(first) + tuple(entry for entry in _SCALAR_STRATEGIES if entry not in first)
 
 
-def _rewrite(expr, assumptions):
+def _rewrite(expr: Any, assumptions: tuple[Assumption, ...]) -> Any:
     """``expr`` rewritten by the assumptions' rules until nothing changes (bounded).
 
     The rules are the author's, written for the author's own names: they see the sums with
@@ -670,10 +602,10 @@ def _rewrite(expr, assumptions):
     return expr
 
 
-def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
+def _decide_number(residual: Any, strategy: str = "exact arithmetic") -> Proof:
     """A symbol-free residual: zero only by exact proof; non-zero only by a certified enclosure."""
-    expanded = _expand_sums(residual)
-    exact_forms = (lambda e: e, sympy.expand, _cancel, _rewrite_exp, _closed_forms)
+    expanded = expand_sums(residual)
+    exact_forms = (lambda e: e, sympy.expand, cancel, rewrite_exp, closed_forms)
     for transform in exact_forms:
         try:
             candidate = transform(expanded)
@@ -681,14 +613,14 @@ def _decide_number(residual, strategy: str = "exact arithmetic") -> Proof:
             continue
         if candidate == 0 or proved_zero(candidate):
             return Proof(strategy)
-    shown = _short(plain_text(residual))
-    sign = _safe_sign(expanded)
+    shown = short_line(plain_text(residual))
+    sign = safe_sign(expanded)
     if sign:
         raise ProofError(f"refuted: residual {shown} is not zero")
     raise UndecidedError(f"residual {shown} not shown to vanish (a number neither proved 0 nor certified non-zero)")
 
 
-def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
+def _prove_matrix(lhs: Any, rhs: Any, assumptions: tuple[Assumption, ...], facts: Facts, thorough: bool = True) -> Proof:
     if getattr(lhs, "shape", None) != getattr(rhs, "shape", None):
         if _one_by_one(lhs) or _one_by_one(rhs):
             raise ProofError(f"refuted: a 1x1 matrix is not a scalar here (shapes {_shape(lhs)} and {_shape(rhs)}); "
@@ -702,9 +634,8 @@ def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
                 except (ProofError, UndecidedError) as error:
                     raise type(error)(f"entry ({i + 1}, {j + 1}): {error}") from None
         return Proof("entrywise")
-    from symbolic_attn.proofs.rules import distribute
-
-    for transform in (lambda m: m.doit(), lambda m: distribute(m.doit()), _explicit):
+    explicit_forms: tuple[Callable[[Any], Any], ...] = (lambda m: m.doit(), lambda m: distribute(m.doit()), _explicit)
+    for transform in explicit_forms:
         try:
             left = _rewrite(transform(lhs), assumptions)
             right = _rewrite(transform(rhs), assumptions)
@@ -714,20 +645,20 @@ def _prove_matrix(lhs, rhs, assumptions, facts, thorough: bool = True) -> Proof:
             return Proof("entrywise")
         if isinstance(left, sympy.MatrixBase) and isinstance(right, sympy.MatrixBase):
             return _prove_matrix(left, right, assumptions, facts, thorough)
-    raise UndecidedError(f"residual {_short(plain_text(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
+    raise UndecidedError(f"residual {short_line(plain_text(sympy.MatAdd(lhs, -rhs)))} not shown to vanish")
 
 
-def _explicit(matrix):
+def _explicit(matrix: Any) -> Any:
     if all(isinstance(size, (int, sympy.Integer)) for size in matrix.shape):
         return sympy.ImmutableMatrix(matrix.as_explicit())
     return matrix
 
 
-def _one_by_one(value) -> bool:
+def _one_by_one(value: Any) -> bool:
     return _is_matrix(value) and tuple(value.shape) == (1, 1)
 
 
-def _shape(value):
+def _shape(value: Any) -> tuple[Any, ...] | str:
     return tuple(value.shape) if _is_matrix(value) else "scalar"
 
 

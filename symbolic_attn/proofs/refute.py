@@ -12,24 +12,29 @@ The number of attempts is bounded; any number of symbols gets values (no pool to
 -1/2
 """
 
+from typing import Any, NoReturn
+
 
 import sympy
 
 from symbolic_attn.errors import ProofError, UndecidedError
-from symbolic_attn.exact.certified import certified_sign
-from symbolic_attn.proofs.conditions import plain_text, reject_inexact, side_conditions
-from symbolic_attn.proofs.strategies import _expand_sums
+from symbolic_attn.exact.certified import certified_sign, decimal_string
+from symbolic_attn.proofs.conditions import Facts, reject_inexact, side_conditions
+from symbolic_attn.proofs.messages import plain_text, short_line
+from symbolic_attn.proofs.sums import expand_sums
 
-__all__ = ["refute_or_undecided", "certified_value", "safe_sign"]
+__all__ = ["refute_or_undecided", "certified_value", "safe_sign", "symbol_free"]
 
 _ATTEMPTS = 4
 
 
-def _symbol_free(expr) -> bool:
+def symbol_free(expr: Any) -> bool:
+    """``expr`` is a number as written: no free symbol and no entry of a sequence (``s[1]``)."""
     return isinstance(expr, sympy.Basic) and not expr.free_symbols and not expr.atoms(sympy.Indexed)
 
 
-def _safe_sign(expr):
+def safe_sign(expr: Any) -> int | None:
+    """The certified sign of a number (-1, 0 or 1), or None when it cannot be certified."""
     if expr.is_Rational:
         return (1 if expr.p > 0 else -1) if expr.p else 0
     try:
@@ -38,11 +43,9 @@ def _safe_sign(expr):
         return None
 
 
-
-
-def _refute_or_undecided(residual, facts):
+def refute_or_undecided(residual: Any, facts: Facts) -> NoReturn:
     """Raise ProofError if a valid point certifies ``residual != 0``, else UndecidedError."""
-    shown = _short(plain_text(residual))
+    shown = short_line(plain_text(residual))
     # Entries of matrix symbols (A[0, 1]) are independent unknowns: give them values as well.
     elements = sorted(residual.atoms(sympy.matrices.expressions.matexpr.MatrixElement), key=str)
     if elements and all(e.args[1].is_Integer and e.args[2].is_Integer for e in elements):
@@ -54,15 +57,15 @@ def _refute_or_undecided(residual, facts):
         value = _value_at(residual, point, facts, attempt)
         if value is None:
             continue
-        sign = _safe_sign(value)
+        sign = safe_sign(value)
         if sign:
             where = ", ".join(f"{name}={val}" for name, val in sorted((getattr(k, "name", str(k)), v)
                                                                      for k, v in point.items()))
-            raise ProofError(f"refuted: residual {shown} is {_certified_value(value)} at {where}")
+            raise ProofError(f"refuted: residual {shown} is {certified_value(value)} at {where}")
     raise UndecidedError(f"residual {shown} not shown to vanish")
 
 
-def _sample(symbol, position: int, attempt: int):
+def _sample(symbol: Any, position: int, attempt: int) -> Any:
     """A value that satisfies every flag of ``symbol`` (position and attempt vary it)."""
     j = position + 3 * attempt
     if symbol.is_integer:
@@ -87,7 +90,7 @@ def _sample(symbol, position: int, attempt: int):
     return value if j % 2 == 0 else -value
 
 
-def _refutation_point(residual, facts, attempt):
+def _refutation_point(residual: Any, facts: Facts, attempt: int) -> dict[Any, Any] | None:
     if residual.atoms(sympy.MatrixSymbol) or residual.atoms(sympy.core.function.AppliedUndef):
         return None
     if facts.universal:
@@ -115,27 +118,27 @@ def _refutation_point(residual, facts, attempt):
         else:
             point[symbol] = _sample(symbol, position, attempt)
     for fact in facts.conditions:
-        value = _expand_sums(fact.expr.subs(point, simultaneous=True))
+        value = expand_sums(fact.expr.subs(point, simultaneous=True))
         if value.free_symbols or not _holds_exactly(value, fact.kind):
             return _refutation_point_retry(residual, facts, attempt)
     return point
 
 
-def _refutation_point_retry(residual, facts, attempt):
+def _refutation_point_retry(residual: Any, facts: Facts, attempt: int) -> dict[Any, Any] | None:
     # Stated facts rule this point out; the next attempt moves every value (bounded).
     return None if attempt + 1 >= _ATTEMPTS else _refutation_point(residual, facts, attempt + 1)
 
 
-def _holds_exactly(value, kind) -> bool:
-    sign = _safe_sign(value) if value.is_number else None
+def _holds_exactly(value: Any, kind: str) -> bool:
+    sign = safe_sign(value) if value.is_number else None
     if sign is None:
         return False
-    return {">0": sign > 0, ">=0": sign >= 0, "!=0": sign != 0}[kind]
+    return bool({">0": sign > 0, ">=0": sign >= 0, "!=0": sign != 0}[kind])
 
 
-def _value_at(residual, point, facts, attempt):
+def _value_at(residual: Any, point: dict[Any, Any], facts: Facts, attempt: int) -> Any:
     """The residual at ``point`` (sums written out, entries of sequences given values)."""
-    value = _expand_sums(residual.subs(point, simultaneous=True))
+    value = expand_sums(residual.subs(point, simultaneous=True))
     values = {}
     for position, atom in enumerate(sorted(value.atoms(sympy.Indexed), key=str)):
         values[atom] = _sample(atom, position, attempt)
@@ -144,7 +147,7 @@ def _value_at(residual, point, facts, attempt):
         reject_inexact(value)
     except ProofError:
         return None
-    if not _symbol_free(value):
+    if not symbol_free(value):
         return None
     # Every side condition must hold at the point, or the residual is not a value there.
     for condition in side_conditions(value):
@@ -153,35 +156,21 @@ def _value_at(residual, point, facts, attempt):
     return value
 
 
-def _certified_value(expr) -> str | None:
+def certified_value(expr: Any) -> str | None:
     """Six digits of ``expr`` if it is certified non-zero, else None."""
     if expr.is_Rational:
         if expr == 0:
             return None
         if max(abs(expr.p), expr.q).bit_length() > 200:
             # a rational of more than 60 digits is shown by its leading digits
-            from symbolic_attn.exact.certified import decimal_string
-
             try:
                 return "about " + decimal_string(expr, 6, significant=True)
             except (UndecidedError, TypeError, ValueError):
                 return "a non-zero rational"
-        return sympy.sstr(expr)
-    from symbolic_attn.exact.certified import decimal_string
-
-    if not _safe_sign(expr):
+        return str(sympy.sstr(expr))
+    if not safe_sign(expr):
         return None
     try:
         return decimal_string(expr, 6, significant=True)
     except (UndecidedError, TypeError, ValueError):
         return "non-zero"
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())  # one line, whatever the printer did with matrices
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-refute_or_undecided = _refute_or_undecided
-certified_value = _certified_value
-safe_sign = _safe_sign

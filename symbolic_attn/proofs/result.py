@@ -23,9 +23,10 @@ Squares (squares)
 import dataclasses
 from dataclasses import dataclass
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from symbolic_attn.proofs.chain import (
-    Computed, Derivation, Displayed, Scope, _check_computed, _step_error, assumption_lines, definitions_of, latex_of,
+    Computed, Derivation, Displayed, Scope, assumption_lines, check_computed, definitions_of, latex_of, step_error,
     require_scope, scope_latex, unverified_markdown, unverified_math, unverified_reason, value_of)
 from symbolic_attn.proofs.declarations import declarations, symbols_of
 from symbolic_attn.errors import NameClashError, ProofError, UndecidedError
@@ -54,6 +55,16 @@ class _Part(Displayed):
 
     assumptions = ()
 
+    if TYPE_CHECKING:  # what each part provides (declared for the type checker only)
+        scope: Scope
+        note: str
+
+        def _items(self) -> list[Any]: ...
+
+        def _display(self) -> str: ...
+
+        def describe(self) -> str: ...
+
     def latex(self) -> str:
         """The part's display; verified first (raises ProofError: nothing unverified is printed)."""
         self._ensure_verified()
@@ -65,17 +76,17 @@ class _Part(Displayed):
             return unverified_math(self.title, failure)
         return self._display()
 
-    def symbols(self) -> list:
+    def symbols(self) -> list[Any]:
         """Every symbol of the values and checked labels (their flags are what the checker used)."""
         items = self._items()
         return symbols_of([value_of(e) for e in items] + [e.label for e in items
                                                           if isinstance(e, Computed) and e.label is not None])
 
-    def declarations(self) -> tuple:
+    def declarations(self) -> tuple[Any, ...]:
         """The declared flags of the part's symbols, generated (printed with the result)."""
         return declarations(self.symbols())
 
-    def definitions(self) -> tuple:
+    def definitions(self) -> tuple[Any, ...]:
         return definitions_of(self._items())
 
     def __str__(self) -> str:
@@ -101,12 +112,12 @@ class Check(_Part):
     summary: Sequence[str] = ()
     shown: Sequence[int] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("cases", "summary", "shown"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         require_scope(self, ("checked",), "a check covers finitely many cases")
 
-    def _items(self) -> list:
+    def _items(self) -> list[Any]:
         return [item for case in self.cases for item in (case.lhs, case.rhs)]
 
     def verify(self) -> "Check":
@@ -116,8 +127,8 @@ class Check(_Part):
         for number, case in enumerate(self.cases, 1):
             lhs, rhs = value_of(case.lhs), value_of(case.rhs)
             try:
-                _check_computed(case.lhs, ())
-                _check_computed(case.rhs, ())
+                check_computed(case.lhs, ())
+                check_computed(case.rhs, ())
                 if case.relation == "=":
                     strategies.append(prove_equal(lhs, rhs).strategy)
                 elif case.relation == "<":
@@ -127,17 +138,17 @@ class Check(_Part):
                 else:
                     raise ProofError(f"unknown relation {case.relation!r}")
             except (ProofError, UndecidedError) as error:
-                raise _step_error(error)(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
+                raise step_error(error)(f"case {number} ({case.label}) of {self.title!r}: {error}") from None
         object.__setattr__(self, "_trusted", (tuple(dict.fromkeys(strategies)), ()))
         object.__setattr__(self, "_verified", True)
         return self
 
-    def trusted_base(self) -> tuple:
+    def trusted_base(self) -> tuple[Any, ...]:
         if not hasattr(self, "_trusted"):
             self.verify()
         return self._trusted
 
-    def with_case(self, number: int, **changes) -> "Check":
+    def with_case(self, number: int, **changes: Any) -> "Check":
         """A copy with case ``number`` (1-based) changed."""
         cases = list(self.cases)
         cases[number - 1] = dataclasses.replace(cases[number - 1], **changes)
@@ -170,35 +181,35 @@ class Counterexample(_Part):
     """Exact inputs (``givens``: LaTeX name, value) for which ``lhs`` and ``rhs`` differ."""
 
     title: str
-    givens: Sequence[tuple]
+    givens: Sequence[tuple[Any, ...]]
     lhs: Computed
     rhs: Computed
     scope: Scope
     note: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "givens", tuple(self.givens))
         require_scope(self, ("counterexample",), "exact values that differ are a counterexample")
 
-    def _items(self) -> list:
+    def _items(self) -> list[Any]:
         return [self.lhs, self.rhs]
 
     def verify(self) -> "Counterexample":
         """Check the labels and certify that the two sides differ; remembered on success."""
         self.symbols()
         try:
-            _check_computed(self.lhs, ())
-            _check_computed(self.rhs, ())
+            check_computed(self.lhs, ())
+            check_computed(self.rhs, ())
         except (ProofError, UndecidedError) as error:
             raise ProofError(f"counterexample {self.title!r}: {error}") from None
         object.__setattr__(self, "_found", self.disproof())
         object.__setattr__(self, "_verified", True)
         return self
 
-    def trusted_base(self) -> tuple:
+    def trusted_base(self) -> tuple[Any, ...]:
         return (("certified arithmetic",), ())
 
-    def disproof(self):
+    def disproof(self) -> Any:
         """Where the two sides differ, certified (see :func:`prove_unequal`)."""
         try:
             return prove_unequal(value_of(self.lhs), value_of(self.rhs))
@@ -233,9 +244,9 @@ class Result(Displayed):
     name: str
     title: str
     intro: str
-    parts: Sequence[object]
+    parts: Sequence["Derivation | Check | Counterexample"]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "parts", tuple(self.parts))
 
     def verify(self) -> "Result":
@@ -249,9 +260,10 @@ class Result(Displayed):
         object.__setattr__(self, "_verified", True)
         return self
 
-    def trusted_base(self) -> dict:
+    def trusted_base(self) -> dict[Any, Any]:
         """What the verification relied on: ``{"strategies": [...], "rules": [...]}`` (verifies first)."""
-        strategies, rules = [], []
+        strategies: list[str] = []
+        rules: list[str] = []
         for part in self.parts:
             used = part.trusted_base() if hasattr(part, "trusted_base") else ((), ())
             strategies.extend(used[0])
@@ -260,25 +272,25 @@ class Result(Displayed):
         return {"strategies": sorted(dict.fromkeys(strategies), key=lambda n: (order.get(n, 99), n)),
                 "rules": sorted(dict.fromkeys(rules))}
 
-    def rules(self) -> list:
+    def rules(self) -> list[Any]:
         """What ``list`` prints: the library rules used, then the checker's strategies (verifies first)."""
         base = self.trusted_base()
         return list(base["rules"]) + [f"checker: {name}" for name in base["strategies"]]
 
-    def verified_scopes(self) -> tuple:
+    def verified_scopes(self) -> tuple[Any, ...]:
         """``(part title, scope)`` pairs, after verifying the result (raises if a step fails)."""
         if not getattr(self, "_verified", False):
             self.verify()
         return tuple((part.title, _shown_scope(part)) for part in self.parts)
 
-    def declarations(self) -> tuple:
+    def declarations(self) -> tuple[Any, ...]:
         """The declared flags of every symbol of every part, generated; two different
         symbols that print alike are a :class:`NameClashError`."""
         return declarations(symbols_of([symbol for part in self.parts
                                         for symbol in (part.symbols() if hasattr(part, "symbols") else ())]))
 
-    def definitions(self) -> tuple:
-        found = {}
+    def definitions(self) -> tuple[Any, ...]:
+        found: dict[str, str] = {}
         for part in self.parts:
             for latex, meaning in part.definitions() if hasattr(part, "definitions") else ():
                 found.setdefault(latex, meaning)
@@ -296,17 +308,17 @@ class Result(Displayed):
                        tuple(PrintedPart(part.title, _shown_scope(part)) for part in self.parts),
                        self.latex(), self.trusted_base(), tuple(str(rule) for rule in self.rules()))
 
-    def with_part(self, number: int, part) -> "Result":
+    def with_part(self, number: int, part: Any) -> "Result":
         """A copy with part ``number`` (1-based) replaced (for broken variants in tests)."""
         parts = list(self.parts)
         parts[number - 1] = part
         return dataclasses.replace(self, parts=tuple(parts))
 
     @property
-    def assumptions(self) -> tuple:
+    def assumptions(self) -> tuple[Any, ...]:
         """Every assumption stated by some part, in order of first appearance (two different
         assumptions with one label: :class:`NameClashError`, one of them would not be printed)."""
-        seen = {}
+        seen: dict[str, Any] = {}
         for part in self.parts:
             for assumption in getattr(part, "assumptions", ()):
                 other = seen.setdefault(assumption.label, assumption)
@@ -413,25 +425,25 @@ class Printed:
     name: str
     title: str
     intro: str
-    parts: tuple
+    parts: tuple[Any, ...]
     text: str
-    trusted: dict
-    rules_used: tuple = ()
+    trusted: dict[Any, Any]
+    rules_used: tuple[Any, ...] = ()
 
     def latex(self) -> str:
         """The result as a LaTeX fragment, as :meth:`Result.latex` printed it."""
         return self.text
 
-    def trusted_base(self) -> dict:
+    def trusted_base(self) -> dict[Any, Any]:
         """``{"strategies": [...], "rules": [...]}``, as :meth:`Result.trusted_base` gave it."""
         return self.trusted
 
-    def rules(self) -> list:
+    def rules(self) -> list[Any]:
         """What ``list`` prints, as :meth:`Result.rules` gave it: the library rules used, then
         the checker's strategies."""
         return list(self.rules_used)
 
-    def verified_scopes(self) -> tuple:
+    def verified_scopes(self) -> tuple[Any, ...]:
         """``(part title, scope)`` pairs (the result was verified before it was printed)."""
         return tuple((part.title, part.scope) for part in self.parts)
 
@@ -439,7 +451,7 @@ class Printed:
         return self.text
 
 
-def _shown_scope(part):
+def _shown_scope(part: Any) -> Any:
     """A part's scope as printed (a chain names its cited steps in it)."""
     shown = getattr(part, "shown_scope", None)
     return shown() if callable(shown) else part.scope

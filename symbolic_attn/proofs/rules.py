@@ -43,13 +43,14 @@ f[n] + Sum(f[k], (k, 1, n - 1))
 
 import itertools
 from dataclasses import dataclass
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import sympy
 
 from symbolic_attn.errors import ProofError, SideConditionError
 from symbolic_attn.proofs.binders import bind_fresh, original_of, substitute
-from symbolic_attn.proofs.conditions import Bounded, Condition, prove_condition, proves_integer
+from symbolic_attn.proofs.conditions import Bounded, Condition, Facts, prove_condition, proves_integer
 
 __all__ = ["Rule", "Bijection", "RULES", "rule", "shift_index", "rename_index", "reindex_by", "split_blocks",
            "apply_rules",
@@ -62,7 +63,7 @@ class Rule:
 
     name: str
     statement: str
-    rewrite: Callable
+    rewrite: Callable[..., Any]
 
     def __str__(self) -> str:
         return self.name
@@ -80,11 +81,11 @@ class Bijection:
 # --------------------------------------------------------------------------- helpers
 
 
-def _sums(expr):
+def _sums(expr: Any) -> bool:
     return isinstance(expr, sympy.Sum)
 
 
-def _rewrite_sums(transform):
+def _rewrite_sums(transform: Any) -> Any:
     """A rewrite applying ``transform(sum) -> (new, conditions)`` to every Sum (innermost index).
 
     ``accept(conditions)`` decides, site by site, whether the conditions of an application are
@@ -93,8 +94,8 @@ def _rewrite_sums(transform):
     which they carry: an outer index's declared flags are not what it ranges over.
     """
 
-    def rewrite(expr, accept=lambda needed: True):
-        def walk(node, ranges):
+    def rewrite(expr: Any, accept: Any = lambda needed: True) -> tuple[Any, ...]:
+        def walk(node: Any, ranges: Any) -> Any:
             if not isinstance(node, sympy.Basic) or not node.args or not node.has(sympy.Sum):
                 return node
             if not isinstance(node, sympy.Sum):
@@ -115,7 +116,7 @@ def _rewrite_sums(transform):
     return rewrite
 
 
-def _under(condition, ranges):
+def _under(condition: Any, ranges: Any) -> Any:
     """``condition`` under the ranges of the sums around its site."""
     if not ranges or condition.kind == "bijection":
         return condition
@@ -123,14 +124,14 @@ def _under(condition, ranges):
                    tuple(getattr(condition, "ranges", ())) + tuple(ranges))
 
 
-def _linearity(total):
+def _linearity(total: Any) -> tuple[Any, ...]:
     (variable, low, high), function = total.limits[0], sympy.expand(total.function)
     if not isinstance(function, sympy.Add):
         return total, []
     return sympy.Add(*[sympy.Sum(term, (variable, low, high)) for term in function.args]), []
 
 
-def _factor_out(total):
+def _factor_out(total: Any) -> tuple[Any, ...]:
     (variable, low, high), function = total.limits[0], total.function
     constant = [f for f in sympy.Mul.make_args(function) if not f.has(variable)]
     if not constant:
@@ -139,23 +140,23 @@ def _factor_out(total):
     return sympy.Mul(*constant) * sympy.Sum(sympy.Mul(*rest), (variable, low, high)), []
 
 
-def _split_first(total):
+def _split_first(total: Any) -> tuple[Any, ...]:
     (variable, low, high), function = total.limits[0], total.function
     return (substitute(function, {variable: low}) + sympy.Sum(function, (variable, low + 1, high)),
             [Condition(high - low, ">=0", f"split off the first term: {variable} = {low}..{high} is not empty")])
 
 
-def _split_last(total):
+def _split_last(total: Any) -> tuple[Any, ...]:
     (variable, low, high), function = total.limits[0], total.function
     return (sympy.Sum(function, (variable, low, high - 1)) + substitute(function, {variable: high}),
             [Condition(high - low, ">=0", f"split off the last term: {variable} = {low}..{high} is not empty")])
 
 
-def shift_index(m) -> Rule:
+def shift_index(m: Any) -> Rule:
     """``sum_{k=a}^{b} f(k) = sum_{k=a+m}^{b+m} f(k - m)`` (``m`` an integer free of ``k``)."""
     m = sympy.sympify(m, strict=True)
 
-    def shift(total):
+    def shift(total: Any) -> tuple[Any, ...]:
         (variable, low, high), function = total.limits[0], total.function
         if variable in m.free_symbols or original_of(variable) in m.free_symbols:
             raise SideConditionError(f"rule sum.shift({m}): the shift may not mention the index {original_of(variable)} "
@@ -166,10 +167,10 @@ def shift_index(m) -> Rule:
     return Rule(f"sum.shift({m})", r"\sum_{k=a}^{b} f(k) = \sum_{k=a+m}^{b+m} f(k-m)", _rewrite_sums(shift))
 
 
-def rename_index(old, new) -> Rule:
+def rename_index(old: Any, new: Any) -> Rule:
     """``sum_k f(k) = sum_j f(j)``; refused when ``j`` already occurs in ``f``."""
 
-    def rename(total):
+    def rename(total: Any) -> tuple[Any, ...]:
         (variable, low, high), function = total.limits[0], total.function
         if variable != old and original_of(variable) != old:
             return total, []
@@ -182,10 +183,10 @@ def rename_index(old, new) -> Rule:
     return Rule(f"sum.rename({old}->{new})", r"\sum_k f(k) = \sum_j f(j)", _rewrite_sums(rename))
 
 
-def reindex_by(sigma) -> Rule:
+def reindex_by(sigma: Any) -> Rule:
     """``sum_{k=a}^{b} f(k) = sum_{k=a}^{b} f(sigma(k))`` for a stated bijection of ``a..b``."""
 
-    def reindex(total):
+    def reindex(total: Any) -> tuple[Any, ...]:
         (variable, low, high), function = total.limits[0], total.function
         return (sympy.Sum(substitute(function, {variable: sigma(variable)}), (variable, low, high)),
                 [Condition((sigma, low, high), "bijection", f"{sigma} is a bijection of {low}..{high}")])
@@ -193,12 +194,12 @@ def reindex_by(sigma) -> Rule:
     return Rule(f"sum.reindex({sigma})", r"\sum_{k=a}^{b} f(k) = \sum_{k=a}^{b} f(\sigma(k))", _rewrite_sums(reindex))
 
 
-def split_blocks(width, block, position) -> Rule:
+def split_blocks(width: Any, block: Any, position: int) -> Rule:
     """``sum_{c=1}^{h w} f(c) = sum_{g=1}^{h} sum_{r=1}^{w} f((g-1) w + r)``: the columns in ``h``
     blocks of ``width`` (needs ``width`` a positive integer and ``h`` a nonnegative integer)."""
     width = sympy.sympify(width, strict=True)
 
-    def split(total):
+    def split(total: Any) -> tuple[Any, ...]:
         (variable, low, high), function = total.limits[0], total.function
         count = sympy.cancel(high / width)
         if low != 1 or not (width.is_integer and width.is_positive and count.is_integer and count.is_nonnegative):
@@ -218,7 +219,7 @@ def split_blocks(width, block, position) -> Rule:
                 _rewrite_sums(split))
 
 
-def _delta(total):
+def _delta(total: Any) -> tuple[Any, ...]:
     """Each term of the summand with a delta [k = t] (t free of k) becomes its value at k = t."""
     (variable, low, high), function = total.limits[0], total.function
     if not function.has(sympy.KroneckerDelta):
@@ -239,7 +240,7 @@ def _delta(total):
     return (result, conditions) if changed else (total, [])
 
 
-def _delta_target(term, variable):
+def _delta_target(term: Any, variable: Any) -> tuple[Any, ...] | None:
     for factor in sympy.Mul.make_args(term):
         if isinstance(factor, sympy.KroneckerDelta) and variable in factor.args:
             target = factor.args[1] if factor.args[0] == variable else factor.args[0]
@@ -248,15 +249,15 @@ def _delta_target(term, variable):
     return None
 
 
-def _transpose_product(expr):
-    def reverse(e):
+def _transpose_product(expr: Any) -> tuple[Any, ...]:
+    def reverse(e: Any) -> Any:
         return sympy.MatMul(*[sympy.Transpose(f) for f in reversed(e.args[0].args)]).doit(deep=False)
 
     return expr.replace(lambda e: isinstance(e, sympy.Transpose) and isinstance(e.args[0], sympy.MatMul), reverse), []
 
 
-def _trace_cyclic(expr):
-    def rotate(e):
+def _trace_cyclic(expr: Any) -> tuple[Any, ...]:
+    def rotate(e: Any) -> Any:
         factors = e.args[0].args
         rotations = [sympy.MatMul(*(factors[r:] + factors[:r])) for r in range(len(factors))]
         return sympy.Trace(min(rotations, key=sympy.sstr))
@@ -264,7 +265,7 @@ def _trace_cyclic(expr):
     return expr.replace(lambda e: isinstance(e, sympy.Trace) and isinstance(e.args[0], sympy.MatMul), rotate), []
 
 
-def distribute(expr):
+def distribute(expr: Any) -> Any:
     """Products of matrix sums distributed, factor order kept; ``X**k`` (integer k >= 1) as a product."""
     if not isinstance(expr, sympy.Basic) or not isinstance(expr, sympy.MatrixExpr):
         return expr
@@ -280,28 +281,28 @@ def distribute(expr):
     return expr
 
 
-def _expand_matrix(expr):
+def _expand_matrix(expr: Any) -> tuple[Any, ...]:
     return distribute(expr), []
 
 
-def _integer_shape(expr) -> bool:
+def _integer_shape(expr: Any) -> bool:
     return all(isinstance(size, (int, sympy.Integer)) for size in expr.shape)
 
 
-def _entries(expr):
+def _entries(expr: Any) -> tuple[Any, ...]:
     if isinstance(expr, sympy.MatrixExpr) and _integer_shape(expr):
         return sympy.ImmutableMatrix(expr.as_explicit()), []
     if not isinstance(expr, sympy.Basic):
         return expr, []
 
-    def diagonal_sum(trace):
+    def diagonal_sum(trace: Any) -> Any:
         matrix = sympy.ImmutableMatrix(trace.args[0].as_explicit())
         return sympy.Add(*[matrix[i, i] for i in range(min(matrix.shape))])
 
     return expr.replace(lambda e: isinstance(e, sympy.Trace) and _integer_shape(e.args[0]), diagonal_sum), []
 
 
-def _scalar(expr):
+def _scalar(expr: Any) -> tuple[Any, ...]:
     if isinstance(expr, (sympy.MatrixBase, sympy.MatrixExpr)):
         if tuple(expr.shape) != (1, 1):
             raise SideConditionError(f"rule matrix.scalar: only a 1x1 matrix is a scalar, not shape {tuple(expr.shape)}")
@@ -309,13 +310,13 @@ def _scalar(expr):
     return expr, []
 
 
-def _delta_substitute(expr):
+def _delta_substitute(expr: Any) -> tuple[Any, ...]:
     """``[a = b] f(b) = [a = b] f(a)``: inside a product with a Kronecker delta, the second index
     is replaced by the first (sums are expanded first so that every delta meets its factors)."""
     if not isinstance(expr, sympy.Basic) or not expr.has(sympy.KroneckerDelta):
         return expr, []
 
-    def replace_second(product):
+    def replace_second(product: Any) -> Any:
         deltas = [f for f in product.args if isinstance(f, sympy.KroneckerDelta)]
         if not deltas or not isinstance(deltas[0].args[1], sympy.Symbol):
             return product
@@ -326,7 +327,7 @@ def _delta_substitute(expr):
     return sympy.expand(expr).replace(lambda e: isinstance(e, sympy.Mul), replace_second), []
 
 
-def _pythagoras(expr):
+def _pythagoras(expr: Any) -> tuple[Any, ...]:
     """sin(x)**2 -> 1 - cos(x)**2 (every x): an exact identity."""
     if not isinstance(expr, sympy.Basic):
         return expr, []
@@ -334,7 +335,7 @@ def _pythagoras(expr):
                         lambda e: 1 - sympy.cos(e.base.args[0]) ** 2), []
 
 
-def _whole(transform):
+def _whole(transform: Any) -> Any:
     return lambda expr, accept=None: transform(expr)
 
 
@@ -362,7 +363,7 @@ INEQUALITY_RULES = {
 }
 
 
-def rule(name) -> Rule:
+def rule(name: "str | Rule") -> Rule:
     """The rule called ``name`` (a :class:`Rule` is returned as it is)."""
     if isinstance(name, Rule):
         return name
@@ -374,11 +375,12 @@ def rule(name) -> Rule:
         raise ProofError(f"unknown rule {name!r}; known: {', '.join(sorted(RULES) + sorted(INEQUALITY_RULES))}") from None
 
 
-def rule_names(rules) -> tuple:
+def rule_names(rules: "Iterable[str | Rule]") -> tuple[str, ...]:
+    """The names of ``rules`` (rule objects or names)."""
     return tuple(name if isinstance(name, str) else name.name for name in rules)
 
 
-def _check(conditions, facts, name):
+def _check(conditions: Iterable[Condition], facts: Facts, name: str) -> None:
     for condition in conditions:
         if condition.kind == "bijection":
             if condition.expr not in facts_bijections(facts):
@@ -388,12 +390,12 @@ def _check(conditions, facts, name):
             raise SideConditionError(f"rule {name}: needs {condition} ({condition.why}), not proved")
 
 
-def facts_bijections(facts) -> set:
+def facts_bijections(facts: Facts) -> set[Any]:
     return set(facts.bijections)
 
 
-def _apply(expr, chosen, facts, unmet):
-    def accept(conditions):
+def _apply(expr: Any, chosen: Rule, facts: Facts, unmet: list[SideConditionError]) -> Any:
+    def accept(conditions: Iterable[Condition]) -> bool:
         try:
             _check(conditions, facts, chosen.name)
         except SideConditionError as error:
@@ -406,7 +408,8 @@ def _apply(expr, chosen, facts, unmet):
     return new
 
 
-def apply_rules(lhs, rhs, rules, facts):
+def apply_rules(lhs: Any, rhs: Any, rules: "Iterable[str | Rule]", facts: Facts
+                ) -> tuple[list[tuple[Any, Any]], tuple[str, ...], tuple[SideConditionError, ...]]:
     """The candidate rewritten steps: each rule applied to both sides, the left or the right.
 
     Returns ``(candidates, names, unmet)`` (``unmet``: the SideConditionErrors of sites left
@@ -414,7 +417,9 @@ def apply_rules(lhs, rhs, rules, facts):
     candidate.  A rule that changes neither side is an error (a step must not name a rule
     it does not use); every application's side conditions are proved here.
     """
-    candidates, names, unmet = [(lhs, rhs)], [], []
+    candidates: list[tuple[Any, Any]] = [(lhs, rhs)]
+    names: list[str] = []
+    unmet: list[SideConditionError] = []
     for name in rules:
         chosen = rule(name)
         names.append(chosen.name)
@@ -435,7 +440,7 @@ def apply_rules(lhs, rhs, rules, facts):
     return candidates, tuple(names), tuple(unmet)
 
 
-def prove_ge_term(total, term, facts) -> None:
+def prove_ge_term(total: Any, term: Any, facts: Facts) -> None:
     """``total >= term`` by ``sum.ge_term``: a sum of nonnegative terms is at least each term."""
     total, term = bind_fresh(total), bind_fresh(term)
     if not isinstance(total, sympy.Sum) or len(total.limits) != 1:
@@ -455,7 +460,7 @@ def prove_ge_term(total, term, facts) -> None:
             raise SideConditionError(f"rule sum.ge_term: needs {condition} (the term lies in the range), not proved")
 
 
-def _index_candidates(function, term, variable):
+def _index_candidates(function: Any, term: Any, variable: Any) -> Any:
     """Values t with function(t) == term (tried: the indices appearing in ``term``)."""
     found = []
     for atom in sorted(term.atoms(sympy.Indexed, sympy.Symbol), key=sympy.sstr):

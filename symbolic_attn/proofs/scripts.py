@@ -20,6 +20,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from symbolic_attn.errors import (DerivationFailure, ProofError, ScriptError, SymbolicAttnError, UndecidedError,
                                   describe_exception)
@@ -39,7 +40,7 @@ class Script:
 
     path: str
     name: str
-    build: Callable
+    build: Callable[..., Any]
     doc: str
     module: object = field(default=None, compare=False, repr=False)
 
@@ -62,7 +63,7 @@ class Script:
         return Result(self.name, title.strip() or self.name, intro.strip(), parts)
 
 
-def load_scripts(paths: Iterable = ()) -> list:
+def load_scripts(paths: Iterable[Any] = ()) -> list[Any]:
     """Import the derivation scripts in ``paths`` (folders or ``.py`` files), sorted by file.
 
     Raises ScriptError for a missing path, a folder without scripts, a script without
@@ -79,7 +80,8 @@ def load_scripts(paths: Iterable = ()) -> list:
             files.append(path)
         else:
             raise ScriptError(f"{path}: no such folder or .py file")
-    scripts, names = [], {}
+    scripts: list[Script] = []
+    names: dict[str, Path] = {}
     for file in files:
         script = _load(file)
         if script.name in names:
@@ -93,6 +95,8 @@ def _load(file: Path) -> Script:
     shown = str(file)
     module_name = "_symbolic_attn_derivation_" + re.sub(r"\W", "_", str(file.resolve()))
     spec = importlib.util.spec_from_file_location(module_name, file)
+    if spec is None or spec.loader is None:
+        raise ScriptError(f"{shown}: importing failed: not a Python source file")
     module = importlib.util.module_from_spec(spec)
     # Registered before running, as dataclasses and pickling look the module up.
     sys.modules[module_name] = module
@@ -111,7 +115,7 @@ def _load(file: Path) -> Script:
 
 
 
-def verify_all(scripts: Sequence[Script]) -> list:
+def verify_all(scripts: Sequence[Script]) -> list[Any]:
     """Build and verify every script's result; raise DerivationFailure at the first failure."""
     results = []
     for script in scripts:

@@ -2,10 +2,10 @@ r"""The strategies of :func:`~.prove.prove_equal` after the exact ones: each map
 an equal expression, valid under the side conditions the checker has already proved.
 
 * ``expand``, ``cancel``, ``exp rules`` (``e^{a+b} = e^a e^b``);
-* ``sum rules`` -- linearity, factors free of the index out, constant summands evaluated,
-  bound indices renamed to canonical names by nesting depth (capture-avoiding); valid for
-  non-reversed integer ranges only (which the side conditions guarantee), where SymPy's sum
-  convention is the ordinary one;
+* ``sum rules`` -- the normal form of sums (:mod:`.sums`): linearity, factors free of the
+  index out, constant summands evaluated, bound indices renamed to canonical names by nesting
+  depth (capture-avoiding); valid for non-reversed integer ranges only (which the side
+  conditions guarantee), where SymPy's sum convention is the ordinary one;
 * ``sum closed forms`` -- SymPy's summation (polynomial, geometric, hypergeometric terms),
   a case split used only when the facts decide it; ``trace`` -- ``tr(XY) = tr(YX)``,
   ``tr(X) = tr(X^T)``;
@@ -15,32 +15,34 @@ an equal expression, valid under the side conditions the checker has already pro
   numeric zero test can decide anything.
 
 >>> import sympy
->>> k, n = sympy.symbols("k n", integer=True, positive=True)
->>> s = sympy.IndexedBase("s")
->>> _sum_rules(sympy.Sum(2 * s[k] + 1, (k, 1, n)) - 2 * sympy.Sum(s[k], (k, 1, n)))
-n
+>>> x = sympy.Symbol("x")
+>>> cancel((x**2 - 1) / (x - 1) - x - 1)
+0
 """
+
+from collections.abc import Callable
+from typing import Any
 
 import sympy
 
 from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import substitute
-from symbolic_attn.proofs.conditions import Condition, prove_condition
+from symbolic_attn.proofs.conditions import Condition, Facts, decide_relation, prove_condition, range_membership
+from symbolic_attn.proofs.sums import MAX_TERMS, count_operations, sum_rules
 
-__all__ = ["SCALAR_STRATEGIES", "expand_sums", "sum_rules"]
+__all__ = ["SCALAR_STRATEGIES", "cancel", "closed_forms", "has_denominator", "rewrite_exp"]
 
 # simplify() is the last resort and can take seconds on big trees: refuse to try it
 # beyond this operation count (the step is then undecided, which is a failure).
 _SIMPLIFY_MAX_OPS = 400
 _EXPAND_MAX_OPS = 4000
+#: Rounds of rewriting (closed forms of inner sums first, then of the sums around them).
 _REWRITE_ROUNDS = 8
-#: Longest explicit sum (or product) written out term by term.
-_MAX_TERMS = 1000
 
 
-def _bounded(transform):
-    def guarded(expr, facts):
-        if _operations(expr) > _EXPAND_MAX_OPS or _large_power(expr):
+def _bounded(transform: Callable[[Any, Facts], Any]) -> Callable[[Any, Facts], Any]:
+    def guarded(expr: Any, facts: Facts) -> Any:
+        if count_operations(expr) > _EXPAND_MAX_OPS or _large_power(expr):
             return expr
         return transform(expr, facts)
 
@@ -53,211 +55,38 @@ _MAX_EXPANDED_POWER = 100
 
 
 @memoized
-def _large_power(expr) -> bool:
+def _large_power(expr: Any) -> bool:
     return any(isinstance(node, sympy.Pow) and node.exp.is_Integer and abs(node.exp) > _MAX_EXPANDED_POWER
                and isinstance(node.base, sympy.Add) for node in sympy.preorder_traversal(expr))
 
 
-@memoized
-def _operations(expr) -> int:
-    """``count_ops(expr)``, remembered: every strategy asks it of the same residual."""
-    return sympy.count_ops(expr)
-
-
-def _exp_rules(expr, facts=None):
+def _exp_rules(expr: Any, facts: Facts | None = None) -> Any:
     if not _has_exp_or_symbolic_power(expr):
         return expr  # nothing for e^{a+b} = e^a e^b or x^a x^b = x^{a+b} to do: as "cancel" left it
     expanded = sympy.expand(expr, power_exp=True, mul=True, multinomial=False)
     combined = sympy.powsimp(expanded, combine="exp")
     # One fraction, reduced; the cheap numerator test of "cancel" first.
-    return _cancel(combined) if _has_denominator(combined) else sympy.expand(combined)
+    return cancel(combined) if has_denominator(combined) else sympy.expand(combined)
 
 
-def _has_denominator(expr) -> bool:
+def has_denominator(expr: Any) -> bool:
     """True when some power in ``expr`` has a negative (or unknown-sign) exponent."""
     return any(isinstance(node, sympy.Pow) and not node.exp.is_nonnegative for node in sympy.preorder_traversal(expr))
 
 
-def _has_exp_or_symbolic_power(expr) -> bool:
+def _has_exp_or_symbolic_power(expr: Any) -> bool:
     return any(isinstance(node, sympy.exp) or (isinstance(node, sympy.Pow) and node.exp.free_symbols)
                for node in sympy.preorder_traversal(expr))
 
 
 # -------------------------------------------------------------------------------- sums
 
-def _canonical_index(depth: int):
-    """The bound index of a sum at nesting ``depth`` in the normal form (an integer, nothing else)."""
-    while depth >= len(_CANONICAL):
-        _CANONICAL.append(sympy.Dummy(f"j{len(_CANONICAL)}", integer=True))
-    return _CANONICAL[depth]
+def _sum_rules(expr: Any, facts: Facts | None = None) -> Any:
+    """The sum normal form (:func:`.sums.sum_rules`), a delta resolved where the facts place it."""
+    return sum_rules(expr, range_membership(facts))
 
 
-_CANONICAL: list = []
-
-
-def _normal_sum(expr, depth=0, ranges=(), facts=None):
-    """Linearity, constant factors out, constant summands evaluated, deltas resolved, bound
-    index renamed.
-
-    The index of a sum nested ``depth`` sums deep is renamed to the ``depth``-th canonical
-    name (de Bruijn levels), by capture-avoiding substitution: an inner sum is one level
-    deeper, so it can never bind the outer sum's name.  ``ranges`` are the enclosing sums'
-    ranges (where their indices lie).  Valid for ordinary (non-reversed) ranges over the
-    integers, which the side conditions guarantee for every sum written in the step; SymPy's
-    sum convention agrees with the ordinary sum there.
-    """
-    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
-        return expr
-    if isinstance(expr, sympy.Sum):
-        # A multiple sum is the sum over its outermost index of the sum over the others.
-        limits = expr.limits
-        function = sympy.Sum(expr.function, *limits[:-1]) if len(limits) > 1 else expr.function
-        return _normal_single(function, limits[-1], depth, ranges, facts)
-    return expr.func(*[_normal_sum(arg, depth, ranges, facts) for arg in expr.args])
-
-
-def _normal_single(function, limit, depth, ranges=(), facts=None):
-    variable, low, high = limit
-    index = _canonical_index(depth)
-    if index != variable:
-        if index in function.free_symbols:
-            # The canonical name occurs free here (an index that escaped its sum): renaming
-            # would capture it; keep the author's variable.
-            index = variable
-        else:
-            function = substitute(function, {variable: index})
-    inside = ranges + ((index, low, high),)
-    function = sympy.expand(_normal_sum(sympy.expand(function), depth + 1, inside, facts))
-    total = sympy.Integer(0)
-    for term in sympy.Add.make_args(function):
-        constant, dependent = [], []
-        for factor in sympy.Mul.make_args(term):
-            (dependent if index in factor.free_symbols else constant).append(factor)
-        if not dependent:
-            total += sympy.Mul(*constant) * (high - low + 1)
-            continue
-        resolved = _delta_value(sympy.Mul(*dependent), index, low, high, ranges, facts)
-        if resolved is not None:
-            total += sympy.Mul(*constant) * resolved
-        else:
-            total += sympy.Mul(*constant) * sympy.Sum(sympy.Mul(*dependent), (index, low, high))
-    return total
-
-
-def _delta_value(term, index, low, high, ranges, facts):
-    """``sum_{k=a}^{b} [k = t] f(k) = f(t)`` for an integer ``t`` shown to lie in ``a..b`` (under
-    the enclosing ranges), else None."""
-    from symbolic_attn.proofs.conditions import Bounded, Facts, proves_integer
-
-    facts = facts if facts is not None else Facts()
-    for factor in sympy.Mul.make_args(term):
-        if not isinstance(factor, sympy.KroneckerDelta) or index not in factor.args:
-            continue
-        target = factor.args[1] if factor.args[0] == index else factor.args[0]
-        if index in target.free_symbols or not proves_integer(target, facts):
-            continue
-        inside = all(prove_condition(Bounded(expr, ">=0", "", None, tuple(ranges)), facts)
-                     for expr in (target - low, high - target))
-        if inside:
-            rest = sympy.Mul(*[f for f in sympy.Mul.make_args(term) if f is not factor])
-            return substitute(rest, {index: target})
-    return None
-
-
-def _ordered_sums(expr):
-    """Each double sum over independent ranges in one order of summation (the least by SymPy's
-    sort key): ``sum_i sum_j f = sum_j sum_i f`` when neither range mentions the other index."""
-    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum):
-        return expr
-
-    def order(total):
-        if len(total.limits) != 2:
-            return total
-        (inner, a1, b1), (outer, a0, b0) = total.limits
-        swap = {inner: outer, outer: inner}
-        if outer not in a1.free_symbols | b1.free_symbols:
-            # a0 <= i <= b0, a1 <= j <= b1: the new outer index (the old inner one, renamed)
-            # keeps the inner range, the new inner index the outer range
-            ranges = ((a1, b1), (a0, b0))
-        elif b1 == outer and outer not in a1.free_symbols and _at_least(a1 - a0):
-            # a0 <= i <= b0, a1 <= j <= i  (a1 >= a0)  <=>  a1 <= j <= b0, j <= i <= b0
-            ranges = ((a1, b0), (inner, b0))
-        elif a1 == outer and outer not in b1.free_symbols and _at_least(b0 - b1):
-            # a0 <= i <= b0, i <= j <= b1  (b1 <= b0)  <=>  a0 <= j <= b1, a0 <= i <= j
-            ranges = ((a0, b1), (a0, inner))
-        else:
-            return total
-        (first_low, first_high), (second_low, second_high) = ranges
-        # The new inner sum runs over the old outer index (named `inner` after the swap).
-        swapped = sympy.Sum(substitute(total.function, swap), (inner, _named(second_low, swap), _named(second_high, swap)),
-                            (outer, first_low, first_high))
-        if outer not in total.function.free_symbols and inner in total.function.free_symbols:
-            # The terms do not depend on the outer index: swapped, the inner sum only counts
-            # (sum_i sum_{j <= i} s_j = sum_j (n - j + 1) s_j).
-            return swapped
-        if inner not in total.function.free_symbols and outer in total.function.free_symbols:
-            return total
-        return min((total, swapped), key=sympy.default_sort_key)
-
-    return expr.replace(lambda e: isinstance(e, sympy.Sum), order)
-
-
-def _at_least(difference) -> bool:
-    """``difference`` is a non-negative integer as written (no facts needed)."""
-    return difference.is_Integer and difference >= 0
-
-
-def _named(bound, swap):
-    """A range end of the swapped sum: the index it mentions is the new outer index."""
-    return substitute(bound, {name: swap[name] for name in swap if name in getattr(bound, "free_symbols", ())})
-
-
-def _sum_rules(expr, facts=None):
-    if not expr.has(sympy.Sum):
-        return expr
-    normal = _normal_sum(sympy.expand(expr), facts=facts)
-    for _ in range(_REWRITE_ROUNDS):
-        # A factor taken out of a sum is one level shallower now: named again for its depth;
-        # double sums in one order of summation, whose inner sums may then count.
-        again = _normal_sum(sympy.expand(_ordered_sums(normal)), facts=facts)
-        if again == normal:
-            break
-        normal = again
-    normal = _ordered_sums(normal)
-    return sympy.cancel(sympy.together(sympy.expand(normal)))
-
-
-def _expand_sums(expr):
-    """Sums and products with integer limits written out (an empty sum is 0, an empty product 1;
-    a reversed range is left alone: the side conditions refuse it)."""
-    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Sum, sympy.Product):
-        return expr
-
-    def explicit(total):
-        # The outermost index first (an inner range may mention it); the inner sums are
-        # written out in the next round.
-        if len(total.limits[-1]) != 3:
-            return total
-        variable, low, high = total.limits[-1]
-        if not (low.is_Integer and high.is_Integer) or high < low - 1:
-            return total
-        count = int(high - low + 1)
-        function = type(total)(total.function, *total.limits[:-1]) if len(total.limits) > 1 else total.function
-        if count > _MAX_TERMS or count * (_operations(function) + 1) > 50 * _MAX_TERMS:
-            return total
-        combine = sympy.Add if isinstance(total, sympy.Sum) else sympy.Mul
-        return combine(*[substitute(function, {variable: sympy.Integer(value)})
-                         for value in range(int(low), int(high) + 1)])
-
-    for _ in range(_REWRITE_ROUNDS):
-        new = expr.replace(lambda e: isinstance(e, (sympy.Sum, sympy.Product)), explicit)
-        if new == expr:
-            break
-        expr = new
-    return expr
-
-
-def _closed_forms(expr, facts=None):
+def closed_forms(expr: Any, facts: Facts | None = None) -> Any:
     """Sums and products in closed form by SymPy's summation (polynomial, geometric and
     hypergeometric terms: Gosper's algorithm), innermost first.
 
@@ -269,8 +98,8 @@ def _closed_forms(expr, facts=None):
     if not expr.has(sympy.Sum, sympy.Product):
         return expr
 
-    def evaluate(total):
-        if total.function.has(sympy.Sum, sympy.Product) or _operations(total) > _SIMPLIFY_MAX_OPS:
+    def evaluate(total: Any) -> Any:
+        if total.function.has(sympy.Sum, sympy.Product) or count_operations(total) > _SIMPLIFY_MAX_OPS:
             return total
         try:
             closed = _long_range_closed_form(total)
@@ -294,10 +123,10 @@ def _closed_forms(expr, facts=None):
         if new == expr:
             break
         expr = new
-    return _cancel(sympy.expand(expr)) if not expr.has(sympy.Sum, sympy.Product) else expr
+    return cancel(sympy.expand(expr)) if not expr.has(sympy.Sum, sympy.Product) else expr
 
 
-def _long_range_closed_form(total):
+def _long_range_closed_form(total: Any) -> Any:
     """A sum or product over a concrete range too long to write out: its closed form for a
     symbolic end, evaluated at the concrete end when that is cheap (a polynomial or rational
     function of the end; a power with the end in its exponent only for a small end).  Returns
@@ -306,7 +135,7 @@ def _long_range_closed_form(total):
     if len(total.limits) != 1:
         return None
     variable, low, high = total.limits[0]
-    if not (low.is_Integer and high.is_Integer) or high - low + 1 <= _MAX_TERMS:
+    if not (low.is_Integer and high.is_Integer) or high - low + 1 <= MAX_TERMS:
         return None
     end = sympy.Dummy("end", integer=True)
     closed = type(total)(total.function, (variable, low, end)).doit(deep=False)
@@ -320,14 +149,12 @@ def _long_range_closed_form(total):
     return substitute(closed, {end: high})
 
 
-def _decide_cases(expr, facts):
+def _decide_cases(expr: Any, facts: Facts | None) -> Any:
     """Each Piecewise replaced by the branch the facts select, or None when one cannot be selected."""
-    from symbolic_attn.proofs.conditions import Facts, decide_relation
-
     facts = facts if facts is not None else Facts()
     undecided = []
 
-    def select(piecewise):
+    def select(piecewise: Any) -> Any:
         for value, condition in piecewise.args:
             verdict = decide_relation(condition, facts)
             if verdict is True:
@@ -342,13 +169,13 @@ def _decide_cases(expr, facts):
     return None if undecided else chosen
 
 
-def _trace_forms(expr, facts=None):
+def _trace_forms(expr: Any, facts: Facts | None = None) -> Any:
     """Each trace of a product in one form: ``tr(XY) = tr(YX)`` and ``tr(X) = tr(X^T)``, so the
     least (by SymPy's sort key) of the rotations of the product and of its transpose."""
     if not expr.has(sympy.Trace):
         return expr
 
-    def normal(trace):
+    def normal(trace: Any) -> Any:
         argument = trace.args[0]
         while isinstance(argument, sympy.Transpose):
             argument = argument.args[0]
@@ -369,14 +196,15 @@ def _trace_forms(expr, facts=None):
 # ----------------------------------------------------------------- further strategies
 
 
-def _rewrite_exp(expr, facts=None):
+def rewrite_exp(expr: Any, facts: Facts | None = None) -> Any:
+    """Trigonometric and hyperbolic functions as exponentials, then the exp rules."""
     trig = (sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh)
     if not expr.has(*trig):
         return expr
     return _exp_rules(expr.rewrite(sympy.exp))
 
 
-def _expand_trig(expr, facts=None):
+def _expand_trig(expr: Any, facts: Facts | None = None) -> Any:
     """sin, cos of sums expanded (angle addition), then sums normalised: exact identities."""
     trig = (sympy.sin, sympy.cos)
     if not expr.has(*trig):
@@ -385,13 +213,13 @@ def _expand_trig(expr, facts=None):
     return _sum_rules(sympy.expand(expanded)) if expanded.has(sympy.Sum) else sympy.expand(expanded)
 
 
-def _order(expr, facts):
+def _order(expr: Any, facts: Facts) -> Any:
     """Min/Max resolved where the sign calculus orders the arguments; ``|e|`` and ``sign(e)``
     where it signs ``e``."""
     if not expr.has(sympy.Min, sympy.Max, sympy.Abs, sympy.sign):
         return expr
 
-    def absolute(e):
+    def absolute(e: Any) -> Any:
         argument = e.args[0]
         if prove_condition(Condition(argument, ">=0"), facts):
             return argument
@@ -399,7 +227,7 @@ def _order(expr, facts):
             return -argument
         return e
 
-    def signum(e):
+    def signum(e: Any) -> Any:
         argument = e.args[0]
         if prove_condition(Condition(argument, ">0"), facts):
             return sympy.Integer(1)
@@ -410,11 +238,12 @@ def _order(expr, facts):
     expr = expr.replace(lambda e: isinstance(e, sympy.Abs), absolute)
     expr = expr.replace(lambda e: isinstance(e, sympy.sign), signum)
 
-    def resolve(e):
+    def resolve(e: Any) -> Any:
         first, *rest = e.args
         for candidate in e.args:
             others = [o for o in e.args if o is not candidate]
-            wanted = (lambda o: o - candidate) if isinstance(e, sympy.Min) else (lambda o: candidate - o)  # noqa: B023 -- called in this iteration
+            wanted: Callable[[Any], Any] = (  # noqa: B023 -- called in this iteration
+                (lambda o: o - candidate) if isinstance(e, sympy.Min) else (lambda o: candidate - o))  # noqa: B023
             if all(prove_condition(Condition(wanted(o), ">=0"), facts) for o in others):
                 return candidate
         return e
@@ -423,13 +252,13 @@ def _order(expr, facts):
     return sympy.cancel(sympy.together(sympy.expand(resolved)))
 
 
-def _simplify(expr, facts=None):
+def _simplify(expr: Any, facts: Facts | None = None) -> Any:
     """simplify() with every irrational number replaced by a symbol: it cannot decide numbers."""
-    if _operations(expr) > _SIMPLIFY_MAX_OPS or _large_power(expr):
+    if count_operations(expr) > _SIMPLIFY_MAX_OPS or _large_power(expr):
         return expr
-    stand_ins = {}
+    stand_ins: dict[Any, Any] = {}
 
-    def abstract(node):
+    def abstract(node: Any) -> Any:
         if isinstance(node, sympy.Basic) and not node.is_Rational and node.is_number and not node.free_symbols:
             stand_ins.setdefault(node, sympy.Dummy(f"c{len(stand_ins)}"))
             return stand_ins[node]
@@ -440,7 +269,7 @@ def _simplify(expr, facts=None):
     return result.xreplace({dummy: number for number, dummy in stand_ins.items()}) if result != 0 else result
 
 
-def _cancel(expr, facts=None):
+def cancel(expr: Any, facts: Facts | None = None) -> Any:
     """``expr`` as one fraction, reduced; 0 as soon as the numerator expands to 0.
 
     A residual over a common denominator vanishes (where it is defined, which the side
@@ -450,7 +279,7 @@ def _cancel(expr, facts=None):
     the residual is a polynomial in its atoms, which "expand" (tried before) decides, up to
     sums that vanish termwise (``Sum(0, ...)``), which the sum rules decide.
     """
-    if not _has_denominator(expr):
+    if not has_denominator(expr):
         return expr
     combined = sympy.together(expr)
     numerator, _ = sympy.fraction(combined)
@@ -459,7 +288,7 @@ def _cancel(expr, facts=None):
     return sympy.cancel(combined)
 
 
-def _replace_numbers(expr, abstract):
+def _replace_numbers(expr: Any, abstract: Callable[[Any], Any]) -> Any:
     replaced = abstract(expr)
     if replaced is not None:
         return replaced
@@ -470,20 +299,15 @@ def _replace_numbers(expr, abstract):
 
 SCALAR_STRATEGIES = (
     ("expand", _bounded(lambda e, f: sympy.expand(e))),
-    ("cancel", _bounded(_cancel)),
+    ("cancel", _bounded(cancel)),
     ("exp rules", _bounded(_exp_rules)),
     ("sum rules", _bounded(_sum_rules)),
     ("trace", _bounded(_trace_forms)),
-    ("rewrite exp", _bounded(_rewrite_exp)),
+    ("rewrite exp", _bounded(rewrite_exp)),
     ("expand trig", _bounded(_expand_trig)),
     ("order", _bounded(_order)),
     # SymPy's summation is slow (0.2 s a sum): after every quicker strategy has failed.
-    ("sum closed forms", _bounded(_closed_forms)),
+    ("sum closed forms", _bounded(closed_forms)),
     ("simplify", _simplify),
 )
 
-
-
-#: Public names of the sum helpers (used by the refutation and the sign calculus).
-sum_rules = _sum_rules
-expand_sums = _expand_sums
