@@ -8,6 +8,7 @@ the TOML pre-scan covered solutions, a 40 KB solution of dotted keys took 7.5 s 
 ``tomllib``; refused by the pre-scan it takes what starting the command takes.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -60,7 +61,9 @@ def main():
         solution.write_text(bomb(size))
         status, seconds, message = timed(["grade", str(folder / "key.toml"), str(solution),
                                           "--out", str(folder / f"out-{size}")])
-        print(f"grade, solution of dotted keys, {size // 1000} KB: exit {status}, {seconds:.2f} s")
+        result = folder / f"out-{size}" / f"solution-{size}.json"
+        reason = json.loads(result.read_text()).get("reason", "") if result.exists() else ""
+        print(f"grade, solution of dotted keys, {size // 1000} KB: exit {status}, {seconds:.2f} s  {reason[:90]}")
 
 
 if __name__ == "__main__":
