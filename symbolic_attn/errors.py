@@ -24,6 +24,7 @@ __all__ = [
     "UndecidedError",
     "ProofError",
     "ExerciseError",
+    "InputFileError",
     "ScriptError",
     "OutputError",
     "DerivationFailure",
@@ -83,6 +84,30 @@ class ProofError(SymbolicAttnError, ValueError):
 
 class ExerciseError(SymbolicAttnError, ValueError):
     """An exercise file that cannot be read or is invalid."""
+
+
+class InputFileError(ExerciseError):
+    """An input file that cannot be read as text: not a regular file, too large, not
+    UTF-8/UTF-16 text, or TOML that is invalid or shaped to make parsing slow.
+
+    Raised by the one file reader (:mod:`symbolic_attn.exact.source`) for every kind of
+    file (exercises, answer keys, solutions, computation files, scripts).  ``source`` is the
+    file as shown, ``reason`` the message without it, ``offset`` the byte offset and
+    ``line`` the line (1-based) when known.  A subclass of :class:`ExerciseError`, which
+    is what reading an exercise raised before.
+    """
+
+    def __init__(self, source: str, reason: str, *, offset: int | None = None, line: int | None = None):
+        self.source, self.reason, self.offset, self.line = source, reason, offset, line
+        where = f"line {line}: " if line is not None else ""
+        super().__init__(f"{source}: {where}{reason}")
+
+    def __reduce__(self):  # pickled between processes: the keywords survive
+        return (_input_file_error, (self.source, self.reason, self.offset, self.line))
+
+
+def _input_file_error(source, reason, offset, line):
+    return InputFileError(source, reason, offset=offset, line=line)
 
 
 class ScriptError(SymbolicAttnError, ValueError):

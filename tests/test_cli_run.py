@@ -136,11 +136,11 @@ def test_ten_thousand_definitions_exit_2_fast(tmp_path, capsys):
 
 def test_not_a_regular_file(tmp_path, capsys):
     code, _, err = run(capsys, tmp_path)
-    assert code == 2 and "not a regular file" in err
+    assert code == 2 and "is a directory, not a regular computation file" in err
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     code, _, err = run(capsys, fifo)
-    assert code == 2 and "not a regular file" in err
+    assert code == 2 and "is a FIFO (named pipe), not a regular computation file" in err
     code, _, err = run(capsys, tmp_path / "missing.toml")
     assert code == 2 and "cannot read the file" in err
 

@@ -103,7 +103,7 @@ def test_invalid_files_name_file_key_and_problem(text, message):
     "data, message",
     [
         (b"\x00\x01\x02binary", r"^ex\.toml: binary data \(a NUL byte at offset 0\)"),
-        (b'title = "\xff\xfe"', r"^ex\.toml: not UTF-8 text \(invalid byte at offset 9\)$"),
+        (b'title = "\xff\xfe"', r"^ex\.toml: not UTF-8 text \(invalid byte 0xff at offset 9\); save it as UTF-8$"),
         (b"x = " + b"9" * 10**6, r"^ex\.toml: file larger than the limit"),
         (b"x = " + b"9" * 5000, r"^ex\.toml: not a usable TOML file \(ValueError"),
         (b"x = " + b"9" * 4000, r"^ex\.toml: x: unknown key"),

@@ -244,7 +244,7 @@ def test_huge_file_in_a_folder_is_refused_not_fatal(tmp_path):
     (tmp_path / "ok.md").write_text("$S = [[1,0,1],[1,1,2],[2,1,3]]$", encoding="utf-8")
     key = load_answer_key(COURSE / "exercise.toml")
     results = {r.student: r for r in grade_all(key, discover([tmp_path]), jobs=1)}
-    assert results["big"].gradable is False and "exceeds the limit" in results["big"].reason
+    assert results["big"].gradable is False and "larger than the limit of 1000000 bytes" in results["big"].reason
     assert results["ok"].score == 3
 
 

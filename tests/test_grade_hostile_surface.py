@@ -207,7 +207,7 @@ def fifo(tmp):
     os.mkfifo(folder / "pipe.md")
     return [key(tmp), folder, "--out", tmp / "out"], 0, lambda: (
         grades(tmp / "out") == {"ann": FULL, "pipe": "0"}
-        and "not a regular file" in (tmp / "out" / "pipe.json").read_text())
+        and "is a FIFO (named pipe), not a regular solution file" in (tmp / "out" / "pipe.json").read_text())
 
 
 def fifo_in_student_folder(tmp):

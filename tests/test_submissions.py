@@ -175,15 +175,15 @@ def test_file_checks(tmp_path):
     big = tmp_path / "huge.md"
     with open(big, "wb") as handle:  # sparse: 500 MB on paper, nothing on disk
         handle.truncate(500 * 1024 * 1024)
-    assert "exceeds the limit" in read_submission(big).refused
+    assert "larger than the limit of 1000000 bytes" in read_submission(big).refused
     (tmp_path / "junk.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
     assert read_submission(tmp_path / "junk.md").refused.startswith("binary data")
     (tmp_path / "latin.md").write_bytes("a = 0,5 \xe9".encode("latin-1"))
     assert read_submission(tmp_path / "latin.md").refused.startswith("not UTF-8")
     (tmp_path / "folder.md").mkdir()
-    assert "not a regular file" in read_submission(tmp_path / "folder.md").refused
+    assert "is a directory, not a regular solution file" in read_submission(tmp_path / "folder.md").refused
     os.symlink(tmp_path / "junk.md", tmp_path / "link.md")
-    assert "not a regular file" in read_submission(tmp_path / "link.md").refused
+    assert "is a symbolic link, not a regular solution file" in read_submission(tmp_path / "link.md").refused
     (tmp_path / "ok.md").write_text("$w = 0.5$", encoding="utf-8")
     assert read_submission(tmp_path / "ok.md").answer("w").claimed.text == "0.5"
     assert MAX_BYTES < 500 * 1024 * 1024

@@ -19,7 +19,8 @@ import re
 import sys
 from pathlib import Path
 
-from symbolic_attn.errors import ImplementationError, safe_text, shown
+from symbolic_attn.errors import ImplementationError, InputFileError, safe_text, shown
+from symbolic_attn.exact.source import MODULE, check_file
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES
 from symbolic_attn.numerics.adapters import CONVENTIONS
 from symbolic_attn.numerics.backends import FORMATS
@@ -100,8 +101,12 @@ def _import(name, target):
 
 
 def _load_file(path: Path, target):
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise ImplementationError(f"{shown(target)!r}: no such file {shown(str(path))}")
+    try:  # the one file reader's checks (a FIFO would block the import, a device never end)
+        check_file(path, MODULE)
+    except InputFileError as error:
+        raise ImplementationError(f"{shown(target)!r}: {error}") from None
     name = "_symbolic_attn_compare_" + re.sub(r"\W", "_", path.stem)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

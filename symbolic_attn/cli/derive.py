@@ -25,6 +25,7 @@ failing.  Never a traceback.
 
 import dataclasses
 import functools
+import os
 import sys
 from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
@@ -32,7 +33,9 @@ from collections.abc import Callable, Iterable, Sequence
 from symbolic_attn.errors import describe_exception, one_line
 from symbolic_attn.cli.options import add_jobs_option
 from symbolic_attn.cli.output import write_documents
-from symbolic_attn.errors import DerivationFailure, ProofError, ScriptError, SymbolicAttnError, UndecidedError
+from symbolic_attn.errors import (DerivationFailure, InputFileError, ProofError, ScriptError, SymbolicAttnError,
+                                  UndecidedError)
+from symbolic_attn.exact.source import SCRIPT, check_file
 from symbolic_attn.notes.build import heading, render_documents, tex_builders
 from symbolic_attn.notes.document import compile_pdf, find_pdflatex
 from symbolic_attn.notes.markdown import markdown_document
@@ -71,8 +74,25 @@ def builders_for(fmt: str, paths: Iterable = (), title: str | None = None, examp
     return tex_builders(title=title, examples=examples)
 
 
+def check_script_files(paths: Iterable) -> None:
+    """Every script Python would import from ``paths`` checked by the one file reader
+    (:func:`symbolic_attn.exact.source.check_file`) first: a FIFO named ``a.py`` would block
+    the import for ever, a device stream without end; both, and a script over the size
+    bound, are a ScriptError naming the file.  Missing paths are left to :func:`load_scripts`."""
+    for path in map(Path, paths):
+        candidates = (sorted(f for f in path.glob("*.py") if not f.name.startswith("_")) if path.is_dir()
+                      else [path] if os.path.lexists(path) and path.suffix == ".py" else [])
+        for candidate in candidates:
+            try:
+                check_file(candidate, SCRIPT)
+            except InputFileError as error:
+                raise ScriptError(str(error)) from None
+
+
 def load(paths: Iterable) -> list:
     """:func:`load_scripts`, with a script that exits or raises oddly while imported as bad input."""
+    paths = list(paths)
+    check_script_files(paths)
     try:
         return load_scripts(paths)
     except SymbolicAttnError:

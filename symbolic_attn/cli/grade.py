@@ -56,7 +56,7 @@ def run(args) -> int:
     if not key.questions:
         from symbolic_attn.errors import ExerciseError
 
-        raise ExerciseError(f"{args.exercise}: no [[questions]]: an answer key is needed to grade")
+        raise ExerciseError(f"{key.exercise.source}: no [[questions]]: an answer key is needed to grade")
     students = discover(args.submissions, exclude=[args.exercise])
     if args.out:
         from symbolic_attn.cli.folder import check_output_folder

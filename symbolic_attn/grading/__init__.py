@@ -1,8 +1,8 @@
 """Grading: exercise files, claims, judging, known mistakes, diagnosis and reports.
 
 Owns: reading exercise TOML as data (:mod:`.exercise`, a computation file with claims:
-:mod:`.computation` reads ``[inputs]``, ``[attention]`` and ``[define]``; safe file reading
-and the TOML pre-scan in :mod:`.files`; typed TOML access and the masks in :mod:`.reader`),
+:mod:`.computation` reads ``[inputs]``, ``[attention]`` and ``[define]``; files read by the one file reader, :mod:`symbolic_attn.exact.source`; typed TOML access and
+the masks in :mod:`.reader`),
 the one value grammar of numbers and nested-list matrices (:mod:`.values`), claims and the
 rules that judge them (:mod:`.claims`), a lazy view of a result's stages for selecting
 entries without closed forms (:mod:`.view`), mistakes as settings of the one core

@@ -46,15 +46,16 @@ Traceback (most recent call last):
 symbolic_attn.errors.ExerciseError: <exercise>: questions[0].points: expected a positive number of points (at most 1000), got 0
 """
 
-import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
 
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
 from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.grading.claims import parse_rule
-from symbolic_attn.grading.exercise import LIMITS, parse_exercise
-from symbolic_attn.grading.files import read_regular_file
+from symbolic_attn.exact.source import EXERCISE, read_toml
+from symbolic_attn.grading.exercise import exercise_from_table, exercise_table
+from symbolic_attn.grading.reader import TomlFloat
+from symbolic_attn.grading.text import clean
 from symbolic_attn.grading.submissions import normalize_name, position_key
 
 __all__ = ["Question", "AnswerKey", "load_answer_key", "parse_answer_key", "MAX_QUESTIONS"]
@@ -116,23 +117,26 @@ class AnswerKey:
 
 def load_answer_key(path) -> AnswerKey:
     """Read an exercise file with its answer key; any problem is an :class:`ExerciseError`."""
-    # Only a regular file, size checked first: a FIFO or a device must not block or stream.
-    data = read_regular_file(path, LIMITS["file_bytes"], "exercise file")
-    return parse_answer_key(data, str(path))
+    # The one file reader: only a regular file, size checked first (a FIFO or a device must
+    # not block or stream), TOML pre-scanned; read and parsed once for exercise and key.
+    source = clean(str(path), 200)
+    return _answer_key(read_toml(path, EXERCISE, TomlFloat, source), source)
 
 
 def parse_answer_key(data, source: str = "<exercise>") -> AnswerKey:
-    """Validate an exercise (by :func:`parse_exercise`) and then its answer key."""
-    exercise = parse_exercise(data, source=source)  # sizes, encoding and TOML checked there
+    """Validate an exercise (as :func:`parse_exercise` does) and then its answer key."""
+    return _answer_key(exercise_table(data, source), source)
+
+
+def _answer_key(table: dict, source: str) -> AnswerKey:
+    exercise = exercise_from_table(table, source)  # the same parsed table: read once
     if exercise.definitions:  # questions name the attention's stages; a [define] file is for check
         raise ExerciseError(f"{source}: define: an answer key needs an [attention] exercise without [define]")
-    text = data.decode("utf-8").removeprefix("\ufeff") if isinstance(data, bytes) else data
-    table = tomllib.loads(text, parse_float=_Float)
     return _KeyReader(source, exercise).key(table)
 
 
-class _Float(str):
-    """A TOML float kept as its written text (0.5 stays exactly 1/2)."""
+#: A TOML float kept as its written text (0.5 stays exactly 1/2): the exercise reader's.
+_Float = TomlFloat
 
 
 class _KeyReader:

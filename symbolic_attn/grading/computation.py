@@ -1,8 +1,8 @@
 r"""Computation files: the ONE reader of ``[inputs]``, ``[define]`` and ``[attention]``.
 
 ``symbolic-attn run`` and ``symbolic-attn check`` read a file the same way: the same safe
-file reading (:mod:`symbolic_attn.grading.files`: regular files only, size first, TOML
-pre-scanned), the same value grammar for inputs (:mod:`symbolic_attn.grading.values`), the
+file reading (the one file reader, :mod:`symbolic_attn.exact.source`: regular files only,
+size first, TOML pre-scanned), the same value grammar for inputs (:mod:`symbolic_attn.grading.values`), the
 same ``[attention]`` table with every mask form of the exercise format (``"none"``,
 ``"causal"``, ``{causal = true, offset = K}``, ``{padding = K}``, ``{keep = ...}``,
 ``{block = ...}``).  They are read here, by :class:`ComputationReader`; an exercise
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
-from symbolic_attn.grading.files import decode_text, load_toml, read_regular_file
+from symbolic_attn.exact.source import COMPUTATION, decode_text, parse_toml, read_bytes
 from symbolic_attn.grading.reader import LIMITS, TableReader, TomlFloat, show, type_name
 from symbolic_attn.grading.values import read_value
 from symbolic_attn.model.masks import Mask
@@ -237,11 +237,11 @@ class ComputationReader(TableReader):
 
 
 def load_computation(path) -> Computation:
-    """Read a computation file safely (see :func:`symbolic_attn.grading.files.read_regular_file`)."""
+    """Read a computation file by the one file reader (:mod:`symbolic_attn.exact.source`)."""
     from symbolic_attn.grading.text import clean
 
-    data = read_regular_file(path, LIMITS["file_bytes"], "file")
-    return parse_computation(data, source=clean(str(path), 200))
+    source = clean(str(path), 200)
+    return parse_computation(read_bytes(path, COMPUTATION, source), source=source)
 
 
 def parse_computation(data, source: str = "<file>") -> Computation:
@@ -250,7 +250,7 @@ def parse_computation(data, source: str = "<file>") -> Computation:
         data = data.encode("utf-8", "surrogatepass")
     if len(data) > LIMITS["file_bytes"]:
         raise ExerciseError(f"{source}: file larger than the limit of {LIMITS['file_bytes']} bytes")
-    table = load_toml(decode_text(data, source), source, parse_float=TomlFloat)
+    table = parse_toml(decode_text(data, source, "TOML"), source, parse_float=TomlFloat)
     reader = ComputationReader(source)
     reader.only_keys(table, COMPUTATION_KEYS, "")
     title = reader.typed(table, "title", "", (str,)) or ""

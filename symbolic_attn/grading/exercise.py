@@ -2,7 +2,7 @@ r"""Exercise files (TOML): the inputs of an attention exercise and a solution's 
 
 Exercise files come from students, so everything here treats the file as data: sizes are
 bounded before parsing (only a regular file is read, its size checked first, the TOML
-pre-scanned: :mod:`symbolic_attn.grading.files`), every value's TOML type is checked,
+pre-scanned: the one file reader, :mod:`symbolic_attn.exact.source`), every value's TOML type is checked,
 values go through the one value grammar (:mod:`symbolic_attn.grading.values`: a number or
 nested lists, each entry by the safe parser, never ``eval``), and every problem is an
 :class:`ExerciseError` naming the file, the key (``attention.value``, or a claim as
@@ -50,13 +50,14 @@ import sympy
 from symbolic_attn.errors import ExerciseError, ShapeError, StageError, SymbolicAttnError
 from symbolic_attn.grading.claims import Claim, parse_claimed, parse_rule
 from symbolic_attn.grading.computation import AttentionSpec, ComputationReader, read_definitions
-from symbolic_attn.grading.files import decode_text, load_toml, read_regular_file
 from symbolic_attn.grading.reader import LIMITS, TomlFloat, show, type_name
 from symbolic_attn.grading.text import clean, quoted
 from symbolic_attn.exact.convert import to_exact
+from symbolic_attn.exact.source import EXERCISE, decode_text, parse_toml, read_bytes
 from symbolic_attn.model.attention import Options, as_mask, attention, attention_from_scores
 
-__all__ = ["Exercise", "AttentionSpec", "load_exercise", "parse_exercise", "LIMITS"]
+__all__ = ["Exercise", "AttentionSpec", "load_exercise", "parse_exercise", "exercise_table", "exercise_from_table",
+           "LIMITS"]
 
 _KEEP = object()  # "this setting as the exercise gives it"
 _TOP_KEYS = {"title", "symbols", "inputs", "attention", "define", "claims", "description",
@@ -157,24 +158,32 @@ class Exercise:
 def load_exercise(path) -> Exercise:
     """Read and validate an exercise file; any problem is an :class:`ExerciseError`.
 
-    Only a regular file is read (a directory, FIFO or device is refused at once), and
-    its size is checked before reading.
+    Read by the one file reader (:mod:`symbolic_attn.exact.source`): only a regular file
+    (a directory, FIFO or device is refused at once), its size checked before reading.
     """
-    data = read_regular_file(path, LIMITS["file_bytes"], "exercise file",
-                             " (give one exercise .toml file, e.g. examples/readme.toml)")
-    return parse_exercise(data, source=clean(str(path), 200))
+    source = clean(str(path), 200)
+    return parse_exercise(read_bytes(path, EXERCISE, source), source=source)
 
 
 def parse_exercise(data, source: str = "<exercise>") -> Exercise:
     """Validate TOML text (str or bytes) into an :class:`Exercise`."""
+    return exercise_from_table(exercise_table(data, source), source)
+
+
+def exercise_table(data, source: str = "<exercise>") -> dict:
+    """The TOML table of exercise text (str or bytes): size, encoding and shape checked
+    (floats kept as :class:`TomlFloat`), for :func:`exercise_from_table` and the answer key."""
     source = clean(source, 200)
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     if len(data) > LIMITS["file_bytes"]:
         raise ExerciseError(f"{source}: file larger than the limit of {LIMITS['file_bytes']} bytes")
-    text = decode_text(data, source)
-    table = load_toml(text, source, parse_float=TomlFloat)
-    return _Reader(source).exercise(table)
+    return parse_toml(decode_text(data, source, "TOML"), source, parse_float=TomlFloat)
+
+
+def exercise_from_table(table: dict, source: str) -> Exercise:
+    """Validate a parsed exercise table (from :func:`exercise_table`, read once)."""
+    return _Reader(clean(source, 200)).exercise(table)
 
 
 class _Reader(ComputationReader):

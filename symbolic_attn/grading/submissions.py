@@ -27,7 +27,8 @@ as in ``[0,33; 0,67]``).  In a list separated by commas, every comma separates.
 
 Refused (reported with the line, never a crash): anything that is neither a number nor a
 formula (``0.2.3``, unbalanced brackets, ``28.4\%``, ``\pm``), vmatrix, matrices ragged or
-larger than 64x64, files larger than :data:`MAX_BYTES`, binary or non-UTF-8 files.
+larger than 64x64, files larger than :data:`MAX_BYTES`, binary files, text neither UTF-8 nor UTF-16
+with a byte-order mark (the one file reader, :mod:`symbolic_attn.exact.source`).
 
 >>> s = parse_submission(r"We get $a_{3,2} = \frac{e}{1+e} \approx 0.731$ and $b = 0,5$.")
 >>> s.answer("a_{32}").claimed.text, s.answer("b").claimed.text
@@ -41,10 +42,10 @@ larger than 64x64, files larger than :data:`MAX_BYTES`, binary or non-UTF-8 file
 
 import os
 import re
-import stat
 from dataclasses import dataclass
 
-from symbolic_attn.errors import SymbolicAttnError
+from symbolic_attn.errors import InputFileError, SymbolicAttnError
+from symbolic_attn.exact.source import SOLUTION, parse_toml, read_text
 from symbolic_attn.exact.syntax import to_text
 from symbolic_attn.grading.claims import claimed_from_tree
 from symbolic_attn.grading.solution_values import (FRACS, FUNCS, IGNORED, MATRICES, MAX_DIMENSION, RELATIONS,
@@ -54,7 +55,7 @@ from symbolic_attn.grading.solution_values import (FRACS, FUNCS, IGNORED, MATRIC
 __all__ = ["MAX_BYTES", "Statement", "Problem", "Submission", "normalize_name", "parse_submission",
            "read_submission", "position_key", "EXTENSIONS"]
 
-MAX_BYTES = 1_000_000  # bytes in one solution file, checked before reading
+MAX_BYTES = SOLUTION.limit  # bytes in one solution file, checked before reading
 MAX_TOKENS = 300_000
 MAX_STATEMENTS = 10_000
 EXTENSIONS = (".md", ".markdown", ".tex", ".txt", ".toml")
@@ -123,31 +124,19 @@ class Submission:
 
 
 def read_submission(path, source: str | None = None) -> Submission:
-    """Read one solution file; problems with the file become ``refused``, never an exception."""
+    """Read one solution file; problems with the file become ``refused``, never an exception.
+
+    Read by the one file reader (:mod:`symbolic_attn.exact.source`): a link, folder, FIFO
+    or device is refused unopened, the size checked before reading, UTF-8 or UTF-16 text,
+    every line ending LF; a TOML solution pre-scanned before ``tomllib`` parses it.
+    """
     source = source or os.path.basename(str(path))
     try:
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode):
-            return Submission(source, refused="not a regular file (links, folders and devices are refused)")
-        if info.st_size > MAX_BYTES:
-            return Submission(source, refused=f"file of {info.st_size} bytes exceeds the limit of {MAX_BYTES} bytes")
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError as error:
-        return Submission(source, refused=f"cannot read the file ({error.strerror or type(error).__name__})")
-    if len(data) > MAX_BYTES:
-        return Submission(source, refused=f"file larger than the limit of {MAX_BYTES} bytes")
-    if b"\0" in data:
-        offset = data.index(b"\0")
-        return Submission(source, refused=f"binary data (a NUL byte at offset {offset}), not a text file")
-    try:
-        text = data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as error:
-        return Submission(source, refused=f"not UTF-8 text (invalid byte at offset {error.start})")
-    # CR, LF and CRLF all end a line (a file saved on classic Mac OS is otherwise one line).
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if str(path).lower().endswith(".toml"):
-        return _parse_toml(text, source)
+        text = read_text(path, SOLUTION, source)
+        if str(path).lower().endswith(".toml"):
+            return _submission_of_table(parse_toml(text, source, parse_float=str), source)
+    except InputFileError as error:
+        return Submission(source, refused=error.reason if error.line is None else f"line {error.line}: {error.reason}")
     return parse_submission(text, source, latex=str(path).lower().endswith(".tex"))
 
 
@@ -156,16 +145,10 @@ def position_key(quantity: str, row, col) -> str:
     return f"@{quantity}[{'*' if row is None else row},{'*' if col is None else col}]"
 
 
-def _parse_toml(text: str, source: str) -> Submission:
+def _submission_of_table(table: dict, source: str) -> Submission:
     """A TOML solution: ``NAME = "VALUE"`` pairs (at the top or in ``[answers]``), or
     ``[[claims]]`` entries as in an exercise file (``quantity``, ``row``, ``col``, ``value``;
     a ``name`` or ``label`` instead of the position also works).  Floats keep their text."""
-    import tomllib
-
-    try:
-        table = tomllib.loads(text, parse_float=str)
-    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as error:
-        return Submission(source, refused=f"not valid TOML: {' '.join(str(error).split())[:120]}")
     answers = table.get("answers", table)
     if not isinstance(answers, dict):
         return Submission(source, refused="[answers] must be a table of NAME = \"VALUE\"")
