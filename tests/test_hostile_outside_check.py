@@ -94,7 +94,17 @@ BAD = [
     ("claims_8193", HEAD + "".join(claim() for _ in range(8193)), ["claim"]),
     ("value_deep_parens", HEAD + claim(value='"' + "(" * 5000 + "1" + ")" * 5000 + '"'), ["claim"]),
     ("value_exponent", HEAD + claim(value='"1e-999"'), ["claim"]),
+    ("input_exp_tower", HEAD.replace("[[1, 0]", '[["exp(exp(exp(100)))", 0]'), ["X"]),
 ]
+
+
+@pytest.mark.parametrize("value", ["exp(exp(exp(100)))", "1/exp(exp(exp(10)))", "[exp(exp(exp(100))), 0, 0]", "sqrt(exp(exp(exp(100))))"])
+def test_hostile_claim_values_judged_fast(tmp_path, value):
+    r = cli("check", write(tmp_path, HEAD + claim(value='"' + value + '"')), timeout=20)
+    assert_no_traceback(r)
+    assert r.rc in (1, 2), r.show()
+    if r.rc == 2:
+        assert_bad_input(r, "claim")
 
 
 @pytest.mark.parametrize("text,needles", [c[1:] for c in BAD], ids=[c[0] for c in BAD])
