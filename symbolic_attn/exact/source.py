@@ -49,6 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from symbolic_attn.exact.limits import DEFAULT_LIMITS
 from symbolic_attn.errors import InputFileError, safe_text
 
 __all__ = ["FileKind", "EXERCISE", "COMPUTATION", "SOLUTION", "SCRIPT", "MODULE", "TomlLimits", "shown_path",
@@ -221,7 +222,10 @@ _STRINGS_AND_COMMENTS = re.compile(
     r"|#[^\n]*",  # comment
     re.DOTALL,
 )
-_DOTTED = re.compile(r"(?:[A-Za-z0-9_\-S]+[ \t]*\.[ \t]*){%d}" % TomlLimits.key_parts)
+# Tried only where a key can start (the look-behind) and without backtracking into a part
+# (possessive ++): a 500,000-digit number is scanned once, not once per digit.
+_DOTTED = re.compile(r"(?<![A-Za-z0-9_\-])(?:[A-Za-z0-9_\-S]++[ \t]*+\.[ \t]*+){%d}" % TomlLimits.key_parts)
+_LONG_NUMBER = re.compile(r"[0-9_]{%d,}" % (DEFAULT_LIMITS.max_digits + 1))
 _HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
 _BRACKETS = re.compile(r"[\[\]{}]")
 
@@ -238,6 +242,10 @@ def prescan_toml(text: str, source: str) -> None:
     # Line breaks inside strings are kept, so that line numbers stay those of the file.
     residue = _STRINGS_AND_COMMENTS.sub(
         lambda m: "" if m.group().startswith("#") else "S" + "\n" * m.group().count("\n"), text)
+    long_number = _LONG_NUMBER.search(residue)
+    if long_number:  # a bare TOML number: tomllib (and int()) would spend seconds on it
+        raise InputFileError(source, f"a number of {len(long_number.group())} digits exceeds the limit of "
+                             f"{DEFAULT_LIMITS.max_digits}", line=_line(residue, long_number.start()))
     match = _DOTTED.search(residue)
     if match:
         raise InputFileError(source, f"a key of more than {TomlLimits.key_parts} dotted parts",
