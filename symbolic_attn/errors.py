@@ -281,7 +281,9 @@ def shown(value, width: int = 40) -> str:
         if isinstance(value, sympy.Basic):
             if isinstance(value, sympy.Integer) and int(value).bit_length() > 10_000:
                 return _huge_integer(int(value))
-            text = sympy.sstr(value)
+            # order="none": the printer's default sorts the terms of a sum by their numeric
+            # values, which evaluates them (exp(exp(exp(100))) never finishes).
+            text = sympy.sstr(value, order="none")
         else:
             text = str(value)
     except (ValueError, TypeError, RecursionError, MemoryError, AttributeError):

@@ -138,7 +138,7 @@ SAME_ERROR_TEXTS = [
     "1e999", "1" * 500, "\uff11", "\u0662", "0.\u09e7\u09ec", "\u200b1", "__import__('os')", "0x10", "1j",
     "1 < 2", "X == X", "lambda: 1", "True", "(1, 2)", "1 +", "(1", "1)", "[1,,2]", "2x", "1/0",
     "sqrt(-1)", "ln(0)", "exp(7000)", "9^9^9^9", "-" * 300 + "1", "0.3, 0.7", "0,245", "f'{1}'", "(x := 1)",
-    "1 % 2",
+    "1 % 2", "e^(e^(e^100))", "sqrt(e^(e^100))",
 ]
 # [define] extends the language with quoted options and stage paths, so it refuses these
 # differently (an option is not a result; 'a' is no computation): refused everywhere.
@@ -234,7 +234,7 @@ def test_a_disguised_zero_is_never_a_divisor(front_end, text, message):
 
 def test_a_disguised_zero_divisor_in_define_names_the_definition_and_the_division():
     with pytest.raises(SymbolicAttnError, match=r"^definition 'D': cannot decide whether the divisor "
-                                                 r"-1 \+ cos\(1\)\*\*2 \+ sin\(1\)\*\*2 is zero at column 1$"):
+                                                 r"-1 \+ cos\(1\)\*\*2 \+ sin\(1\)\*\*2 is zero at column 1 in "):
         run_program({"X": sympy.ImmutableMatrix([[1]])}, [("D", "X / (sin(1)^2 + cos(1)^2 - 1)")])
 
 
@@ -243,3 +243,19 @@ def test_a_disguised_zero_divisor_in_define_names_the_definition_and_the_divisio
 ])
 def test_a_divisor_shown_nonzero_is_divided_by(text, expected):
     assert sympy.simplify(parse_expression(text) - expected) == 0
+
+
+def test_a_claimed_entry_keeps_its_whole_written_text():
+    """Spans reach a bracketed operand's closing parenthesis: the claim echoes what was written."""
+    assert [e.text for e in parse_claimed("[e^(e^(2)), -(1/3), (0.5)]").elements] == ["e^(e^(2))", "-(1/3)", "0.5"]
+
+
+def test_showing_a_tower_of_exponentials_does_not_evaluate_it():
+    """Messages print expressions without sorting a sum's terms by value (which evaluates them)."""
+    import subprocess
+    import sys
+
+    code = ("import sympy; from symbolic_attn.errors import shown; "
+            "print(shown(sympy.exp(sympy.exp(sympy.exp(100))) - sympy.exp(sympy.exp(100))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "exp(exp(exp(100)))" in done.stdout, done.stderr

@@ -110,6 +110,8 @@ def test_refusals_name_the_problem(text, message):
         ("sin(exp(10**5))", r"^exp of 100000 at column 5: arguments beyond \+-6900 are refused"),
         ("exp(exp(exp(10)))", r"^exp of exp\(10\) at column 5"),
         ("exp(-7000)", r"^exp of -7000 at column 1"),
+        ("e^(e^100)", r"^power E\^\(exp\(100\)\) at column 1: exponents beyond \+-6900 are refused"),
+        ("2^(10^4*sqrt(2))", r"^power 2\^\(10000\*sqrt\(2\)\) at column 1: exponents beyond"),
     ],
     ids=lambda v: v[:20],
 )

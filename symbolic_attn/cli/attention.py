@@ -83,7 +83,10 @@ def parse_mask_spec(spec: str, n: int, m: int) -> Mask:
         return Mask.causal(n, m)
     if kind in ("keep", "block") and argument:
         grid = to_matrix(argument, name=f"--mask {kind}", limits=TEXT_LIMITS)
-        mask = Mask.keep(grid.tolist()) if kind == "keep" else Mask.block(grid.tolist())
+        try:
+            mask = Mask.keep(grid.tolist()) if kind == "keep" else Mask.block(grid.tolist())
+        except MaskError as error:  # "entry (1,1) is 2": say which option it came from
+            raise type(error)(f"--mask {kind}: {error}") from None
         if mask.shape != (n, m):
             raise MaskError(f"--mask {kind}: the grid is {mask.shape[0]}x{mask.shape[1]}, the scores are {n}x{m}")
         return mask

@@ -286,6 +286,13 @@ class Evaluator:
                         f"power at column {node.column} would have about {bits} bits, over the limit of "
                         f"{self.limits.max_result_bits}"
                     )
+        elif exponent.is_number and _magnitude_exceeds(exponent, self.limits.max_function_argument):
+            # e^x is exp(x): the same bound as exp's argument (SymPy would evaluate e^(e^100)
+            # numerically, digit by digit, whenever it sorts a sum holding it).
+            raise InputLimitError(
+                f"power {shown(base)}^({shown(exponent)}) at column {node.column}: exponents beyond "
+                f"+-{self.limits.max_function_argument} are refused (the value is beyond 10^3000)"
+            )
         return sympy.Pow(base, exponent)
 
     def check_divisor(self, node: BinOp, divisor: Any) -> None:

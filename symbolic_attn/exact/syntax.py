@@ -375,9 +375,10 @@ class _Parser:
         self.text, self.tokens, self.limits = text, tokens, limits
         self.at = 0
         self.depth = 0
-        # Where a bracketed piece starts with its "(": an operator's span starts there (as
-        # Python's ast does), while the piece keeps its own span.
+        # Where a bracketed piece starts with its "(" and ends with its ")": an operator's
+        # span reaches them (as Python's ast does), while the piece keeps its own span.
         self.opened: dict[int, int] = {}
+        self.closed: dict[int, int] = {}
 
     # -- tokens -------------------------------------------------------------------
 
@@ -401,6 +402,9 @@ class _Parser:
 
     def start_of(self, node: Node) -> int:
         return self.opened.get(id(node), node.start)
+
+    def end_of(self, node: Node) -> int:
+        return self.closed.get(id(node), node.end)
 
     def deeper(self) -> None:
         self.depth += 1
@@ -426,7 +430,7 @@ class _Parser:
         while self.peek().kind == "op" and self.peek().text in "+-":
             op = self.take().text
             right = self.term()
-            node = BinOp(op, node, right, self.start_of(node), right.end)
+            node = BinOp(op, node, right, self.start_of(node), self.end_of(right))
         return node
 
     def term(self) -> Node:
@@ -434,7 +438,7 @@ class _Parser:
         while self.peek().kind == "op" and self.peek().text in ("*", "/", "@"):
             op = self.take().text
             right = self.unary()
-            node = BinOp(op, node, right, self.start_of(node), right.end)
+            node = BinOp(op, node, right, self.start_of(node), self.end_of(right))
         return node
 
     def unary(self) -> Node:
@@ -445,7 +449,7 @@ class _Parser:
         node = self.power()
         self.depth -= len(signs)
         for sign in reversed(signs):  # built without recursion: "- - - ... 1" is a loop
-            node = UnaryOp(sign.text, node, sign.start, node.end)
+            node = UnaryOp(sign.text, node, sign.start, self.end_of(node))
         return node
 
     def power(self) -> Node:
@@ -455,7 +459,7 @@ class _Parser:
             self.deeper()
             exponent = self.unary()
             self.depth -= 1
-            return BinOp("^", base, exponent, self.start_of(base), exponent.end)
+            return BinOp("^", base, exponent, self.start_of(base), self.end_of(exponent))
         return base
 
     def postfix(self) -> Node:
@@ -496,9 +500,10 @@ class _Parser:
             node = self.expression()
             if self.peek().text == ",":
                 raise self.fail(self.peek(), "a tuple is not allowed (a list of values is written in brackets)")
-            self.expect(")")
+            close = self.expect(")")
             self.depth -= 1
             self.opened[id(node)] = token.start
+            self.closed[id(node)] = close.end
             return node
         if token.kind == "op" and token.text == "[":
             return self.matrix(token)

@@ -270,6 +270,8 @@ def read_definitions(reader, table: dict, names: dict) -> tuple[dict, list]:
         raise reader.fail("define", f'expected a table of name = "definition", got {type_name(type(define))}')
     definitions = []
     for name, value in define.items():
+        if isinstance(value, TomlFloat):  # a str subclass: refused by the one rule for floats
+            reader.check_value(f"define.{name}", value)
         if not isinstance(value, str):
             raise reader.fail(f"define.{name}", f'expected a string such as "layer_norm(X)", got '
                               f"{type_name(type(value))} {show(value)}")

@@ -30,7 +30,7 @@ symbolic_attn.errors.DefinitionError: definition 'B': 'C' is used before it is d
 >>> run_program(inputs, [("B", "open('f')")])
 Traceback (most recent call last):
 ...
-symbolic_attn.errors.DefinitionError: definition 'B': unknown function 'open' at column 1
+symbolic_attn.errors.DefinitionError: definition 'B': unknown function 'open' at column 1 in "open('f')"
 """
 
 from __future__ import annotations
@@ -164,7 +164,6 @@ class _Evaluator(Evaluator):
     options, stage paths and lists.  Errors raised here carry no name yet."""
 
     error = DefinitionError
-    quote_source = False
 
     def __init__(self, name, text, inputs, values, order, variant, limits: ProgramLimits):
         super().__init__(text, {}, limits)
