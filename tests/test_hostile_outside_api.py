@@ -17,7 +17,7 @@ AR = "attention([[1, 0]], [[1, 0], [0, 1]], [[1], [0]])"
 
 TYPED = [
     # floats, NaN, infinities: refused, typed
-    ("attention_float_entry", f"attention([[0.1]], [[1]], [[1]])"),
+    ("attention_float_entry", "attention([[0.1]], [[1]], [[1]])"),
     ("attention_float_exact_half", "attention([[0.5]], [[1]], [[1]])"),
     ("attention_nan", "attention([[float('nan')]], [[1]], [[1]])"),
     ("attention_inf", "attention([[float('inf')]], [[1]], [[1]])"),

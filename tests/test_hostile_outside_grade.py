@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hostile_outside_helpers import ROOT, assert_bad_input, assert_bad_or_ok, assert_no_traceback, assert_ok, cli, snapshot
+from hostile_outside_helpers import ROOT, assert_bad_input, assert_bad_or_ok, assert_no_traceback, cli, snapshot
 
 COURSE = ROOT / "examples" / "course"
 ANN = (COURSE / "submissions" / "ann.md").read_text(encoding="utf-8")
@@ -162,7 +162,7 @@ def test_csv_injection_file_name(course):
     out = tmp / "g"
     graded_ok(grade(ex, subs, out=out))
     for row in rows(out)[1:]:
-        assert not row[0][:1] in "=+-@", row
+        assert row[0][:1] not in "=+-@", row
 
 
 def test_file_named_grades_csv_does_not_clobber(course):
@@ -374,7 +374,7 @@ def test_deep_toml_solution(course):
 def test_deeply_nested_folders(course):
     tmp, ex, subs = course
     p = subs / "deep"
-    for i in range(60):
+    for _i in range(60):
         p = p / "d"
     p.mkdir(parents=True)
     (p / "x.md").write_text(ANN)
