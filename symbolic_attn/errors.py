@@ -8,6 +8,7 @@ can print ``str(error)`` as it is.
 
 __all__ = [
     "shown",
+    "quoted",
     "safe_text",
     "one_line",
     "doing",
@@ -262,6 +263,15 @@ class NameClashError(ProofError):
     but different flags (or shapes), two assumptions with one label."""
 
 
+def quoted(value, width: int = 60) -> str:
+    """:func:`shown` in single quotes, for error messages.
+
+    >>> quoted("weights")
+    "'weights'"
+    """
+    return "'" + shown(value, width).replace("'", "\\'") + "'"
+
+
 def shown(value, width: int = 40) -> str:
     """An offending value for an error message, cut short and escaped: it may be enormous.
 
@@ -288,7 +298,8 @@ def shown(value, width: int = 40) -> str:
             text = str(value)
     except (ValueError, TypeError, RecursionError, MemoryError, AttributeError):
         text = f"<a {type(value).__name__} too large to show>"
-    return safe_text(text, width)
+    # Cut before escaping (the input may be megabytes); an escape is at most 10 characters.
+    return safe_text(text[: width * 10 + 10], width)
 
 
 def _huge_integer(value: int) -> str:

@@ -17,7 +17,7 @@ from symbolic_attn.errors import ExerciseError, ParseError
 from symbolic_attn.exact.parse import parse_matrix
 from symbolic_attn.grading.claims import parse_claimed
 from symbolic_attn.grading.exercise import parse_exercise
-from symbolic_attn.grading.values import read_value
+from symbolic_attn.exact.parse import parse_expression as read_value
 
 L2, L3 = sympy.log(2), sympy.log(3)
 M = sympy.ImmutableMatrix

@@ -14,7 +14,7 @@ from symbolic_attn.errors import SymbolicAttnError
 from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.grading.answer_key import parse_answer_key
 from symbolic_attn.grading.claims import parse_claimed
-from symbolic_attn.grading.values import read_value
+from symbolic_attn.exact.parse import parse_expression as read_value
 from symbolic_attn.model.program import run_program
 
 R = sympy.Rational

@@ -14,8 +14,7 @@ work of each judgement is bounded separately (see :mod:`symbolic_attn.grading.cl
 import gc
 import sys
 
-from symbolic_attn.errors import doing, now_doing
-from symbolic_attn.grading.text import clean
+from symbolic_attn.errors import doing, now_doing, shown
 
 __all__ = ["add_parser", "run"]
 
@@ -41,7 +40,7 @@ def run(args) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        with doing(f"reading {clean(args.exercise, 100)}"):
+        with doing(f"reading {shown(args.exercise, 100)}"):
             # Imported here: every command builds the whole parser, and only this one needs
             # the grader (loading it is part of reading the exercise, for a time limit).
             from symbolic_attn.grading.exercise import load_exercise

@@ -74,12 +74,12 @@ def run(args) -> int:
 
 def summary_table(results, key) -> str:
     """One row per student: id, score, max, then the points of each question."""
-    from symbolic_attn.grading.exports import clean
+    from symbolic_attn.grading.exports import export_text
     from symbolic_attn.grading.feedback import points_text
 
-    header = ["student", "score", "max"] + [clean(q.name) for q in key.questions]
-    rows = [[clean(r.student)[:40], points_text(r.score), points_text(r.max_score)]
-            + [points_text(q.points) for q in r.questions] + ([] if r.gradable else [f"(not gradable: {clean(r.reason)[:80]})"])
+    header = ["student", "score", "max"] + [export_text(q.name) for q in key.questions]
+    rows = [[export_text(r.student)[:40], points_text(r.score), points_text(r.max_score)]
+            + [points_text(q.points) for q in r.questions] + ([] if r.gradable else [f"(not gradable: {export_text(r.reason)[:80]})"])
             for r in results]
     widths = [max(len(row[i]) for row in [header] + rows if i < len(row)) for i in range(len(header))]
     lines = []

@@ -1,14 +1,14 @@
 """Grading: exercise files, claims, judging, known mistakes, diagnosis and reports.
 
 Owns: reading exercise TOML as data (:mod:`.exercise`, a computation file with claims:
-:mod:`.computation` reads ``[inputs]``, ``[attention]`` and ``[define]``; files read by the one file reader, :mod:`symbolic_attn.exact.source`; typed TOML access and
-the masks in :mod:`.reader`),
-the one value grammar of numbers and nested-list matrices (:mod:`.values`), claims and the
-rules that judge them (:mod:`.claims`), a lazy view of a result's stages for selecting
-entries without closed forms (:mod:`.view`), mistakes as settings of the one core
-(:mod:`.diagnose`), the verdicts (:mod:`.outcomes`) and their report (:mod:`.report`),
-claims on the stages of named definitions (:mod:`.program_check`), and showing
-input-derived text safely (:mod:`.text`).
+:mod:`.computation` reads ``[inputs]``, ``[attention]`` and ``[define]``; files come through
+the one file reader, :mod:`symbolic_attn.exact.source`, and every value through the one
+input language, :mod:`symbolic_attn.exact.parse`; typed TOML access and the masks in
+:mod:`.reader`), claims and the rules that judge them (:mod:`.claims`), a lazy view of a
+result's stages for selecting entries without closed forms (:mod:`.view`), mistakes as
+settings of the one core (:mod:`.diagnose`), the verdicts (:mod:`.outcomes`) and their
+report (:mod:`.report`), and claims on the stages of named definitions
+(:mod:`.program_check`).
 
 Grading a course: the answer key of an exercise (:mod:`.answer_key`), who the students are
 (:mod:`.roster`), reading their solutions (:mod:`.submissions`, the grammar of a solution's

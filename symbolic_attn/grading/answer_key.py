@@ -49,13 +49,12 @@ symbolic_attn.errors.ExerciseError: <exercise>: questions[0].points: expected a 
 from dataclasses import dataclass
 from fractions import Fraction
 
-from symbolic_attn.errors import ExerciseError, SymbolicAttnError
+from symbolic_attn.errors import ExerciseError, SymbolicAttnError, shown
 from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.grading.claims import parse_rule
 from symbolic_attn.exact.source import EXERCISE, read_toml
 from symbolic_attn.grading.exercise import exercise_from_table, exercise_table
 from symbolic_attn.grading.reader import TomlFloat
-from symbolic_attn.grading.text import clean
 from symbolic_attn.grading.submissions import normalize_name, position_key
 
 __all__ = ["Question", "AnswerKey", "load_answer_key", "parse_answer_key", "MAX_QUESTIONS"]
@@ -119,7 +118,7 @@ def load_answer_key(path) -> AnswerKey:
     """Read an exercise file with its answer key; any problem is an :class:`ExerciseError`."""
     # The one file reader: only a regular file, size checked first (a FIFO or a device must
     # not block or stream), TOML pre-scanned; read and parsed once for exercise and key.
-    source = clean(str(path), 200)
+    source = shown(str(path), 200)
     return _answer_key(read_toml(path, EXERCISE, TomlFloat, source), source)
 
 

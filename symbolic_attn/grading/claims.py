@@ -16,7 +16,7 @@ binary float is ever compared.
 A claim may override the rule with ``tolerance`` (absolute), ``relative`` or ``sig_figs``.
 
 Claimed text is data, read by the one value grammar of grading
-(:mod:`symbolic_attn.grading.values`): a number, or nested lists in brackets.  A bare
+(:mod:`symbolic_attn.exact.syntax`): a number, or nested lists in brackets.  A bare
 comma list (``"0.3, 0.7"``) is refused there, as everywhere.  Each entry keeps its written
 text, so ``"0.140"`` keeps its three decimals; digits are ASCII only.
 
@@ -43,13 +43,12 @@ from fractions import Fraction
 
 import sympy
 
-from symbolic_attn.errors import InputLimitError, ParseError, ProofError, UndecidedError
+from symbolic_attn.errors import InputLimitError, ParseError, ProofError, UndecidedError, shown
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact import certified as numeric
 from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.exact.syntax import Matrix, Node, Number, UnaryOp, parse, to_text
-from symbolic_attn.grading.text import clean
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 
 __all__ = [
@@ -135,7 +134,7 @@ class Claim:
     def name(self) -> str:
         """The label (control characters escaped), or a generated one such as ``weights[3,2]``."""
         if self.label:
-            return clean(self.label, 60)
+            return shown(self.label, 60)
         where = ",".join("*" if i is None else str(i) for i in (self.row, self.col))
         return self.quantity if where == "*,*" else f"{self.quantity}[{where}]"
 
@@ -274,7 +273,7 @@ def parse_rule(kind: str, amount) -> Tolerance:
 
 
 def _quote(text: str) -> str:
-    return '"' + clean(text, 60).replace('"', '\\"') + '"'
+    return '"' + shown(text, 60).replace('"', '\\"') + '"'
 
 
 # ----------------------------------------------------------------- judging
@@ -344,7 +343,7 @@ def judge_element(exact, element: Element, rule: Tolerance | None = None, ball=N
             return ElementVerdict(_equal(exact, claimed), label)
         return ElementVerdict(_within(exact, claimed, bound), label)
     except UndecidedError as error:
-        return ElementVerdict(False, label, f"undecided: {clean(' '.join(str(error).split()), 200)}", undecided=True)
+        return ElementVerdict(False, label, f"undecided: {shown(' '.join(str(error).split()), 200)}", undecided=True)
 
 
 _BALL_BITS = 256
@@ -422,7 +421,7 @@ def _equal(exact, claimed) -> bool:
     if not (exact - claimed).free_symbols and numeric.certified_sign(exact - claimed) not in (None, 0):
         return False  # the intervals exclude zero: certainly different
     if not (small_enough(exact) and small_enough(claimed)):
-        raise UndecidedError(f"{clean(sympy.sstr(claimed), 60)} is too large an expression to prove equal within the budget")
+        raise UndecidedError(f"{shown(sympy.sstr(claimed), 60)} is too large an expression to prove equal within the budget")
     try:
         prove_equal(exact, claimed)
     except ProofError:

@@ -2,7 +2,7 @@ r"""Computation files: the ONE reader of ``[inputs]``, ``[define]`` and ``[atten
 
 ``symbolic-attn run`` and ``symbolic-attn check`` read a file the same way: the same safe
 file reading (the one file reader, :mod:`symbolic_attn.exact.source`: regular files only,
-size first, TOML pre-scanned), the same value grammar for inputs (:mod:`symbolic_attn.grading.values`), the
+size first, TOML pre-scanned), the same value grammar for inputs (:mod:`symbolic_attn.exact.parse`), the
 same ``[attention]`` table with every mask form of the exercise format (``"none"``,
 ``"causal"``, ``{causal = true, offset = K}``, ``{padding = K}``, ``{keep = ...}``,
 ``{block = ...}``).  They are read here, by :class:`ComputationReader`; an exercise
@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 import sympy
 
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError
+from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.exact.source import COMPUTATION, decode_text, parse_toml, read_bytes
 from symbolic_attn.grading.reader import LIMITS, TableReader, TomlFloat, show, type_name
-from symbolic_attn.grading.values import read_value
 from symbolic_attn.model.masks import Mask
 
 __all__ = ["Computation", "AttentionSpec", "ComputationReader", "load_computation", "parse_computation",
@@ -110,7 +110,7 @@ class Computation:
 class ComputationReader(TableReader):
     """Reads ``[symbols]``, ``[inputs]`` and ``[attention]`` into exact values, one-line errors naming the key.
 
-    Every value goes through the one value grammar (:mod:`symbolic_attn.grading.values`): an
+    Every value goes through the one value grammar (:mod:`symbolic_attn.exact.parse`): an
     integer, a value text (``"[[0, ln(2)]]"`` is a matrix) or a TOML array of those.  Names
     must be usable: letters, digits and ``_``, not a function or constant of the grammar.
     """
@@ -173,7 +173,7 @@ class ComputationReader(TableReader):
 
     def expression(self, key: str, text: str, names: dict):
         try:
-            value = read_value(text, names)
+            value = parse_expression(text, names)
         except SymbolicAttnError as error:
             raise self.wrap(key, error) from None
         except RecursionError:
@@ -238,9 +238,9 @@ class ComputationReader(TableReader):
 
 def load_computation(path) -> Computation:
     """Read a computation file by the one file reader (:mod:`symbolic_attn.exact.source`)."""
-    from symbolic_attn.grading.text import clean
+    from symbolic_attn.errors import shown
 
-    source = clean(str(path), 200)
+    source = shown(str(path), 200)
     return parse_computation(read_bytes(path, COMPUTATION, source), source=source)
 
 

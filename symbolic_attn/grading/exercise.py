@@ -3,7 +3,7 @@ r"""Exercise files (TOML): the inputs of an attention exercise and a solution's 
 Exercise files come from students, so everything here treats the file as data: sizes are
 bounded before parsing (only a regular file is read, its size checked first, the TOML
 pre-scanned: the one file reader, :mod:`symbolic_attn.exact.source`), every value's TOML type is checked,
-values go through the one value grammar (:mod:`symbolic_attn.grading.values`: a number or
+values go through the one value grammar (:mod:`symbolic_attn.exact.parse`: a number or
 nested lists, each entry by the safe parser, never ``eval``), and every problem is an
 :class:`ExerciseError` naming the file, the key (``attention.value``, or a claim as
 ``claim 3 ('label')``, counted from 1) and the value, with control characters escaped.
@@ -47,11 +47,10 @@ from dataclasses import dataclass, field
 
 import sympy
 
-from symbolic_attn.errors import ExerciseError, ShapeError, StageError, SymbolicAttnError
+from symbolic_attn.errors import ExerciseError, ShapeError, StageError, SymbolicAttnError, quoted, shown
 from symbolic_attn.grading.claims import Claim, parse_claimed, parse_rule
 from symbolic_attn.grading.computation import AttentionSpec, ComputationReader, read_definitions
 from symbolic_attn.grading.reader import LIMITS, TomlFloat, show, type_name
-from symbolic_attn.grading.text import clean, quoted
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact.source import EXERCISE, decode_text, parse_toml, read_bytes
 from symbolic_attn.model.attention import Options, as_mask, attention, attention_from_scores
@@ -161,7 +160,7 @@ def load_exercise(path) -> Exercise:
     Read by the one file reader (:mod:`symbolic_attn.exact.source`): only a regular file
     (a directory, FIFO or device is refused at once), its size checked before reading.
     """
-    source = clean(str(path), 200)
+    source = shown(str(path), 200)
     return parse_exercise(read_bytes(path, EXERCISE, source), source=source)
 
 
@@ -173,7 +172,7 @@ def parse_exercise(data, source: str = "<exercise>") -> Exercise:
 def exercise_table(data, source: str = "<exercise>") -> dict:
     """The TOML table of exercise text (str or bytes): size, encoding and shape checked
     (floats kept as :class:`TomlFloat`), for :func:`exercise_from_table` and the answer key."""
-    source = clean(source, 200)
+    source = shown(source, 200)
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     if len(data) > LIMITS["file_bytes"]:
@@ -183,7 +182,7 @@ def exercise_table(data, source: str = "<exercise>") -> dict:
 
 def exercise_from_table(table: dict, source: str) -> Exercise:
     """Validate a parsed exercise table (from :func:`exercise_table`, read once)."""
-    return _Reader(clean(source, 200)).exercise(table)
+    return _Reader(shown(source, 200)).exercise(table)
 
 
 class _Reader(ComputationReader):

@@ -15,7 +15,7 @@ with ``name``, ``points``, ``max_points``, ``message``.
 
 >>> csv_cell("=1+2"), csv_cell("-x"), csv_cell("ann\x1b[2J"), csv_cell("0.5")
 ("'=1+2", "'-x", 'ann[2J', '0.5')
->>> print(clean("a\u200b\u200f"))
+>>> print(export_text("a\u200b\u200f"))
 a\u200b\u200f
 """
 
@@ -27,7 +27,7 @@ from fractions import Fraction
 
 from symbolic_attn.grading.feedback import points_text
 
-__all__ = ["clean", "csv_cell", "number", "grades_csv", "student_json", "gradescope_json", "prairielearn_json",
+__all__ = ["export_text", "csv_cell", "number", "grades_csv", "student_json", "gradescope_json", "prairielearn_json",
            "file_name"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -38,8 +38,9 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _MAX_TEXT = 4_000
 
 
-def clean(text, keep_newlines: bool = False) -> str:
-    """Text without control characters (terminal escapes, bidi overrides), cut short."""
+def export_text(text, keep_newlines: bool = False) -> str:
+    """Text for a grade file (CSV, JSON, Gradescope/PrairieLearn): control characters removed,
+    invisible ones (bidi overrides, zero-width) escaped, cut short."""
     text = "" if text is None else str(text)
     if not keep_newlines:
         text = text.replace("\n", " ").replace("\t", " ")
@@ -49,7 +50,7 @@ def clean(text, keep_newlines: bool = False) -> str:
 
 def csv_cell(text) -> str:
     """A CSV cell a spreadsheet shows as text, never runs as a formula."""
-    text = clean(text)
+    text = export_text(text)
     return "'" + text if text.lstrip().startswith(_FORMULA_START) else text  # " =1" runs too
 
 
@@ -62,7 +63,7 @@ def number(value: Fraction):
 
 def file_name(student: str) -> str:
     """A safe file name for a student id (no separators, no leading dot)."""
-    name = re.sub(r"[^A-Za-z0-9._@+-]", "_", clean(student))[:120] or "_"
+    name = re.sub(r"[^A-Za-z0-9._@+-]", "_", export_text(student))[:120] or "_"
     return "_" + name[1:] if name.startswith(".") else name
 
 
@@ -85,24 +86,24 @@ def _dump(data) -> str:
 def student_json(result) -> str:
     """One student's grade: the issue's keys, plus ``reason`` and the unread ``problems``."""
     return _dump({
-        "student": clean(result.student),
+        "student": export_text(result.student),
         "score": number(result.score),
         "max_score": number(result.max_score),
         "gradable": result.gradable,
-        "reason": clean(result.reason),
-        "problems": [{"line": line, "message": clean(message)} for line, message in result.problems[:100]],
+        "reason": export_text(result.reason),
+        "problems": [{"line": line, "message": export_text(message)} for line, message in result.problems[:100]],
         "questions": [{
             "name": q.name, "quantity": q.quantity, "row": q.row, "col": q.col,
             "points": number(q.points), "max_points": number(q.max_points), "verdict": q.verdict,
-            "claimed": None if q.claimed is None else clean(q.claimed), "exact": q.exact, "decimal": q.decimal,
-            "diagnosis": list(q.diagnosis), "feedback": clean(q.feedback),
+            "claimed": None if q.claimed is None else export_text(q.claimed), "exact": q.exact, "decimal": q.decimal,
+            "diagnosis": list(q.diagnosis), "feedback": export_text(q.feedback),
         } for q in result.questions],
     })
 
 
 def _summary(result) -> str:
     if not result.gradable:
-        return f"Not graded: {clean(result.reason)}"
+        return f"Not graded: {export_text(result.reason)}"
     return f"{points_text(result.score)} of {points_text(result.max_score)} points."
 
 
@@ -110,7 +111,7 @@ def gradescope_json(result) -> str:
     """Gradescope's autograder ``results.json`` for one student."""
     tests = [{
         "name": q.name, "number": str(number_), "score": number(q.points), "max_score": number(q.max_points),
-        "output": clean(f"{q.verdict}: {q.feedback}"), "visibility": "visible",
+        "output": export_text(f"{q.verdict}: {q.feedback}"), "visibility": "visible",
     } for number_, q in enumerate(result.questions, start=1)]
     return _dump({"score": number(result.score), "output": _summary(result), "visibility": "visible",
                   "stdout_visibility": "hidden", "tests": tests})
@@ -121,7 +122,7 @@ def prairielearn_json(result) -> str:
     submission is ``gradable: false`` with its ``format_errors`` (invalid, no penalty)."""
     score = result.score / result.max_score if result.max_score else Fraction(0)
     tests = [{"name": q.name, "points": number(q.points), "max_points": number(q.max_points),
-              "message": clean(f"{q.verdict}: {q.feedback}")} for q in result.questions]
-    errors = [] if result.gradable else [clean(result.reason)]
+              "message": export_text(f"{q.verdict}: {q.feedback}")} for q in result.questions]
+    errors = [] if result.gradable else [export_text(result.reason)]
     return _dump({"gradable": result.gradable, "score": float(round(score, 6)) if result.gradable else 0.0,
                   "message": _summary(result), "format_errors": errors, "tests": tests if result.gradable else []})

@@ -40,10 +40,9 @@ from __future__ import annotations
 
 import sympy
 
-from symbolic_attn.errors import SymbolicAttnError
+from symbolic_attn.errors import SymbolicAttnError, shown
 from symbolic_attn.grading.claims import all_pass, judge_values, verdict_of
 from symbolic_attn.grading.outcomes import CheckReport, ClaimOutcome
-from symbolic_attn.grading.text import clean
 from symbolic_attn.model.trace import Selection, Trace, select
 from symbolic_attn.model.program import run_program
 from symbolic_attn.model.variants import DESCRIPTIONS, VARIANTS, variant_traces
@@ -78,7 +77,7 @@ def check_program(exercise, progress=None) -> CheckReport:
     diagnoser = ProgramDiagnoser(exercise)
     decimals, outcomes = {}, []
     for claim in exercise.claims:
-        named = f"claim {claim.index}" + (f" ({clean(claim.label, 40)!r})" if claim.label else "")
+        named = f"claim {claim.index}" + (f" ({shown(claim.label, 40)!r})" if claim.label else "")
         progress(f"judging {named}")
         selection = select(trace, claim.quantity, claim.row, claim.col)
         verdicts = judge_values(selection.entries, claim.claimed, claim.rule)

@@ -3,11 +3,10 @@
 The base of the exercise reader (:mod:`symbolic_attn.grading.exercise`): every value's
 TOML type is checked, floats are refused (they lose their written precision), integers,
 strings and arrays are bounded, and the masks of the exercise format are read here.
-Every message escapes control characters (:func:`symbolic_attn.grading.text.clean`).
+Every message escapes control characters (:func:`symbolic_attn.errors.shown`).
 """
 
-from symbolic_attn.errors import ExerciseError, SymbolicAttnError
-from symbolic_attn.grading.text import clean
+from symbolic_attn.errors import ExerciseError, SymbolicAttnError, shown
 from symbolic_attn.model.masks import Mask
 
 __all__ = ["LIMITS", "TomlFloat", "TableReader", "type_name", "show"]
@@ -35,7 +34,7 @@ class TableReader:
         self.source = source
 
     def fail(self, key: str, problem: str) -> ExerciseError:
-        return ExerciseError(f"{self.source}: {clean(key, 80)}: {clean(problem, 300)}")
+        return ExerciseError(f"{self.source}: {shown(key, 80)}: {shown(problem, 300)}")
 
     def wrap(self, key: str, error: Exception) -> ExerciseError:
         return self.fail(key, " ".join(str(error).split()))
@@ -47,8 +46,8 @@ class TableReader:
         if depth > 2 or tables > 4:
             raise self.fail(key, "nested deeper than a matrix" if depth > 2 else "tables nested too deeply")
         if isinstance(value, TomlFloat):
-            shown = clean(value, 40)
-            raise self.fail(key, f'TOML float {shown} loses its written precision; write it as a string: "{shown}"')
+            text = shown(value, 40)
+            raise self.fail(key, f'TOML float {text} loses its written precision; write it as a string: "{text}"')
         if isinstance(value, bool):
             return
         # bit_length, not str(): str() of a huge integer is itself slow (or refused).
@@ -160,4 +159,4 @@ def show(value) -> str:
         return "<a huge integer>"
     else:
         text = repr(value)
-    return clean(text, 60)
+    return shown(text, 60)

@@ -18,7 +18,7 @@ when it is small (text and JSON alike; a larger one is left out with a note) -- 
 claim sits so close to a rounding boundary that only the exact value can decide.
 
 Everything that came from the file (source name, title, labels, notes) is shown with
-control characters escaped (:func:`symbolic_attn.grading.text.clean`).
+control characters escaped (:func:`symbolic_attn.errors.shown`).
 
 >>> from symbolic_attn.grading.exercise import parse_exercise
 >>> exercise = parse_exercise('''
@@ -48,11 +48,10 @@ output   pass     [1/3, 4/3]     [0.3333, 1.3333]             2 decimals  -
 
 import json
 
-from symbolic_attn.errors import ExerciseError, SymbolicAttnError
+from symbolic_attn.errors import ExerciseError, SymbolicAttnError, shown
 from symbolic_attn.grading.claims import judge_values, verdict_of
 from symbolic_attn.grading.diagnose import MISTAKES, Diagnoser
 from symbolic_attn.grading.outcomes import CheckReport, ClaimOutcome
-from symbolic_attn.grading.text import clean
 from symbolic_attn.grading.view import StageView
 
 __all__ = ["ClaimOutcome", "CheckReport", "check_exercise", "render_text", "render_json", "summary_line"]
@@ -77,14 +76,14 @@ def check_exercise(exercise, progress=None) -> CheckReport:
         except ExerciseError:
             raise
         except SymbolicAttnError as error:
-            raise ExerciseError(f"{exercise.source}: define: {clean(' '.join(str(error).split()), 300)}") from None
+            raise ExerciseError(f"{exercise.source}: define: {shown(' '.join(str(error).split()), 300)}") from None
     try:
         progress("computing the attention stages")
         return _check(exercise, exercise.compute(), progress)
     except ExerciseError:
         raise
     except SymbolicAttnError as error:
-        raise ExerciseError(f"{exercise.source}: attention: {clean(' '.join(str(error).split()), 300)}") from None
+        raise ExerciseError(f"{exercise.source}: attention: {shown(' '.join(str(error).split()), 300)}") from None
 
 
 def _check(exercise, result, progress) -> CheckReport:
@@ -94,7 +93,7 @@ def _check(exercise, result, progress) -> CheckReport:
     m = result.scores.cols
     outcomes = []
     for claim in exercise.claims:
-        named = f"claim {claim.index}" + (f" ({clean(claim.label, 40)!r})" if claim.label else "")
+        named = f"claim {claim.index}" + (f" ({shown(claim.label, 40)!r})" if claim.label else "")
         progress(f"judging {named}")
         selection = view.select(claim.quantity, claim.row, claim.col)
         balls = view.balls(claim.quantity, selection.positions)
@@ -135,7 +134,7 @@ def render_json(report: CheckReport) -> str:
     for o in report.outcomes:
         c = o.claim
         small = o.size <= _JSON_SIZE
-        note = "; ".join(clean(n, 200) for n in o.notes)
+        note = "; ".join(shown(n, 200) for n in o.notes)
         if not small:
             note = (note + "; " if note else "") + (
                 f"closed form not printed: about {o.size} terms, over the bound of {_JSON_SIZE}")
@@ -153,11 +152,11 @@ def render_json(report: CheckReport) -> str:
 
 def summary_line(report: CheckReport) -> str:
     """``"file.toml: 3 passed, 1 failed"`` (``, 2 undecided`` when any), then the title."""
-    line = f"{clean(report.source, 200)}: {report.passed} passed, {report.failed} failed"
+    line = f"{shown(report.source, 200)}: {report.passed} passed, {report.failed} failed"
     if report.undecided:
         line += f", {report.undecided} undecided"
     if report.title:
-        line += f" ({clean(report.title, 80)})"
+        line += f" ({shown(report.title, 80)})"
     return line
 
 
@@ -171,7 +170,7 @@ def render_text(report: CheckReport) -> str:
         if where:
             diagnosis += f" ({where})"
         if o.notes:
-            diagnosis += " (" + clean(o.notes[0], 60) + ")"
+            diagnosis += " (" + shown(o.notes[0], 60) + ")"
         exact = _clip(o.exact_text()) if o.size <= _TEXT_SIZE else "(large: not printed)"
         verdict = {"pass": "pass", "fail": "FAIL", "undecided": "UNDECIDED"}[o.verdict]
         rows.append((o.claim.name, verdict, exact, _clip(o.decimal_text()), o.rule, diagnosis))
