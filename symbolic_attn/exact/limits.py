@@ -54,6 +54,11 @@ class Limits:
     max_calls: int = 32  # function calls in one definition
     max_dimension: int = 64  # rows or columns of any matrix a computation or a claim holds
     max_heads: int = 16  # attention heads: multihead, its [define] lists and ALiBi alike
+    # Exercise files.
+    max_inputs: int = 64  # names in [inputs]
+    max_symbols: int = 64  # names in [symbols]
+    max_claims: int = 8_192  # [[claims]] in one file
+    max_string_length: int = 100_000  # characters of one TOML string
     # Claimed values (claims, answer keys, solutions).
     max_claim_length: int = 100_000  # characters of one claimed value (a 64x64 matrix of decimals fits)
     max_claim_entries: int = 4_096  # numbers in one claimed value

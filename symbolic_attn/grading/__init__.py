@@ -3,8 +3,8 @@
 Owns: reading exercise TOML as data (:mod:`.exercise`, a computation file with claims:
 :mod:`.computation` reads ``[inputs]``, ``[attention]`` and ``[define]``; files come through
 the one file reader, :mod:`symbolic_attn.exact.source`, and every value through the one
-input language, :mod:`symbolic_attn.exact.parse`; typed TOML access and the masks in
-:mod:`.reader`), claims and the rules that judge them (:mod:`.claims`), a lazy view of a
+input language, :mod:`symbolic_attn.exact.parse`; typed TOML access and the masks are
+:mod:`.computation`'s ``TableReader``), claims and the rules that judge them (:mod:`.claims`), a lazy view of a
 result's stages for selecting entries without closed forms (:mod:`.view`), mistakes as
 settings of the one core (:mod:`.diagnose`), the verdicts (:mod:`.outcomes`) and their
 report (:mod:`.report`), and claims on the stages of named definitions

@@ -54,7 +54,7 @@ from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.grading.claims import parse_rule
 from symbolic_attn.exact.source import EXERCISE, read_toml
 from symbolic_attn.grading.exercise import exercise_from_table, exercise_table
-from symbolic_attn.grading.reader import TomlFloat
+from symbolic_attn.grading.computation import TomlFloat
 from symbolic_attn.grading.submissions import normalize_name, position_key
 
 __all__ = ["Question", "AnswerKey", "load_answer_key", "parse_answer_key", "MAX_QUESTIONS"]

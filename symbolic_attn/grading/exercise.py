@@ -49,8 +49,8 @@ import sympy
 
 from symbolic_attn.errors import ExerciseError, ShapeError, StageError, SymbolicAttnError, quoted, shown
 from symbolic_attn.grading.claims import Claim, parse_claimed, parse_rule
-from symbolic_attn.grading.computation import AttentionSpec, ComputationReader, read_definitions
-from symbolic_attn.grading.reader import LIMITS, TomlFloat, show, type_name
+from symbolic_attn.grading.computation import (LIMITS, AttentionSpec, ComputationReader, TomlFloat, read_definitions, show,
+                                                type_name)
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact.source import EXERCISE, decode_text, parse_toml, read_bytes
 from symbolic_attn.model.attention import Options, as_mask, attention, attention_from_scores
