@@ -425,7 +425,7 @@ def test_script_exiting_while_imported_is_one_line_exit_2(tmp_path, capsys, comm
     write(tmp_path / "mine", "quits", "import sys\nsys.exit(0)\n")
     assert main(command + [str(tmp_path / "mine")]) == 2
     err = capsys.readouterr().err
-    assert err == "symbolic-attn: error: importing a derivation script raised SystemExit: 0\n"
+    assert err == f"symbolic-attn: error: {tmp_path / 'mine' / 'quits.py'}: importing failed: SystemExit: 0\n"
 
 
 def test_unwritable_out_folder_exits_2_and_leaves_nothing(tmp_path, capsys, monkeypatch):

@@ -19,19 +19,26 @@ them), or "verification failed: <step>".
 
 Exit status: 0 done; 1 a step failed verification (one line naming file, step, both sides
 and the residual; nothing written); 2 bad input: a script that cannot be loaded or whose
-``build()`` raises, a target that is a directory, an unwritable folder, pdflatex missing or
-failing.  Never a traceback.
+``build()`` raises (KeyboardInterrupt and SystemExit too: only a SIGINT actually received
+is the user's Ctrl-C, exit 130), a script whose worker process ended without a result
+(``os._exit``, killed: never run again in this process, and never left out of a listing),
+a title holding control or invisible format characters (bidi overrides, zero-width), an
+``--out`` that is a link (never followed, as for ``grade``), a target that is a
+directory, an unwritable folder, pdflatex missing or failing.  Never a traceback.
 """
 
 import dataclasses
 import functools
 import os
+import signal
 import sys
+import unicodedata
 from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
 
 from symbolic_attn.errors import describe_exception, one_line
 from symbolic_attn.cli.options import add_jobs_option
+from symbolic_attn.cli.folder import refuse_link
 from symbolic_attn.cli.output import write_documents
 from symbolic_attn.errors import (DerivationFailure, InputFileError, ProofError, ScriptError, SymbolicAttnError,
                                   UndecidedError)
@@ -42,7 +49,7 @@ from symbolic_attn.notes.markdown import markdown_document
 from symbolic_attn.notes.worked import example_parts
 from symbolic_attn.proofs.parallel import map_forked
 from symbolic_attn.proofs.result import Result
-from symbolic_attn.proofs.scripts import DEFAULT_FOLDER, load_scripts
+from symbolic_attn.proofs.scripts import DEFAULT_FOLDER, InterruptWatch, load_scripts
 from symbolic_attn.render.latex import plain_text
 
 __all__ = ["add_parser", "derive", "verify_scripts", "printed_results", "run_derive", "run_list", "MAX_TITLE"]
@@ -121,10 +128,28 @@ def printed_results(scripts: Sequence, jobs: int | None = None, also: Sequence[C
     print.
     """
     tasks = [functools.partial(_verified_and_printed, script) for script in scripts] + list(also)
-    outputs = map_forked(tasks, jobs, start_with=[len(tasks) - 1] if also else ())
+
+    def lost(index, exitcode):
+        where = scripts[index].path if index < len(scripts) else "the worked examples"
+        raise ScriptError(_lost_message(where, exitcode))
+
+    outputs = map_forked(tasks, jobs, start_with=[len(tasks) - 1] if also else (), on_lost=lost)
     printed = [_print(script, _titled_and_verified(script)) if output == _PRINTING_FAILED else output
                for script, output in zip(scripts, outputs)]
     return printed, outputs[len(scripts):]
+
+
+def _lost_message(where: str, exitcode: int) -> str:
+    """The failure of a script whose worker process ended without a result (``os._exit``
+    in its ``build()``, a crash, killed): it is not run again in this process."""
+    if exitcode < 0:
+        try:
+            how = f"was killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            how = f"was killed by signal {-exitcode}"
+    else:
+        how = f"ended (exit status {exitcode})"
+    return f"{where}: the process building and verifying it {how} without a result"
 
 
 #: What a worker returns when a verified result fails to print: printing errors are raised
@@ -177,16 +202,21 @@ def _built(script):
 
 
 def _checked(script, result):
-    try:
-        result.verify()
-    except DerivationFailure:
-        raise
-    except (ProofError, UndecidedError) as error:
-        raise DerivationFailure(script.path, error) from None
-    except SymbolicAttnError as error:
-        raise ScriptError(f"{script.path}: verifying failed: {error}") from None
-    except (Exception, SystemExit) as error:
-        raise ScriptError(f"{script.path}: verifying raised {describe_exception(error)}") from None
+    with InterruptWatch() as watch:
+        try:
+            result.verify()
+        except DerivationFailure:
+            raise
+        except (ProofError, UndecidedError) as error:
+            raise DerivationFailure(script.path, error) from None
+        except SymbolicAttnError as error:
+            raise ScriptError(f"{script.path}: verifying failed: {error}") from None
+        except KeyboardInterrupt:
+            if not watch.raised_by_code():
+                raise  # the user's Ctrl-C
+            raise ScriptError(f"{script.path}: verifying raised KeyboardInterrupt") from None
+        except (Exception, SystemExit) as error:
+            raise ScriptError(f"{script.path}: verifying raised {describe_exception(error)}") from None
     return result
 
 
@@ -200,6 +230,7 @@ def derive(paths: Iterable = (), out_dir="out", builders: Sequence[Callable] | N
     receive).  The output is the same byte for byte whatever ``jobs`` is.
     """
     paths = list(paths)
+    refuse_link(out_dir)  # before any work: a link would write elsewhere
     if pdf:
         find_pdflatex()  # before any work: missing pdflatex is one line, nothing written
     # The worked examples of the built-in notes are computed beside the results (the
@@ -260,7 +291,17 @@ def _check_title(title):
     bad = next((char for char in title if ord(char) < 32 or 0x7F <= ord(char) < 0xA0), None)
     if bad is not None:
         raise ScriptError(f"--title: control character {bad!r} not allowed")
+    for char in title:
+        what = _UNSEEN.get(unicodedata.category(char))
+        if what is not None:
+            raise ScriptError(f"--title: {what} U+{ord(char):04X} not allowed")
     return title.strip()
+
+
+#: Characters a title may not hold beyond control characters, by Unicode category: they
+#: are invisible yet change what is shown (a bidi override reverses the text after it).
+_UNSEEN = {"Cf": "invisible format character", "Zl": "line separator", "Zp": "paragraph separator",
+           "Cs": "character that is not valid UTF-8 (a lone surrogate)"}
 
 
 def run_derive(args) -> int:
@@ -298,8 +339,11 @@ def run_list(args) -> int:
     def show(index, outcome):
         statuses.append(_show_listing(scripts[index], outcome))
 
+    def lost(index, exitcode):
+        return ("error", _lost_message(scripts[index].path, exitcode))
+
     map_forked([functools.partial(_listing, script) for script in scripts], args.jobs,
-               on_value=show)
+               on_value=show, on_lost=lost)
     return max(statuses, default=0)
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from symbolic_attn.cli.output import write_documents
 from symbolic_attn.errors import OutputError
 
-__all__ = ["check_output_folder", "write_folder"]
+__all__ = ["check_output_folder", "refuse_link", "write_folder"]
 
 _PLATFORMS = ("gradescope", "prairielearn")
 
@@ -59,13 +59,19 @@ def _results_only(folder: Path, subfolders=()) -> bool:
     return True
 
 
+def refuse_link(out) -> None:
+    """The rule of every ``--out`` folder: never a link (it would write elsewhere; even one
+    that points to a folder is refused, a dangling one too)."""
+    if Path(out).is_symlink():
+        raise OutputError(f"--out {_shown(out)}: a link; give the folder itself (nothing was written)")
+
+
 def check_output_folder(out, inputs=()) -> None:
     """Refuse an ``--out`` folder that cannot be replaced safely, before any work is done.
     ``inputs``: the submission paths (the folder may not be inside one)."""
     out = Path(out)
     where = _shown(out)
-    if out.is_symlink():
-        raise OutputError(f"--out {where}: a link; give the folder itself (nothing was written)")
+    refuse_link(out)
     if os.path.lexists(out) and not out.is_dir():
         raise OutputError(f"--out {where}: exists and is not a folder (nothing was written)")
     real = os.path.realpath(out)

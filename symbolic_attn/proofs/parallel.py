@@ -15,7 +15,9 @@ depend on each other, so they are done side by side.  :func:`map_forked` is
   As soon as the first failure in order is known (every task before it has its value), the
   workers are stopped: a slow task after a failing one never delays the error.  A worker
   that dies (killed, out of memory), even in the middle of sending, counts as a failure of
-  the tasks it did not report;
+  the tasks it did not report -- or, with ``on_lost``, the task it was running when it
+  died is not run again here (a task that ends its process, ``os._exit``, would end this
+  one too): ``on_lost(index, exitcode)`` gives its value or raises;
 * a worker ends when this process does (a time limit that kills it ends the workers too),
   and flushes what its tasks printed before it leaves.
 
@@ -81,7 +83,8 @@ def _threads() -> int:
 
 
 def map_forked(tasks: Sequence[Callable[..., Any]], jobs: int | None = None, start_with: Sequence[int] = (),
-               on_value: Callable[..., Any] | None = None) -> list[Any]:
+               on_value: Callable[..., Any] | None = None,
+               on_lost: Callable[[int, int], Any] | None = None) -> list[Any]:
     """``[task() for task in tasks]``, computed by ``jobs`` processes (default: every core).
 
     Each task is called without arguments; a value computed by a worker must be picklable
@@ -89,19 +92,30 @@ def map_forked(tasks: Sequence[Callable[..., Any]], jobs: int | None = None, sta
     this raise the same exception.  ``start_with``: indices of tasks to hand out first (the
     longest ones, so that no process is left with a long task at the end).  ``on_value(index,
     value)`` is called for each value in task order, as soon as it and all before it are known.
+    ``on_lost(index, exitcode)``: the value (or the exception) of a task whose worker died
+    while running it (``exitcode`` as :attr:`multiprocessing.Process.exitcode`: negative for
+    a signal); without it such a task is run again here.
     """
     tasks = list(tasks)
     jobs = min(available_cores() if jobs is None else jobs, len(tasks), MAX_JOBS)
-    values, emitted = {}, 0
+    values: dict[int, Any] = {}
+    lost: dict[int, int] = {}
+    emitted = 0
     if jobs > 1 and len(tasks) <= MAX_TASKS and can_fork():
         first = [index for index in dict.fromkeys(start_with) if 0 <= index < len(tasks)]
         schedule = first + [index for index in range(len(tasks)) if index not in first]
-        values, emitted = _run_forked(tasks, jobs, schedule, on_value)
+        values, emitted, lost = _run_forked(tasks, jobs, schedule, on_value)
     out = []
     for index, task in enumerate(tasks):
         # A value not reported (the task failed in a worker, its worker died, or the workers
-        # were stopped at the first failure) is computed here, in order, as one process would.
-        value = values[index] if index in values else task()
+        # were stopped at the first failure) is computed here, in order, as one process would;
+        # with on_lost, a task that was running when its worker died is not run again.
+        if index in values:
+            value = values[index]
+        elif index in lost and on_lost is not None:
+            value = on_lost(index, lost[index])
+        else:
+            value = task()
         out.append(value)
         if on_value is not None and index >= emitted:
             on_value(index, value)
@@ -112,8 +126,9 @@ def map_forked(tasks: Sequence[Callable[..., Any]], jobs: int | None = None, sta
 
 
 def _run_forked(tasks: Any, jobs: Any, schedule: Any, on_value: Any) -> tuple[Any, ...]:
-    """``(values, emitted)``: the values the workers reported, and how many of the first
-    ones were passed to ``on_value``.  Stops once the first failure in order is known."""
+    """``(values, emitted, lost)``: the values the workers reported, how many of the first
+    ones were passed to ``on_value``, and ``{index: exitcode}`` of the tasks a worker was
+    running when it died.  Stops once the first failure in order is known."""
     import multiprocessing
     from multiprocessing.connection import wait
 
@@ -136,13 +151,24 @@ def _run_forked(tasks: Any, jobs: Any, schedule: Any, on_value: Any) -> tuple[An
     if froze:
         gc.freeze()
     workers, values, failed, emitted = {}, {}, set(), 0
+    # Each worker writes the number of every task it starts to a pipe of its own, before
+    # running it (a write of 4 bytes is atomic and survives the worker's death): a worker
+    # that ends without reporting a task it started died while running it.
+    started: dict[Any, int] = {}
+    lost: dict[int, int] = {}
     try:
         for _ in range(jobs):
             receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_worker, args=(tasks, read_end, send, os.getpid()), daemon=True)
-            process.start()
-            send.close()  # only the worker holds its sending end: its death is an end of file here
+            started_read, started_write = os.pipe()
+            try:
+                process = context.Process(target=_worker, args=(tasks, read_end, send, os.getpid(), started_write),
+                                          daemon=True)
+                process.start()
+            finally:
+                send.close()  # only the worker holds its sending end: its death is an end of file here
+                os.close(started_write)
             workers[receive] = process
+            started[receive] = started_read
         os.close(read_end)
         read_end = None
         while workers:
@@ -150,7 +176,11 @@ def _run_forked(tasks: Any, jobs: Any, schedule: Any, on_value: Any) -> tuple[An
                 try:
                     index, ok, payload = pickle.loads(receive.recv_bytes())
                 except Exception:  # end of file: the worker is done, or died (even mid-message)
-                    _stop(workers.pop(receive), receive)
+                    process = workers.pop(receive)
+                    _stop(process, receive)
+                    for index in _started(started.pop(receive)):
+                        if index not in values and index not in failed:
+                            lost[index] = process.exitcode if process.exitcode is not None else -1
                     continue
                 value, ok = _loaded(payload) if ok else (None, False)
                 if ok:
@@ -163,12 +193,14 @@ def _run_forked(tasks: Any, jobs: Any, schedule: Any, on_value: Any) -> tuple[An
                 emitted += 1
             if failed and min(failed) <= emitted:
                 break  # every task before the first failure has its value: the outcome is decided
-        return values, emitted
+        return values, emitted, lost
     finally:
         if read_end is not None:
             os.close(read_end)
         for receive, process in workers.items():
             _stop(process, receive)
+        for descriptor in started.values():
+            os.close(descriptor)
         if froze:
             gc.unfreeze()
 
@@ -181,6 +213,21 @@ def _loaded(payload: Any) -> tuple[Any, ...]:
         return None, False
 
 
+def _started(descriptor: int) -> list[int]:
+    """The task numbers a (finished) worker wrote to its pipe of started tasks; closes it."""
+    data = b""
+    try:
+        os.set_blocking(descriptor, False)  # a process the task forked may still hold the pipe
+        while chunk := os.read(descriptor, 65536):
+            data += chunk
+    except BlockingIOError:
+        pass
+    finally:
+        os.close(descriptor)
+    return [int.from_bytes(data[start:start + _INDEX_BYTES], "big")
+            for start in range(0, len(data) - _INDEX_BYTES + 1, _INDEX_BYTES)]
+
+
 def _stop(process: Any, receive: Any) -> None:
     if process.is_alive():
         process.kill()
@@ -188,8 +235,9 @@ def _stop(process: Any, receive: Any) -> None:
     receive.close()
 
 
-def _worker(tasks: Any, schedule: Any, send: Any, parent: Any) -> None:
-    """A forked worker: run the tasks it takes from the pipe, send ``(index, ok, value)`` for each."""
+def _worker(tasks: Any, schedule: Any, send: Any, parent: Any, started: int) -> None:
+    """A forked worker: run the tasks it takes from the pipe, send ``(index, ok, value)`` for
+    each; the number of each task is written to ``started`` before it runs."""
     import queue
 
     _exit_with_parent(parent)
@@ -209,11 +257,12 @@ def _worker(tasks: Any, schedule: Any, send: Any, parent: Any) -> None:
     try:
         while len(chunk := os.read(schedule, _INDEX_BYTES)) == _INDEX_BYTES:
             index = int.from_bytes(chunk, "big")
+            os.write(started, chunk)
             try:
                 # Pickled here, so a value that cannot be sent is a failure of this task
                 # (computed again by the parent), never lost output.
                 payload, ok = pickle.dumps(tasks[index](), protocol=pickle.HIGHEST_PROTOCOL), True
-            except Exception:  # noqa: BLE001 - the parent runs it again and raises the real error
+            except BaseException:  # noqa: BLE001 - SystemExit too: the parent runs it again, raises the real error
                 payload, ok = b"", False
             outbox.put(pickle.dumps((index, ok, payload), protocol=pickle.HIGHEST_PROTOCOL))
         outbox.put(None)
