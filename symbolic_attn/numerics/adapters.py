@@ -60,12 +60,12 @@ ALIGNMENTS = ("top_left", "bottom_right")
 
 
 def _mask(mask, what: str) -> Mask:
-    """A :class:`Mask`, or a grid of booleans / 0-1 read as a keep mask (True = may attend)."""
+    """``mask`` itself, if it is a :class:`Mask`; a grid (list, array) is refused with the
+    spelling to use, since which convention it is written in (keep or block?) is not known."""
     if isinstance(mask, Mask):
         return mask
-    if isinstance(mask, (list, tuple)) or (hasattr(mask, "tolist") and not isinstance(mask, (str, bytes))):
-        return Mask.keep(mask)
-    raise MaskError(f"{what}: expected a Mask or a grid of booleans / 0-1 (True = may attend), got {shown(mask)}")
+    raise MaskError(f"{what}: expected a Mask, got {shown(mask)} ({type(mask).__name__}): "
+                    "read a grid first with Mask.keep(grid) (True = may attend) or from_convention(grid, convention)")
 
 
 def _convention(convention, allowed) -> str:
@@ -78,10 +78,14 @@ def _convention(convention, allowed) -> str:
 def to_convention(mask: Mask, convention: str, dtype="float32"):
     """The numpy array a library expects for ``mask`` (``dtype`` for the additive ones).
 
-    ``mask`` is a :class:`Mask` or a grid of booleans / 0-1, read as a keep mask:
+    ``mask`` is a :class:`Mask`; a bare grid is refused (keep or block convention?):
 
-    >>> to_convention([[1, 0]], "block").tolist()
+    >>> to_convention(Mask.keep([[1, 0]]), "block").tolist()
     [[False, True]]
+    >>> to_convention([[1, 0]], "block")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.MaskError: to_convention: expected a Mask, got [[1, 0]] (list): read a grid first with Mask.keep(grid) (True = may attend) or from_convention(grid, convention)
     """
     mask = _mask(mask, "to_convention")
     _convention(convention, [*CONVENTIONS, *KEY_CONVENTIONS])
