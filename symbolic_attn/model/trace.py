@@ -212,6 +212,16 @@ def stage_matrix(value, path: str) -> sympy.ImmutableMatrix:
     return matrix
 
 
+def _matrix_like(value, path: str):
+    """A stage of a plain mapping: anything with a (rows, cols) ``shape`` and ``[i, j]``
+    entries as it is (the graders' lazy views), otherwise an exact matrix or a StageError."""
+    shape = getattr(value, "shape", None)
+    if (isinstance(shape, tuple) and len(shape) == 2 and all(isinstance(n, int) and n > 0 for n in shape)
+            and hasattr(value, "__getitem__")):
+        return value
+    return stage_matrix(value, path)
+
+
 def select(source, path: str, row: int | None = None, col: int | None = None) -> Selection:
     """Entries of ``source[path]`` at 1-based ``row``/``col`` (``None`` = all), with positions.
 
@@ -231,7 +241,7 @@ def select(source, path: str, row: int | None = None, col: int | None = None) ->
         check_path(path)
         if path not in source:
             raise StageError(f"unknown stage {path!r}: expected one of {', '.join(map(str, source)) or 'none'}")
-        matrix = stage_matrix(source[path], path)
+        matrix = _matrix_like(source[path], path)
     rows, cols = matrix.shape
     for name, index, size in (("row", row, rows), ("column", col, cols)):
         if index is not None and (isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= size):
