@@ -32,11 +32,9 @@ REFUSED = [
     ("layer-norm-text-affine", lambda: layer_norm(X, affine="no"), r"affine must be True or False, got 'no'"),
     # 17: a scale (or eps, or base) that divides by a disguised zero, or is one
     ("attention-scale-disguised-division", lambda: attention(Q, Q, Q, scale=1 / DISGUISED_ZERO), r"^scale .*sign is not decided"),
-    ("attention-scale-disguised-zero", lambda: attention(Q, Q, Q, scale=DISGUISED_ZERO), r"^scale .* is exactly 0"),
-    ("attention-scale-zero", lambda: attention(Q, Q, Q, scale=0), r"^scale 0 is exactly 0"),
     ("from-scores-scale-disguised-division", lambda: attention_from_scores(Q, Q, scale=1 / DISGUISED_ZERO), r"^scale "),
     ("multihead-scale-disguised-division", lambda: multihead(Q, HEADS, scale=1 / DISGUISED_ZERO), r"^scale "),
-    ("encoder-scale-option-zero", lambda: encoder_block(Q, HEADS, Q, Q, W2=Q, multihead_options={"scale": 0}), r"^scale 0"),
+    ("encoder-scale-option-undecided", lambda: encoder_block(Q, HEADS, Q, Q, W2=Q, multihead_options={"scale": 1 / DISGUISED_ZERO}), r"^scale "),
     ("layer-norm-eps-disguised-division", lambda: layer_norm(X, eps=1 / DISGUISED_ZERO), r"eps .*sign is not decided"),
     ("layer-norm-eps-disguised-negative", lambda: layer_norm(X, eps=DISGUISED_ZERO - sympy.Rational(1, 10**30)), r"eps must be >= 0"),
     ("layer-norm-disguised-zero-variance", lambda: layer_norm([[sympy.log(8), 3 * sympy.log(2)]]), r"variance is exactly 0"),
@@ -130,7 +128,9 @@ def test_the_accepted_forms_still_work():
     # text is read with the one input language (exact), never sympified
     assert decimal_string("1/3", 3) == "0.333"
     assert within("1/3", Fraction(1, 3), Fraction(0))
-    # a negative scale is not a division by zero; a symbolic one is kept
+    # a scale proved to be 0 is 0 (uniform weights), a negative one is fine, a symbolic one is kept
+    assert attention(Q, Q, Q, scale=DISGUISED_ZERO).weights == sympy.ImmutableMatrix([[sympy.Rational(1, 2)] * 2] * 2)
+    assert attention(Q, Q, Q, scale=0).scale == 0
     assert sympy.simplify(attention(Q, Q, Q, scale=-1).weights[0, 0] - 1 / (1 + sympy.E)) == 0
     assert attention(Q, Q, Q, scale=sympy.Symbol("s")).scale == sympy.Symbol("s")
     assert layer_norm(X, eps=DISGUISED_ZERO + 1)["output"].shape == (2, 2)

@@ -40,7 +40,7 @@ from symbolic_attn.exact.certified import check_digits, check_precision, decimal
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.decimals import StageNumbers, rational_matrix, sympy_matrix
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask, as_mask
-from symbolic_attn.model.compose import certainly_nonzero, product as _product  # the model's one exact product
+from symbolic_attn.model.compose import decided_scalar, product as _product  # the model's one exact product
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["Options", "Shape", "STAGES", "softmax", "attention", "attention_from_scores", "AttentionResult", "as_mask"]
@@ -253,9 +253,10 @@ def _scale(scale, d_k):
         return sympy.S.One
     if isinstance(scale, str) and scale == "default":
         raise ShapeError("scale 'default' needs d_k, which given scores do not have: pass an exact scale or 'none'")
-    # Every stage is multiplied by the scale: an exact 0 (or a division by a disguised 0,
-    # 1/(log(8) - 3 log(2))) must be refused here, decided exactly, not printed as weights.
-    return certainly_nonzero(to_exact(scale), "scale")
+    # Every score is multiplied by the scale: its sign is decided exactly here (a proved 0
+    # gives uniform weights), and a division by a disguised 0, 1/(log(8) - 3 log(2)), is
+    # refused naming the scale instead of being printed inside the weights.
+    return decided_scalar(to_exact(scale), "scale")
 
 
 @dataclass(frozen=True, init=False)

@@ -31,7 +31,7 @@ from symbolic_attn.model.certify import matrix_decimals
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["has_stage", "build_trace", "output_of", "row_broadcast", "as_operand", "MaskSpec", "resolve_mask", "product",
-           "check_size", "MAX_NODES", "check_flag", "check_choice", "check_options", "certainly_nonzero"]
+           "check_size", "MAX_NODES", "check_flag", "check_choice", "check_options", "decided_scalar"]
 
 
 def check_flag(value, name: str) -> bool:
@@ -76,22 +76,23 @@ def check_options(options, allowed, name: str) -> dict:
     return dict(options)
 
 
-def certainly_nonzero(value, name: str):
-    """``value`` (exact) if it is certainly not 0; an exact zero, or a value whose sign no
-    certified interval decides (``1/(log(8) - 3 log(2))`` divides by a zero in disguise),
-    is a typed error naming ``name``.  A value with free symbols must not be known to be 0.
+def decided_scalar(value, name: str):
+    """``value`` (exact) once its sign is decided exactly: a certified nonzero sign, or a
+    proved exact zero (then ``0`` itself: ``sin(pi)``, ``log(8) - 3 log(2)``).  A value that
+    neither decides (``1/(log(8) - 3 log(2))`` divides by a zero in disguise) is an
+    :class:`UndecidedError` naming ``name``.  A value with free symbols is kept as it is.
 
-    >>> certainly_nonzero(sympy.log(8) - 3 * sympy.log(2), "scale")
+    >>> decided_scalar(sympy.log(8) - 3 * sympy.log(2), "scale")
+    0
+    >>> decided_scalar(1 / (sympy.log(8) - 3 * sympy.log(2)), "scale")
     Traceback (most recent call last):
     ...
-    symbolic_attn.errors.ParseError: scale -3*log(2) + log(8) is exactly 0
+    symbolic_attn.errors.UndecidedError: scale 1/(-3*log(2) + log(8)): its sign is not decided (is it 0, or does it divide by a disguised 0?)
     """
-    from symbolic_attn.errors import ParseError, shown
+    from symbolic_attn.errors import shown
     from symbolic_attn.exact.certified import certified_sign, proved_zero
 
     if value.free_symbols:
-        if value.is_zero:
-            raise ParseError(f"{name} {shown(value)} is exactly 0")
         return value
     try:
         sign = certified_sign(value)
@@ -100,7 +101,7 @@ def certainly_nonzero(value, name: str):
     if sign:
         return value
     if sign == 0 or proved_zero(value):
-        raise ParseError(f"{name} {shown(value)} is exactly 0")
+        return sympy.S.Zero
     raise UndecidedError(f"{name} {shown(value)}: its sign is not decided (is it 0, or does it divide by a disguised 0?)")
 
 
