@@ -37,7 +37,7 @@ from typing import Any, SupportsIndex, TypeVar, cast
 import flint
 import sympy
 
-from symbolic_attn.errors import DigitsError, UndecidedError, shown
+from symbolic_attn.errors import DigitsError, FloatInputError, UndecidedError, shown
 # The rounding itself (integers only) lives in exact.rounding; re-exported here.
 from symbolic_attn.exact.rounding import (
     MAX_DIGITS,
@@ -54,6 +54,7 @@ __all__ = [
     "decimal_text",
     "certified_decimal",
     "decimal_string",
+    "exact_value",
     "within",
     "proved_zero",
     "with_rising_precision",
@@ -201,15 +202,43 @@ def _certain_le(left: flint.arb, right: flint.arb) -> bool | None:
     return None
 
 
+def exact_value(value: Any) -> sympy.Expr:
+    """``value`` as an exact SymPy expression, for the functions that round or compare it.
+
+    A SymPy expression is taken as it is (a SymPy ``Float`` inside is refused); an int,
+    Fraction or Decimal is converted exactly; text is read by the one input language
+    (:func:`~symbolic_attn.exact.parse.parse_expression`, never ``sympify``/``eval``); a
+    binary float is a :class:`FloatInputError`; anything else (None, a list...) a typed
+    error naming it (:func:`~symbolic_attn.exact.convert.to_exact`).
+
+    >>> exact_value("1/3"), exact_value(2)
+    (1/3, 2)
+    >>> exact_value(0.5)
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.FloatInputError: binary float 0.5 refused: write the string '0.5' (exactly 1/2) or Fraction(1, 2)
+    """
+    if isinstance(value, sympy.Expr) and not isinstance(value, sympy.MatrixBase):
+        if value.has(sympy.Float):
+            raise FloatInputError(f"SymPy Float in {shown(value)} refused: use Rational or a decimal string")
+        return value
+    from symbolic_attn.exact.convert import to_exact  # convert imports the parser, which needs this module
+
+    return to_exact(value)
+
+
 def decimal_string(expr: Any, digits: int, significant: bool = False) -> str:
     """The correctly rounded decimal of an exact real value, certified.
+
+    ``expr`` is an exact value (see :func:`exact_value`: text such as ``'1/3'`` is read by
+    the one input language, a binary float is refused with :class:`FloatInputError`).
 
     Raises :class:`UndecidedError` for symbolic values, or if no precision up to
     :data:`MAX_PRECISION` separates the value from a rounding boundary and it cannot be
     proved to be the rational it seems to be.
     """
     digits = check_digits(digits, significant)
-    expr = sympy.Integer(expr) if isinstance(expr, int) else expr
+    expr = exact_value(expr)
     if expr.is_Rational:
         return rational_decimal(Fraction(int(expr.p), int(expr.q)), digits, significant)
     text = with_rising_precision(lambda: certified_decimal(to_arb(expr), digits, significant))
@@ -232,6 +261,7 @@ def within(expr: Any, center: Fraction, radius: Fraction) -> bool:
     The answer comes from intervals of rising precision; when the distance sits on the
     boundary (possible only if it is rational), it is decided exactly.
     """
+    expr = exact_value(expr)
     if expr.is_Rational:
         return abs(Fraction(int(expr.p), int(expr.q)) - center) <= radius
     inside = with_rising_precision(lambda: _certain_le(abs(to_arb(expr) - to_arb(center)), to_arb(radius)))

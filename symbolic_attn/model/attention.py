@@ -40,7 +40,7 @@ from symbolic_attn.exact.certified import check_digits, check_precision, decimal
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.decimals import StageNumbers, rational_matrix, sympy_matrix
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask, as_mask
-from symbolic_attn.model.compose import product as _product  # the model's one exact product
+from symbolic_attn.model.compose import decided_scalar, product as _product  # the model's one exact product
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["Options", "Shape", "STAGES", "softmax", "attention", "attention_from_scores", "AttentionResult", "as_mask"]
@@ -239,7 +239,7 @@ def attention_from_scores(scores, value, mask=None, scale="none", **options) -> 
         raise ShapeError(
             f"scores are {S.rows}x{S.cols} and V is {V.rows}x{V.cols}: there must be one value row per key (column)"
         )
-    if scale == "default":
+    if isinstance(scale, str) and scale == "default":
         raise ShapeError("scale 'default' needs d_k, which given scores do not have: pass an exact scale or 'none'")
     return AttentionResult(
         S, value=V, scale=_scale(scale, None), mask=as_mask(mask, *S.shape), options=Options.from_keywords(options)
@@ -247,12 +247,16 @@ def attention_from_scores(scores, value, mask=None, scale="none", **options) -> 
 
 
 def _scale(scale, d_k):
-    if scale == "default":
+    if isinstance(scale, str) and scale == "default" and d_k is not None:
         return 1 / sympy.sqrt(d_k)
-    if scale is None or scale == "none":
+    if scale is None or (isinstance(scale, str) and scale == "none"):
         return sympy.S.One
-    result = to_exact(scale)
-    return result
+    if isinstance(scale, str) and scale == "default":
+        raise ShapeError("scale 'default' needs d_k, which given scores do not have: pass an exact scale or 'none'")
+    # Every score is multiplied by the scale: its sign is decided exactly here (a proved 0
+    # gives uniform weights), and a division by a disguised 0, 1/(log(8) - 3 log(2)), is
+    # refused naming the scale instead of being printed inside the weights.
+    return decided_scalar(to_exact(scale), "scale")
 
 
 @dataclass(frozen=True, init=False)

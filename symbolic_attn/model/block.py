@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import sympy
 
-from symbolic_attn.errors import ShapeError, shown
-from symbolic_attn.model.compose import as_operand, build_trace, check_size
+from symbolic_attn.errors import ShapeError
+from symbolic_attn.model.compose import as_operand, build_trace, check_choice, check_flag, check_options, check_size
 from symbolic_attn.model.feedforward import feed_forward
 from symbolic_attn.model.layernorm import layer_norm
 from symbolic_attn.model.multihead import multihead
@@ -44,13 +44,17 @@ from symbolic_attn.model.trace import Trace
 __all__ = ["encoder_block", "decoder_block", "NORMS"]
 
 NORMS = {"post": "LN(x + Sublayer(x)) (the 2017 paper)", "pre": "x + Sublayer(LN(x))"}
+#: The keywords ``layer_norm_options`` and ``multihead_options`` may pass on (the others
+#: are the block's own arguments).
+LAYER_NORM_OPTIONS = ("variance", "eps_placement", "affine")
+MULTIHEAD_OPTIONS = ("scale", "head_order", "project", "masking", "axis", "on_empty_row", "stable")
 
 
 def _stack(X, sublayers, *, norm, eps, gammas, betas, residual, layer_norm_options, settings) -> Trace:
     """Apply ``sublayers`` [(name, function(input) -> Trace)] with residuals and norms."""
-    if norm not in NORMS:
-        raise ShapeError(f"unknown norm {shown(norm)!r}: expected 'post' or 'pre'")
-    ln_options = dict(layer_norm_options or {})
+    check_choice(norm, NORMS, "norm")
+    check_flag(residual, "residual")
+    ln_options = check_options(layer_norm_options, LAYER_NORM_OPTIONS, "layer_norm_options")
     entries = []
     x = X
     for k, (name, sublayer) in enumerate(sublayers, start=1):
@@ -89,7 +93,8 @@ def encoder_block(X, heads, WO, W1, b1=0, W2=None, b2=0, eps=0, norm: str = "pos
                   layer_norm_options=None, multihead_options=None) -> Trace:
     """One encoder block: multi-head self-attention, then the feed-forward sublayer."""
     X = as_operand(X, "encoder_block input")
-    mh_options = dict(multihead_options or {})
+    check_flag(residual, "encoder_block: residual")
+    mh_options = check_options(multihead_options, MULTIHEAD_OPTIONS, "multihead_options")
     sublayers = [
         ("attention", lambda x: multihead(x, heads, WO, mask=mask, **mh_options)),
         ("ffn", lambda x: feed_forward(x, W1, b1, W2, b2, activation=activation)),
@@ -105,9 +110,10 @@ def decoder_block(X, memory, self_heads, self_WO, cross_heads, cross_WO, W1, b1=
     """One decoder block: masked self-attention, cross-attention over ``memory`` (the
     encoder output: keys and values), then the feed-forward sublayer."""
     X = as_operand(X, "decoder_block input")
+    check_flag(residual, "decoder_block: residual")
     E = as_operand(memory, "decoder_block memory")
     check_size(E, "decoder_block memory")
-    mh_options = dict(multihead_options or {})
+    mh_options = check_options(multihead_options, MULTIHEAD_OPTIONS, "multihead_options")
     sublayers = [
         ("self_attention", lambda x: multihead(x, self_heads, self_WO, mask=mask, **mh_options)),
         ("cross_attention", lambda x: multihead(x, cross_heads, cross_WO, key=E, mask=memory_mask, **mh_options)),

@@ -30,7 +30,79 @@ from symbolic_attn.errors import ShapeError, UndecidedError
 from symbolic_attn.model.certify import matrix_decimals
 from symbolic_attn.model.trace import Trace
 
-__all__ = ["has_stage", "build_trace", "output_of", "row_broadcast", "as_operand", "MaskSpec", "resolve_mask", "product", "check_size", "MAX_NODES"]
+__all__ = ["has_stage", "build_trace", "output_of", "row_broadcast", "as_operand", "MaskSpec", "resolve_mask", "product",
+           "check_size", "MAX_NODES", "check_flag", "check_choice", "check_options", "decided_scalar"]
+
+
+def check_flag(value, name: str) -> bool:
+    """``value`` if it is a bool; anything else (``'no'`` is truthy!) is a typed error.
+
+    >>> check_flag("no", "encoder_block: residual")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.ShapeError: encoder_block: residual must be True or False, got 'no'
+    """
+    from symbolic_attn.errors import shown
+
+    if not isinstance(value, bool):
+        raise ShapeError(f"{name} must be True or False, got {shown(repr(value) if isinstance(value, str) else value)}")
+    return value
+
+
+def check_choice(value, choices, name: str) -> str:
+    """``value`` if it is one of the named ``choices`` (text); else a typed error naming it."""
+    from symbolic_attn.errors import shown
+
+    if not isinstance(value, str) or value not in choices:
+        raise ShapeError(f"unknown {name} {shown(repr(value) if isinstance(value, str) else value)}: "
+                         f"expected one of {', '.join(choices)}")
+    return value
+
+
+def check_options(options, allowed, name: str) -> dict:
+    """``options`` (None or a mapping of keyword names in ``allowed``) as a dict."""
+    from collections.abc import Mapping
+
+    from symbolic_attn.errors import shown
+
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ShapeError(f"{name} must be a mapping of keyword arguments, got {shown(options)}")
+    for key in options:
+        if not isinstance(key, str) or key not in allowed:
+            raise ShapeError(f"{name}: unknown option {shown(repr(key) if isinstance(key, str) else key)}: "
+                             f"expected one of {', '.join(allowed)}")
+    return dict(options)
+
+
+def decided_scalar(value, name: str):
+    """``value`` (exact) once its sign is decided exactly: a certified nonzero sign, or a
+    proved exact zero (then ``0`` itself: ``sin(pi)``, ``log(8) - 3 log(2)``).  A value that
+    neither decides (``1/(log(8) - 3 log(2))`` divides by a zero in disguise) is an
+    :class:`UndecidedError` naming ``name``.  A value with free symbols is kept as it is.
+
+    >>> decided_scalar(sympy.log(8) - 3 * sympy.log(2), "scale")
+    0
+    >>> decided_scalar(1 / (sympy.log(8) - 3 * sympy.log(2)), "scale")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.UndecidedError: scale 1/(-3*log(2) + log(8)): its sign is not decided (is it 0, or does it divide by a disguised 0?)
+    """
+    from symbolic_attn.errors import shown
+    from symbolic_attn.exact.certified import certified_sign, proved_zero
+
+    if value.free_symbols:
+        return value
+    try:
+        sign = certified_sign(value)
+    except UndecidedError:
+        sign = None
+    if sign:
+        return value
+    if sign == 0 or proved_zero(value):
+        return sympy.S.Zero
+    raise UndecidedError(f"{name} {shown(value)}: its sign is not decided (is it 0, or does it divide by a disguised 0?)")
 
 
 def build_trace(entries: Iterable[tuple[str, object]], settings=None) -> Trace:
@@ -138,10 +210,10 @@ class MaskSpec:
     KINDS = ("none", "causal", "keep", "block", "padding")
 
     def __init__(self, kind: str, argument=None):
-        from symbolic_attn.errors import MaskError
+        from symbolic_attn.errors import MaskError, shown
 
-        if kind not in self.KINDS:
-            raise MaskError(f"unknown mask {kind!r}: expected one of {', '.join(self.KINDS)}")
+        if not isinstance(kind, str) or kind not in self.KINDS:
+            raise MaskError(f"unknown mask {shown(kind)!r}: expected one of {', '.join(self.KINDS)}")
         self.kind, self.argument = kind, argument
 
     def resolve(self, n: int, m: int):

@@ -36,7 +36,7 @@ import sympy
 from symbolic_attn.errors import ShapeError, UndecidedError, ZeroVarianceError, shown
 from symbolic_attn.exact.certified import certified_sign, proved_zero
 from symbolic_attn.exact.convert import to_exact
-from symbolic_attn.model.compose import as_operand, build_trace, row_broadcast
+from symbolic_attn.model.compose import as_operand, build_trace, check_choice, check_flag, row_broadcast
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["layer_norm", "VARIANCES", "EPS_PLACEMENTS"]
@@ -49,18 +49,12 @@ def layer_norm(X, eps=0, gamma=1, beta=0, *, variance: str = "biased", eps_place
                affine: bool = True) -> Trace:
     """Exact LayerNorm of each row of ``X``; stages mean, centered, variance, std,
     normalized, output (``std`` is the denominator actually used)."""
-    if variance not in VARIANCES:
-        raise ShapeError(f"layer_norm: unknown variance {variance!r}: expected one of {', '.join(VARIANCES)}")
-    if eps_placement not in EPS_PLACEMENTS:
-        raise ShapeError(f"layer_norm: unknown eps_placement {eps_placement!r}: expected one of {', '.join(EPS_PLACEMENTS)}")
+    check_choice(variance, VARIANCES, "layer_norm: variance")
+    check_choice(eps_placement, EPS_PLACEMENTS, "layer_norm: eps_placement")
     X = as_operand(X, "layer_norm input")
     n, d = X.shape
-    if not isinstance(affine, bool):
-        raise ShapeError(f"layer_norm: affine must be True or False, got {shown(repr(affine))}")
-    eps = to_exact(eps)
-    if (not eps.free_symbols and certified_sign(eps) == -1) or eps.is_nonnegative is False:
-        # A symbolic eps too: -t with t declared positive is negative.
-        raise ShapeError(f"layer_norm: eps must be >= 0, got {shown(eps)}")
+    check_flag(affine, "layer_norm: affine")
+    eps = _check_eps(to_exact(eps))
     divisor = d if variance == "biased" else d - 1
     if divisor == 0:
         raise ShapeError("layer_norm: the unbiased variance of a row of width 1 divides by d - 1 = 0")
@@ -71,11 +65,7 @@ def layer_norm(X, eps=0, gamma=1, beta=0, *, variance: str = "biased", eps_place
     variances = [sympy.Add(*[c**2 for c in centered.row(i)]) / divisor for i in range(n)]
     stds = []
     for i, var in enumerate(variances):
-        if _is_zero(eps) and _is_zero(var):
-            raise ZeroVarianceError(
-                f"layer_norm row {i + 1}: variance is exactly 0 and eps = 0, so (x - mean)/sqrt(variance + eps) "
-                f"divides by zero (row {shown(list(X.row(i)), 60)}); give eps > 0"
-            )
+        _check_denominator(var, eps, i, X)
         stds.append(sympy.sqrt(var + eps) if eps_placement == "inside" else sympy.sqrt(var) + eps)
     normalized = sympy.ImmutableMatrix(n, d, lambda i, j: centered[i, j] / stds[i])
     if affine:
@@ -92,6 +82,53 @@ def layer_norm(X, eps=0, gamma=1, beta=0, *, variance: str = "biased", eps_place
             ("output", output),
         ],
         settings={"eps": eps, "variance": variance, "eps_placement": eps_placement, "affine": affine},
+    )
+
+
+def _check_eps(eps):
+    """``eps`` if it is certainly >= 0 (an exact 0, a disguised 0 proved so, or a certified
+    positive value); a negative eps, or one whose sign no interval decides, is refused."""
+    if eps.free_symbols:
+        if eps.is_nonnegative is False:  # -t with t declared positive is negative
+            raise ShapeError(f"layer_norm: eps must be >= 0, got {shown(eps)}")
+        return eps
+    try:
+        sign = certified_sign(eps)
+    except UndecidedError:
+        sign = None
+    if sign is None and _is_zero(eps):
+        return sympy.S.Zero
+    if sign is None:
+        raise UndecidedError(f"layer_norm: eps {shown(eps)}: its sign is not decided (it must be certainly >= 0)")
+    if sign < 0:
+        raise ShapeError(f"layer_norm: eps must be >= 0, got {shown(eps)}")
+    return eps
+
+
+def _check_denominator(var, eps, i, X) -> None:
+    """Row ``i`` divides by sqrt(var + eps) (or sqrt(var) + eps), with var >= 0 and eps >= 0:
+    it is certainly > 0 when var or eps is; both exactly 0 is a ZeroVarianceError, and a
+    variance whose sign nothing decides (with eps = 0) is refused as undecided."""
+    if eps != 0 and not eps.free_symbols:
+        return  # eps was certified > 0 by _check_eps
+    if var.free_symbols or eps.free_symbols:
+        return
+    if var.is_Rational and var != 0:
+        return
+    try:
+        sign = certified_sign(var)
+    except UndecidedError:
+        sign = None
+    if sign == 1:
+        return
+    if sign == 0 or proved_zero(var):
+        raise ZeroVarianceError(
+            f"layer_norm row {i + 1}: variance is exactly 0 and eps = 0, so (x - mean)/sqrt(variance + eps) "
+            f"divides by zero (row {shown(list(X.row(i)), 60)}); give eps > 0"
+        )
+    raise UndecidedError(
+        f"layer_norm row {i + 1}: the variance {shown(var)} is not certainly > 0 and eps = 0, so the "
+        "division by sqrt(variance + eps) is not certainly defined; give eps > 0"
     )
 
 

@@ -129,7 +129,7 @@ class Mask:
         n, m = _check_size(n, m)
         valid = _whole(valid, "padding: the valid key count")
         if not 0 <= valid <= m:
-            raise MaskError(f"padding: valid key count {valid} is outside 0..{m}")
+            raise MaskError(f"padding: valid key count {shown(valid)} is outside 0..{m}")
         return cls(tuple(tuple(j < valid for j in range(m)) for _ in range(n)))
 
     @classmethod
@@ -214,7 +214,7 @@ def as_mask(mask, n: int, m: int) -> Mask:
     if isinstance(mask, str):
         if mask == "causal":
             return Mask.causal(n, m)
-        raise MaskError(f"unknown mask {mask!r}: expected none, causal or a Mask")
+        raise MaskError(f"unknown mask {shown(mask)!r}: expected none, causal or a Mask")
     if not isinstance(mask, Mask):
         raise MaskError(f"expected a Mask, 'none' or 'causal', got {type(mask).__name__}")
     if mask.shape != (n, m):

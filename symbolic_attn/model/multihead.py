@@ -33,7 +33,7 @@ import sympy
 
 from symbolic_attn.errors import InputLimitError, ShapeError, shown
 from symbolic_attn.model.attention import attention
-from symbolic_attn.model.compose import as_operand, build_trace, product, resolve_mask
+from symbolic_attn.model.compose import as_operand, build_trace, check_choice, check_flag, product, resolve_mask
 from symbolic_attn.model.trace import Trace
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 
@@ -70,8 +70,8 @@ def multihead(query, heads, WO=None, *, key=None, mask=None, scale="default", he
         scale: 'default' (1/sqrt(d_k) of each head), 'none' or an exact value.
         options: attention's own options (``masking``, ``on_empty_row``...).
     """
-    if head_order not in HEAD_ORDERS:
-        raise ShapeError(f"multihead: unknown head_order {head_order!r}: expected one of {', '.join(HEAD_ORDERS)}")
+    check_choice(head_order, HEAD_ORDERS, "multihead: head_order")
+    check_flag(project, "multihead: project")
     X = as_operand(query, "multihead query")
     source = X if key is None else as_operand(key, "multihead key")
     weights = _heads(heads)

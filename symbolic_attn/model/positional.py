@@ -41,10 +41,11 @@ from __future__ import annotations
 
 import sympy
 
-from symbolic_attn.errors import InputLimitError, ShapeError, shown
+from symbolic_attn.errors import InputLimitError, ShapeError, UndecidedError, shown
+from symbolic_attn.exact.certified import certified_sign
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
-from symbolic_attn.model.compose import as_operand, build_trace
+from symbolic_attn.model.compose import as_operand, build_trace, check_flag
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["sinusoidal", "rope", "alibi", "alibi_slopes", "MAX_HEADS"]
@@ -59,14 +60,22 @@ def _count(value, name: str, low: int = 1, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ShapeError(f"{name} must be a whole number >= {low}, got {shown(value)}")
     if high is not None and value > high:
-        raise InputLimitError(f"{name} = {value} exceeds the limit of {high}")
+        raise InputLimitError(f"{name} = {shown(value)} exceeds the limit of {high}")
     return value
 
 
 def _base(base) -> sympy.Expr:
+    """A base of the frequencies base^(-2i/d): certainly > 0 and certainly not 1, decided
+    by certified intervals (``1 + log(8) - 3 log(2)`` is 1 in disguise, and is refused)."""
     base = to_exact(base)
-    if base.free_symbols or not (base.is_positive and base != 1):
+    if base.free_symbols:
         raise ShapeError(f"base must be a positive number other than 1, got {shown(base)}")
+    try:
+        positive, not_one = certified_sign(base) == 1, certified_sign(base - 1) not in (0, None)
+    except UndecidedError:
+        positive = not_one = False
+    if not (positive and not_one):
+        raise ShapeError(f"base must be certainly a positive number other than 1, got {shown(base)}")
     return base
 
 
@@ -83,8 +92,7 @@ def sinusoidal(n, d_model, base=10000, *, first_position: int = 0, swap: bool = 
         raise InputLimitError(f"sinusoidal: {n}x{d} exceeds the limit of {DEFAULT_LIMITS.max_entries} entries")
     base = _base(base)
     first_position = _position(first_position, "sinusoidal")
-    if not isinstance(swap, bool):
-        raise ShapeError(f"sinusoidal: swap must be True or False, got {shown(repr(swap))}")
+    check_flag(swap, "sinusoidal: swap")
     pairs = (d + 1) // 2
     angles = sympy.ImmutableMatrix(
         n, pairs, lambda p, i: (p + first_position) * _frequency(base, i, d)
@@ -99,7 +107,7 @@ def _position(value, where: str) -> sympy.Integer:
     """An integer position offset: a Python or SymPy integer (a float or a string would put
     a binary float, or nonsense, into an exact encoding)."""
     if isinstance(value, bool) or not isinstance(value, (int, sympy.Integer)):
-        raise ShapeError(f"{where}: first_position must be an integer, got {shown(repr(value))}")
+        raise ShapeError(f"{where}: first_position must be an integer, got {shown(repr(value) if isinstance(value, str) else value)}")
     return sympy.Integer(value)
 
 

@@ -36,6 +36,7 @@ symbolic_attn.errors.StageError: unknown stage 'weights': expected one of scores
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from collections.abc import Callable
@@ -44,7 +45,7 @@ import sympy
 
 from symbolic_attn.errors import StageError, shown
 
-__all__ = ["Trace", "Selection", "select", "check_path", "PATH"]
+__all__ = ["Trace", "Selection", "select", "check_path", "stage_matrix", "PATH"]
 
 #: A stage path: dotted names, each optionally indexed from 1 (``head[2].weights``).
 PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[1-9][0-9]{0,3}\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[1-9][0-9]{0,3}\])?)*$")
@@ -78,6 +79,12 @@ class Trace(Mapping):
     """
 
     def __init__(self, stages: Mapping[str, object], *, decimals: Callable | None = None, settings: Mapping | None = None):
+        if not isinstance(stages, Mapping):
+            raise StageError(f"Trace: stages must be a mapping of stage paths to matrices, got {shown(stages)}")
+        if decimals is not None and not callable(decimals):
+            raise StageError(f"Trace: decimals must be a function (path, digits, significant) or None, got {shown(decimals)}")
+        if settings is not None and not isinstance(settings, Mapping):
+            raise StageError(f"Trace: settings must be a mapping or None, got {shown(settings)}")
         self._stages = {check_path(name): stage for name, stage in stages.items()}
         self._values: dict[str, sympy.ImmutableMatrix] = {}
         self._decimals = decimals
@@ -85,13 +92,13 @@ class Trace(Mapping):
         self.settings = dict(settings or {})
 
     def __getitem__(self, path: str) -> sympy.ImmutableMatrix:
-        if path not in self._stages:
+        if not isinstance(path, str) or path not in self._stages:
             check_path(path)
             raise StageError(f"unknown stage {shown(path)!r}: expected one of {', '.join(self._stages) or 'none'}")
         if path not in self._values:
             stage = self._stages[path]
             value = stage() if callable(stage) else stage
-            self._values[path] = sympy.ImmutableMatrix(value)
+            self._values[path] = stage_matrix(value, path)
         return self._values[path]
 
     def __getattr__(self, name: str):
@@ -106,7 +113,7 @@ class Trace(Mapping):
         return iter(self._stages)
 
     def __contains__(self, path) -> bool:
-        return path in self._stages
+        return isinstance(path, str) and path in self._stages
 
     def __len__(self) -> int:
         return len(self._stages)
@@ -125,6 +132,8 @@ class Trace(Mapping):
         fast intervals).
         """
         check_path(prefix)
+        if not isinstance(other, Trace):
+            raise StageError(f"with_nested({prefix!r}, ...): expected a Trace to nest, got {shown(other)}")
         stages = dict(self._stages)
         routes = {path: self for path in self._stages}
         for path in other:
@@ -172,13 +181,67 @@ class Selection:
         return f"{self.path}[{i},{j}]"
 
 
+def stage_matrix(value, path: str) -> sympy.ImmutableMatrix:
+    """The value of stage ``path`` as an immutable matrix of SymPy expressions; anything
+    else (``None``, a number, a ragged list, a binary float) is a :class:`StageError`.
+
+    >>> stage_matrix([[1, 2]], "scores")
+    Matrix([[1, 2]])
+    >>> stage_matrix(5, "scores")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.StageError: stage 'scores' is not a matrix: got 5 (int)
+    """
+    if isinstance(value, sympy.MatrixBase):
+        return sympy.ImmutableMatrix(value)
+    if hasattr(value, "tolist") and not isinstance(value, sympy.Basic):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)) or not value:
+        raise StageError(f"stage {shown(path)!r} is not a matrix: got {shown(value)} ({type(value).__name__})")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SymPy's deprecation of non-Expr entries: refused below
+            matrix = sympy.ImmutableMatrix(value)
+    except Exception:  # SymPy's TypeError/ValueError for ragged or nested junk
+        raise StageError(f"stage {shown(path)!r} is not a matrix: got {shown(value, 60)}") from None
+    if not matrix.rows or not matrix.cols:
+        raise StageError(f"stage {shown(path)!r} is an empty matrix ({matrix.rows}x{matrix.cols})")
+    for entry in matrix:
+        if not isinstance(entry, sympy.Expr) or isinstance(entry, sympy.Float):
+            raise StageError(f"stage {shown(path)!r} has an entry {shown(entry)} that is not an exact number")
+    return matrix
+
+
+def _matrix_like(value, path: str):
+    """A stage of a plain mapping: anything with a (rows, cols) ``shape`` and ``[i, j]``
+    entries as it is (the graders' lazy views), otherwise an exact matrix or a StageError."""
+    shape = getattr(value, "shape", None)
+    if (isinstance(shape, tuple) and len(shape) == 2 and all(isinstance(n, int) and n > 0 for n in shape)
+            and hasattr(value, "__getitem__")):
+        return value
+    return stage_matrix(value, path)
+
+
 def select(source, path: str, row: int | None = None, col: int | None = None) -> Selection:
     """Entries of ``source[path]`` at 1-based ``row``/``col`` (``None`` = all), with positions.
 
     ``source`` is a :class:`Trace` or any mapping of paths to matrices.  A row or column
     outside the stage is a :class:`StageError` naming the stage and its shape.
+
+    >>> select(None, "weights")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.StageError: select: the source must be a Trace or a mapping of stage paths to matrices, got None
     """
-    matrix = source[path]
+    if not isinstance(source, Mapping):
+        raise StageError(f"select: the source must be a Trace or a mapping of stage paths to matrices, got {shown(source)}")
+    if isinstance(source, Trace):
+        matrix = source[path]
+    else:
+        check_path(path)
+        if path not in source:
+            raise StageError(f"unknown stage {path!r}: expected one of {', '.join(map(str, source)) or 'none'}")
+        matrix = _matrix_like(source[path], path)
     rows, cols = matrix.shape
     for name, index, size in (("row", row, rows), ("column", col, cols)):
         if index is not None and (isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= size):

@@ -38,6 +38,7 @@ Mask.keep([[1, 1, 0], [1, 1, 0]])
 from __future__ import annotations
 
 from symbolic_attn.errors import MaskError, shown
+from symbolic_attn.exact.limits import DEFAULT_LIMITS
 from symbolic_attn.model.masks import Mask
 from symbolic_attn.numerics.backends import float_format, numpy, to_numpy
 
@@ -58,8 +59,36 @@ KEY_CONVENTIONS = {
 ALIGNMENTS = ("top_left", "bottom_right")
 
 
+def _mask(mask, what: str) -> Mask:
+    """``mask`` itself, if it is a :class:`Mask`; a grid (list, array) is refused with the
+    spelling to use, since which convention it is written in (keep or block?) is not known."""
+    if isinstance(mask, Mask):
+        return mask
+    raise MaskError(f"{what}: expected a Mask, got {shown(mask)} ({type(mask).__name__}): "
+                    "read a grid first with Mask.keep(grid) (True = may attend) or from_convention(grid, convention)")
+
+
+def _convention(convention, allowed) -> str:
+    if not isinstance(convention, str) or convention not in allowed:
+        raise MaskError(f"unknown mask convention {shown(repr(convention) if isinstance(convention, str) else convention)}: "
+                        f"expected one of {', '.join([*CONVENTIONS, *KEY_CONVENTIONS])}")
+    return convention
+
+
 def to_convention(mask: Mask, convention: str, dtype="float32"):
-    """The numpy array a library expects for ``mask`` (``dtype`` for the additive ones)."""
+    """The numpy array a library expects for ``mask`` (``dtype`` for the additive ones).
+
+    ``mask`` is a :class:`Mask`; a bare grid is refused (keep or block convention?):
+
+    >>> to_convention(Mask.keep([[1, 0]]), "block").tolist()
+    [[False, True]]
+    >>> to_convention([[1, 0]], "block")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.MaskError: to_convention: expected a Mask, got [[1, 0]] (list): read a grid first with Mask.keep(grid) (True = may attend) or from_convention(grid, convention)
+    """
+    mask = _mask(mask, "to_convention")
+    _convention(convention, [*CONVENTIONS, *KEY_CONVENTIONS])
     np = numpy()
     keep = np.array(mask.allowed, dtype=bool)
     if convention == "keep":
@@ -79,9 +108,12 @@ def to_convention(mask: Mask, convention: str, dtype="float32"):
 
 def from_convention(array, convention: str, *, n: int | None = None) -> Mask:
     """The :class:`Mask` a library's mask array means (``n`` queries for per-key ones)."""
+    _convention(convention, [*CONVENTIONS, *KEY_CONVENTIONS])
     if convention in KEY_CONVENTIONS:
-        if not isinstance(n, int) or n < 1:
-            raise MaskError(f"a {convention} mask gives keys only: pass n, the number of queries")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise MaskError(f"a {convention} mask gives keys only: pass n, the number of queries (got {shown(n)})")
+        if n > DEFAULT_LIMITS.max_rows:
+            raise MaskError(f"n = {shown(n)} queries exceed the limit of {DEFAULT_LIMITS.max_rows}")
         grid = to_numpy(array, name=f"{convention} mask")
         if grid.shape[0] != 1:
             raise MaskError(f"a {convention} mask has one entry per key, got shape {tuple(grid.shape)}")
@@ -123,6 +155,7 @@ def causal(n: int, m: int, align: str = "top_left") -> Mask:
 
 def causal_alignment(mask: Mask) -> str | None:
     """"top_left", "bottom_right", "both" (n = m, where they agree) or None (not causal)."""
+    mask = _mask(mask, "causal_alignment")
     n, m = mask.shape
     left, right = causal(n, m, "top_left") == mask, causal(n, m, "bottom_right") == mask
     return "both" if left and right else "top_left" if left else "bottom_right" if right else None

@@ -74,8 +74,8 @@ FORMATS = {
 
 def float_format(dtype) -> FloatFormat:
     """The format named ``dtype`` ("float32" or "float64"; numpy dtypes accepted)."""
-    name = getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or str(dtype)
-    if name not in FORMATS:
+    name = getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or dtype
+    if not isinstance(name, str) or name not in FORMATS:
         raise BackendError(f"unknown dtype {shown(dtype)!r}: expected one of {', '.join(FORMATS)}")
     return FORMATS[name]
 

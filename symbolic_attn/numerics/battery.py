@@ -37,8 +37,8 @@ import random as _random
 from dataclasses import dataclass
 from fractions import Fraction
 
-from symbolic_attn.errors import ShapeError
-from symbolic_attn.model.masks import Mask
+from symbolic_attn.errors import ShapeError, shown
+from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
 
 __all__ = ["KernelCase", "battery", "random_case", "MAX_RANDOM"]
 
@@ -151,6 +151,12 @@ def battery(random: int = 8, seed: int = 0, *, empty_row: str = "error", takes_s
     a given scale only when the implementation accepts ``scale=`` (``takes_scale``).
     """
     if not isinstance(random, int) or isinstance(random, bool) or not 0 <= random <= MAX_RANDOM:
-        raise ShapeError(f"the number of random cases must be a whole number in 0..{MAX_RANDOM}, got {random!r}")
+        raise ShapeError(f"the number of random cases must be a whole number in 0..{MAX_RANDOM}, got {shown(random)}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ShapeError(f"the seed must be a whole number, got {shown(seed)}")
+    if not isinstance(empty_row, str) or empty_row not in EMPTY_ROW_POLICIES:
+        raise ShapeError(f"unknown empty_row {shown(empty_row)}: expected one of {', '.join(EMPTY_ROW_POLICIES)}")
+    if not isinstance(takes_scale, bool):
+        raise ShapeError(f"takes_scale must be True or False, got {shown(takes_scale)}")
     rng = _random.Random(seed)
     return _fixed(empty_row, takes_scale) + [random_case(rng, f"random_{i}") for i in range(1, random + 1)]
