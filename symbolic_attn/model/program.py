@@ -276,7 +276,7 @@ class _Evaluator(Evaluator):
         messages); one that holds matrices or computations (heads) stays a list, converted
         where it is used."""
         values = [self.raw(item) for item in node.items]
-        if all(_numbers_only(value) for value in values):
+        if values and all(_numbers_only(value) for value in values):  # [] stays a list (no heads)
             return super().matrix(node)
         return values
 
