@@ -68,13 +68,22 @@ CALL_FAILS = {
     "returns_wrong_shape": "def f(q, k, v, mask):\n    o, w = attention(q, k, v, mask)\n    return o.T[:, :1]\n",
     "returns_huge_broadcast": "import numpy as np\ndef f(q, k, v, mask):\n    return np.broadcast_to(np.zeros(1), (10**6, 10**6))\n",
     "returns_scalar": "def f(q, k, v, mask):\n    return 0.5\n",
-    "returns_3d": "def f(q, k, v, mask):\n    o, w = attention(q, k, v, mask)\n    return o[None]\n",
     "returns_hostile_array_like": "class A:\n    def __array__(self, *a, **k):\n        raise RuntimeError('no array')\n    def __len__(self):\n        return 10**18\ndef f(q, k, v, mask):\n    return A()\n",
     "returns_bool_array": "def f(q, k, v, mask):\n    o, w = attention(q, k, v, mask)\n    return o > 0\n",
     "weights_wrong": "import numpy as np\ndef f(q, k, v, mask):\n    o, w = attention(q, k, v, mask)\n    return o, np.zeros_like(w)\n",
     "unscaled_bug": "import numpy as np\ndef f(q, k, v, mask):\n    s = q @ k.T\n    s = np.where(mask, s, -np.inf)\n    e = np.exp(s - s.max(1, keepdims=True))\n    return (e / e.sum(1, keepdims=True)) @ v\n",
     "mutates_inputs": "def f(q, k, v, mask):\n    o, w = attention(q, k, v, mask)\n    q[...] = 0; v[...] = 0\n    return o * 0 + 1\n",
 }
+
+
+def test_a_leading_axis_of_one_is_documented_and_dropped(tmp_path):
+    """An output 1 x n x d_v (a batch of one) is the n x d_v output, as the README says; a
+    leading axis of two is a wrong shape (judged after the outside battery's returns_3d case)."""
+    one = "def f(q, k, v, mask):\n    o, w = attention(q, k, v, mask)\n    return o[None]\n"
+    verdict_run(compare(f"{module(tmp_path, one)}:f"), 0)
+    two = "import numpy as np\ndef f(q, k, v, mask):\n    o, w = attention(q, k, v, mask)\n    return np.stack([o, o])\n"
+    (tmp_path / "two").mkdir()
+    verdict_run(compare(f"{module(tmp_path / 'two', two)}:f"), 1)
 
 
 @pytest.mark.parametrize("name", sorted(CALL_FAILS))
