@@ -129,8 +129,8 @@ def parse_answer_key(data, source: str = "<exercise>") -> AnswerKey:
 
 def _answer_key(table: dict, source: str) -> AnswerKey:
     exercise = exercise_from_table(table, source)  # the same parsed table: read once
-    if exercise.definitions:  # questions name the attention's stages; a [define] file is for check
-        raise ExerciseError(f"{source}: define: an answer key needs an [attention] exercise without [define]")
+    # Any exercise: [attention], [define] (LayerNorm, heads, positions, blocks) or both; a
+    # question's quantity is any stage path of its trace (N, M.head[2].weights, A.weights).
     return _KeyReader(source, exercise).key(table)
 
 
@@ -231,7 +231,7 @@ class _KeyReader:
 
     def stage_shape(self, where, quantity):
         """(rows, cols) of a stage: a claims quantity, or any stage path of the exercise's trace."""
-        if quantity in ("query", "key") and self.exercise.attention.query is None:
+        if quantity in ("query", "key") and self.exercise.attention is not None and self.exercise.attention.query is None:
             raise self.fail(where, f"no {quantity} in this exercise (scores were given directly)")
         paths = self.paths()
         if not isinstance(quantity, str) or quantity not in paths:

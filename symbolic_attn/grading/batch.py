@@ -110,13 +110,16 @@ class _Core:
     def __init__(self, key):
         self.key = key
         self.exercise = key.exercise
-        self.result = self.exercise.compute()
+        # An [attention] exercise has one attention result (intervals, diagnosis); a [define]
+        # exercise a trace of named definitions, whose stages are judged exactly.
+        self.result = None if self.exercise.definitions else self.exercise.compute()
+        self.trace = self.exercise.trace() if self.exercise.definitions else self.result.trace
         self.variants = {}  # the diagnoser's cache of mistaken variants: exercise data only
         self._balls, self._exact, self._decimals, self._selections = {}, {}, {}, {}
 
     def matrix(self, quantity):
         """A stage by its path (``weights``; ``head[2].weights`` when the trace has heads)."""
-        return self.result.trace[quantity]
+        return self.trace[quantity]
 
     def shape(self, quantity):
         rows, cols = self.matrix(quantity).shape
@@ -128,14 +131,19 @@ class _Core:
         if question.number not in self._selections:
             from symbolic_attn.grading.view import StageView
 
-            view = self.__dict__.setdefault("_view", StageView(self.result))
-            self._selections[question.number] = view.select(question.quantity, question.row, question.col)
+            if self.result is None:
+                from symbolic_attn.model.trace import select
+
+                self._selections[question.number] = select(self.trace, question.quantity, question.row, question.col)
+            else:
+                view = self.__dict__.setdefault("_view", StageView(self.result))
+                self._selections[question.number] = view.select(question.quantity, question.row, question.col)
         return self._selections[question.number]
 
     def balls(self, question):
         from symbolic_attn.model.attention import STAGES
 
-        if question.quantity not in STAGES:
+        if self.result is None or question.quantity not in STAGES:
             return None
         if question.quantity not in self._balls:
             try:
@@ -168,7 +176,7 @@ class _Core:
         if question.number not in self._decimals:
             places = max(question.decimals or 0, 3) + 1
             try:
-                grid = self.result.trace.decimals(question.quantity, places)
+                grid = self.trace.decimals(question.quantity, places)
                 texts = [grid[i - 1][j - 1] or "-" for i, j in self.selection(question).positions]
             except SymbolicAttnError:
                 texts = ["-"] * len(self.selection(question).positions)
@@ -203,6 +211,8 @@ class _Core:
         """Mistake ids reproducing the whole claim; ``others`` are this student's other answers."""
         from symbolic_attn.grading.diagnose import MISTAKES
 
+        if self.result is None:  # the catalogue's mistakes are variants of the attention core
+            return [], []
         exercise = replace(self.exercise, claims=tuple(others))
         from symbolic_attn.grading.diagnose import Diagnoser
 
