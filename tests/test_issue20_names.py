@@ -82,6 +82,7 @@ NAMES = [
     ("context_vec_2 = 0.284", "context_vec_2"),
     ("exp_values = 0.284", "exp_values"),
     ("attn_weights = 0.284", "attn_weights"),
+    (r"attn\_weights = 0.284", "attn_weights"),  # Markdown's escaped underscore
     # what was read before stays as it was
     ("a_{3,2} = 0.284", "a_32"),
     ("a32 = 0.284", "a_32"),
@@ -105,6 +106,13 @@ def test_the_key_reads_the_same_names(text, name):
 def test_case_and_accents_and_primes_stay_apart():
     keys = [normalize_name(t) for t in ["a", "A", r"\hat{a}", r"\tilde{a}", r"\bar{a}", "a'", "a''", "a^{(2)}", "a^2", "a_2"]]
     assert len(set(keys)) == len(keys), keys
+
+
+def test_letters_inside_words_stay_words():
+    # an accent or a Greek letter is a symbol only standing alone: prose keeps its words
+    assert read("Gewichte für a = 0.5, año b = 0.25")[0] == {"a": "0.5", "b": "0.25"}
+    assert read("τα βάρη w = 0.5")[0] == {"w": "0.5"}
+    assert read("σ = 0.5\nx = 2π")[0] == {"sigma": "0.5", "x": "2*pi"}
 
 
 def test_exponents_are_not_names():
@@ -263,6 +271,11 @@ def test_code_calls_and_headings_state_nothing(text):
 def test_a_hash_that_is_no_heading_keeps_its_line():
     assert read("a_{12} = 0.5 # rounded\n#p = 1")[0] == {"a_12": "0.5"}
     assert read("p = 1 % # a heading in Markdown, not in LaTeX\n# q = 2", latex=True)[0] == {"p": "1"}
+
+
+def test_a_call_left_open_in_prose_ends_with_its_line():
+    assert read("see f(x\nw = 0.5")[0] == {"w": "0.5"}
+    assert read("```\nout = f(x,\n        dim=1)\nw = 0.5\n```")[0] == {"w": "0.5"}
 
 
 def test_code_fences_hold_pasted_output():

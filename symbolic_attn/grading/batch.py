@@ -317,7 +317,8 @@ def _unmatched(key, statements, keys) -> list:
         if statement.name in keys or statement.name in seen or statement.name.startswith("@"):
             continue
         seen.add(statement.name)
-        found.append((statement, _close_name(statement.name, key)))
+        # Suggestions for the first 20 (each compares with every question's names).
+        found.append((statement, _close_name(statement.name, key) if len(found) < 20 else None))
         if len(found) >= 50:
             break
     return found
@@ -351,17 +352,21 @@ _LOOKALIKES = str.maketrans("асеорхуікмнтвѕјԁһլոօ" "αοικ
 
 def _edits(a: str, b: str, limit: int) -> int:
     """Edits (insert, delete, replace, swap two neighbours: a_{21} for a_{12}), stopped
-    once they exceed ``limit`` (names are short)."""
-    before, previous = None, list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y))
-            if before is not None and j > 1 and x == b[j - 2] and a[i - 2] == y:
+    once they exceed ``limit``; only the band |i - j| <= limit is computed (fast for any
+    number of questions and names)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    far = limit + 1
+    before, previous = None, [j if j <= limit else far for j in range(len(b) + 1)]
+    for i in range(1, len(a) + 1):
+        current = [i if i <= limit else far] + [far] * len(b)
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if before is not None and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
                 cost = min(cost, before[j - 2] + 1)
-            current.append(cost)
+            current[j] = min(cost, far)
         if min(current) > limit:
-            return limit + 1
+            return far
         before, previous = previous, current
     return previous[-1]
 

@@ -13,20 +13,35 @@ align environments; ``&`` and ``\\`` separate, several statements per line):
   ``\ln``, ``\log`` (natural), ``\pi``, ``\cdot``, ``\times``, parentheses, braces;
 * lists ``[0.33, 0.67, 0]`` or ``(0.33, 0.67, 0)``, nested lists ``[[..], [..]]``, and
   ``bmatrix``/``pmatrix``/``matrix``/``array`` environments (``^T`` transposes);
+* ``\sin``, ``\cos``, ``\tanh``, ``erf`` and ``1.`` (exactly 1) as claims read them;
+* pasted code output: ``tensor([...])``/``array([...])`` and their trailers (``dtype=``,
+  ``grad_fn=<..>``, ``device=``, ``requires_grad=``), NumPy's ``[0.25 0.75]`` and
+  ``[[1. 0.] [0. 1.]]``;
+* names as sources write them (:func:`normalize_name`): ``s'_{32}``, ``z^{(2)}``,
+  ``\sigma^2``/``σ²``, ``\hat{y}``/``ŷ``, ``\mathbf{Z}``, ``\text{attn\_weights}``,
+  ``attn_scores_2``;
 * a chain ``a = \frac{e}{1+e} \approx 0.731`` claims its last value; the last statement
   of a name is its answer; a right-hand side that is a formula (``Z = softmax(..) V``)
   is not an answer and does not replace one.
 
 Not read: what the rendered file does not show -- HTML comments ``<!-- … -->``,
 ``\iffalse … \fi``, the ``comment`` environment, ``%`` comments in LaTeX.  Lines end with
-LF, CRLF or a lone CR.
+LF, CRLF or a lone CR.  Not statements (outside ``.tex``): Markdown headings
+(``## At $p = 1$``), the arguments of a call (``F.softmax(prod, dim=-1)``), and in a code
+fence anything but a line's first name with ``=`` or ``:`` (``context_vec_2: tensor([..])``).
+
+>>> [(s.name, s.claimed.text) for s in parse_submission(
+...     "## At $p = 1$\n```\nF.softmax(x, dim=-1)\nattn_weights_2: tensor([0.25, 0.75], grad_fn=<SoftmaxBackward0>)\n```"
+...     ).statements]
+[('attn_weights_2', '[0.25, 0.75]')]
 
 Decimal commas: ``0,731`` and ``0{,}731`` are read as 0.731 where a comma cannot separate
 entries (outside lists, in a matrix cell, in a list whose entries are separated by ``;``,
 as in ``[0,33; 0,67]``).  In a list separated by commas, every comma separates.
 
-Refused (reported with the line, never a crash): anything that is neither a number nor a
-formula (``0.2.3``, unbalanced brackets, ``28.4\%``, ``\pm``), vmatrix, matrices ragged or
+Refused (reported with the line, never a crash): ``nan``, ``-inf``/``−∞`` ("not read yet"),
+names refused by :func:`normalize_name` (more than 4 primes, over 64 characters, a control
+character), anything that is neither a number nor a formula (``0.2.3``, unbalanced brackets, ``28.4\%``, ``\pm``), vmatrix, matrices ragged or
 larger than 64x64, files larger than :data:`MAX_BYTES`, binary files, text neither UTF-8 nor UTF-16
 with a byte-order mark (the one file reader, :mod:`symbolic_attn.exact.source`).
 
@@ -194,11 +209,16 @@ def _toml_value(value, depth=0):
 # Unicode spellings of what LaTeX writes as commands: combining accents (x̄, ŷ, ã) become
 # \bar{x}, \hat{y}, \tilde{a}; superscript and subscript digits (σ², a₃₂) become ^{2}, _{32}.
 _MARKS = {"\u0302": "hat", "\u0303": "tilde", "\u0304": "bar", "\u0305": "bar", "\u0307": "dot", "\u0308": "ddot"}
-_ACCENTED = re.compile(r"([A-Za-z])([\u0302\u0303\u0304\u0305\u0307\u0308])")
+# Only a letter standing alone is a symbol: "für", "año" and Greek prose stay words.
+_ALONE_BEFORE, _ALONE_AFTER = r"(?<![^\W\d_])", r"(?![^\W\d_])"
+_ACCENTED = re.compile(_ALONE_BEFORE + r"([A-Za-z])([\u0302\u0303\u0304\u0305\u0307\u0308])" + _ALONE_AFTER)
 _PRECOMPOSED = {chr(c): unicodedata.normalize("NFD", chr(c)) for c in range(0xC0, 0x250)
                 if len(unicodedata.normalize("NFD", chr(c))) == 2 and unicodedata.normalize("NFD", chr(c))[0].isascii()
                 and unicodedata.normalize("NFD", chr(c))[1] in _MARKS}
-_PRECOMPOSED_RE = re.compile("[" + "".join(_PRECOMPOSED) + "]")
+_PRECOMPOSED_RE = re.compile(_ALONE_BEFORE + "[" + "".join(_PRECOMPOSED) + "]" + _ALONE_AFTER)
+_LETTERS = {old: new for old, new in UNICODE.items() if old.isalpha()}  # α -> \alpha, standing alone
+_LETTERS_RE = re.compile(_ALONE_BEFORE + "[" + "".join(_LETTERS) + "]" + _ALONE_AFTER)
+_SIGNS = {old: new for old, new in UNICODE.items() if not old.isalpha()}
 _SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
@@ -215,8 +235,10 @@ def _tokens(text: str, latex: bool):
     text = _ACCENTED.sub(lambda m: f"\\{_MARKS[m.group(2)]}{{{m.group(1)}}}", _unaccented(text))
     text = _SUPERSCRIPTS.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPT_DIGITS) + "}", text)
     text = _SUBSCRIPTS.sub(lambda m: "_{" + m.group().translate(_SUBSCRIPT_DIGITS) + "}", text)
-    for old, new in UNICODE.items():
-        text = text.replace(old, new)
+    if not text.isascii():
+        text = _LETTERS_RE.sub(lambda m: _LETTERS[m.group()], text)
+        for old, new in _SIGNS.items():
+            text = text.replace(old, new)
     if latex:
         text = re.sub(r"(?<!\\)%[^\n]*", "", text)
     tokens, line, tight, problems = [], 1, True, []
@@ -414,7 +436,11 @@ def _base_at(tokens, at, nested):
             return None
         return name, after + 1
     if token.kind == "word" and token.text not in FUNCS and token.text not in _NOT_BASES:
-        return token.text, at + 1
+        text, at = token.text, at + 1
+        while at + 1 < len(tokens) and tokens[at].text == r"\_" and tokens[at].tight and tokens[at + 1].tight \
+                and tokens[at + 1].kind in ("word", "num") and len(text) <= MAX_NAME:
+            text, at = f"{text}_{tokens[at + 1].text}", at + 2  # attn\_weights: Markdown's escaped underscore
+        return text, at
     if token.kind == "cmd" and token.text[1:].isalpha() and _plain_command(token.text):
         return token.text[1:], at + 1
     return None
@@ -531,7 +557,7 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
         text, code_lines = _markdown_lines(text)
     tokens, more = _tokens(text, latex)
     problems += more
-    in_call = _call_arguments(tokens)
+    in_call = _call_arguments(tokens, code_lines)
     statements = []
     at = 0
     while at < len(tokens) and len(statements) < MAX_STATEMENTS:
@@ -616,14 +642,15 @@ def _markdown_lines(text: str):
     return "\n".join(lines), code
 
 
-def _call_arguments(tokens) -> list:
+def _call_arguments(tokens, code_lines) -> list:
     """For each token: is it inside the parentheses of a call (``F.softmax(prod, dim=-1)``,
-    an opening parenthesis right after a word, ``)`` or ``]``)?  A blank line ends every call."""
+    an opening parenthesis right after a word, ``)`` or ``]``)?  The end of a line ends every
+    call, except in a code fence, where a call may span lines until a blank line."""
     inside, stack, calls = [], [], 0
     previous = None
     for token in tokens:
         inside.append(calls > 0)
-        if token.kind == "nl" and previous is not None and previous.kind == "nl":
+        if token.kind == "nl" and (token.line not in code_lines or previous is not None and previous.kind == "nl"):
             stack, calls = [], 0
         elif token.kind == "char" and token.text == "(":
             call = token.tight and previous is not None and (previous.kind == "word" or previous.text in (")", "]"))
