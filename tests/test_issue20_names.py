@@ -263,6 +263,8 @@ def test_what_is_not_a_number_is_refused_with_one_message(text, message):
     "   ### Case $d_k = 2$",
     "```\nprint(x, dim=1)\nout = f(a, p=2)\n  print(p := 1)\n```",
     "```python\nw = torch.tensor([0.25, 0.75])\n```",
+    r"\section{At $p = 1$}",
+    r"\subsection*{The case $d_k = 2$}",
 ])
 def test_code_calls_and_headings_state_nothing(text):
     assert read(text) == ({}, [])

@@ -557,7 +557,7 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
         text, code_lines = _markdown_lines(text)
     tokens, more = _tokens(text, latex)
     problems += more
-    in_call = _call_arguments(tokens, code_lines)
+    in_call = [call or heading for call, heading in zip(_call_arguments(tokens, code_lines), _in_headings(tokens))]
     statements = []
     at = 0
     while at < len(tokens) and len(statements) < MAX_STATEMENTS:
@@ -640,6 +640,24 @@ def _markdown_lines(text: str):
         elif _HEADING.match(line):
             lines[number - 1] = ""
     return "\n".join(lines), code
+
+
+_SECTIONS = {r"\part", r"\chapter", r"\section", r"\subsection", r"\subsubsection", r"\paragraph",
+             r"\subparagraph", r"\caption", r"\title"}
+
+
+def _in_headings(tokens) -> list:
+    r"""For each token: is it inside a LaTeX heading's braces (``\section{At $p = 1$}``)?"""
+    inside, depth, pending = [], 0, False
+    for token in tokens:
+        if depth:
+            depth += (token.text == "{") - (token.text == "}")
+        elif pending and token.text == "{":
+            depth, pending = 1, False
+        elif token.text != "*":
+            pending = token.kind == "cmd" and token.text in _SECTIONS
+        inside.append(depth > 0)
+    return inside
 
 
 def _call_arguments(tokens, code_lines) -> list:
