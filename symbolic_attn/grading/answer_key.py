@@ -15,8 +15,10 @@ r"""The answer key of an exercise file: ``[grading]`` and ``[[questions]]``.
 
 A question names a stage (``quantity``) and optionally a 1-based ``row``/``col``; without
 them its points are shared by the entries.  Names are matched after
-:func:`~symbolic_attn.grading.submissions.normalize_name` (spacing, braces, math
-delimiters and separators between indices do not count; case does).  Points are exact
+:func:`~symbolic_attn.grading.submissions.normalize_name`, the one normal form a solution's
+statements are read with (spacing, braces, math delimiters and separators between indices
+do not count; case does): ``s'_{32}``, ``z^{(2)}``, ``\sigma^2``/``σ²``, ``\hat{y}``,
+``\text{attn\_weights}``/``attn_weights`` are names on both sides.  Points are exact
 (an integer, a decimal such as ``1.5``, or a fraction written as a string ``"2/3"``).
 Without ``[grading]``, ``carried_forward`` is 0.5, the share in the issue's example.
 
@@ -55,7 +57,7 @@ from symbolic_attn.grading.claims import parse_rule
 from symbolic_attn.exact.source import EXERCISE, read_toml
 from symbolic_attn.grading.exercise import exercise_from_table, exercise_table
 from symbolic_attn.grading.computation import TomlFloat
-from symbolic_attn.grading.submissions import normalize_name, position_key
+from symbolic_attn.grading.submissions import name_problem, normalize_name, position_key
 
 __all__ = ["Question", "AnswerKey", "load_answer_key", "parse_answer_key", "MAX_QUESTIONS"]
 
@@ -193,10 +195,16 @@ class _KeyReader:
                 raise self.fail(prefix + name, f"unknown key (expected one of: {', '.join(sorted(_QUESTION_KEYS))})")
         name = entry.get("name")
         if not isinstance(name, str) or not normalize_name(name):
-            raise self.fail(prefix + "name", f"expected a name such as \"a_{{32}}\" or \"Z\", got {_show(name)}")
+            why = f" ({name_problem(name)})" if isinstance(name, str) else ""
+            raise self.fail(prefix + "name", f"expected a name such as \"a_{{32}}\", \"s'_{{32}}\" or \"Z\", "
+                            f"got {_show(name)}{why}")
         aliases = entry.get("aliases", [])
-        if not isinstance(aliases, list) or len(aliases) > 16 or not all(isinstance(a, str) and normalize_name(a) for a in aliases):
-            raise self.fail(prefix + "aliases", f"expected a list of names, got {_show(aliases)}")
+        if not isinstance(aliases, list) or len(aliases) > 16:
+            raise self.fail(prefix + "aliases", f"expected a list of at most 16 names, got {_show(aliases)}")
+        for number, alias in enumerate(aliases):
+            if not isinstance(alias, str) or not normalize_name(alias):
+                why = name_problem(alias) if isinstance(alias, str) else "not a string"
+                raise self.fail(f"{prefix}aliases[{number}]", f"{_show(alias)} is not a name ({why})")
         quantity = entry.get("quantity")
         rows, cols = self.stage_shape(prefix + "quantity", quantity)
         row = self.index(entry, "row", prefix, rows, quantity)

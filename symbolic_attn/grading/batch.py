@@ -45,6 +45,7 @@ those modules change.  What it uses today:
 """
 
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import partial
@@ -96,6 +97,7 @@ class StudentResult:
     reason: str = ""  # why not gradable
     questions: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # (line, message) of unreadable text
+    read: list = field(default_factory=list)  # (name as written, value as written, line) of every statement
 
     def verdicts(self) -> dict:
         return {q.name: q.verdict for q in self.questions}
@@ -276,6 +278,10 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None) 
     problems = [(p.line, p.message) for p in submission.problems]
     keys = set().union(*(q.keys for q in key.questions)) if key.questions else set()
     answers = [s for s in submission.statements if s.name in keys]
+    read = [(s.written, s.text, s.line) for s in submission.statements]
+    unmatched = _unmatched(key, submission.statements, keys)
+    problems += [(statement.line, feedback_text.unmatched_name(statement.written, suggestion))
+                 for statement, suggestion in unmatched]
     if not any(s.claimed is not None for s in answers):
         # Nothing to grade: an invalid submission (PrairieLearn: no penalty), not a zero.
         if answers:
@@ -289,7 +295,8 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None) 
             if problems:
                 reason += f" (line {problems[0][0]}: {problems[0][1]})"
         results = [_grade_question(core, q, _last(answers, q), []) for q in key.questions]
-        return StudentResult(student, Fraction(0), max_score, False, reason, results, problems)
+        _mention_close_names(results, key, unmatched)
+        return StudentResult(student, Fraction(0), max_score, False, reason, results, problems, read)
     # Every readable answer of this student, for carried-forward credit: the diagnoser
     # recomputes a wrong value from the answers upstream of it in the computation
     # (scores -> weights -> output), whatever the order of the questions in the key.
@@ -307,8 +314,82 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None) 
         except (ArithmeticError, RecursionError, ValueError) as error:
             # A value too large to compare (e^{e^{e^{e^{10}}}}) costs this answer, not the others.
             results.append(_undecidable(core, question, statement, error))
+    _mention_close_names(results, key, unmatched)
     score = sum((r.points for r in results), Fraction(0))
-    return StudentResult(student, score, max_score, True, "", results, problems)
+    return StudentResult(student, score, max_score, True, "", results, problems, read)
+
+
+def _unmatched(key, statements, keys) -> list:
+    """(statement, the question name it is close to or None) for each name read that no
+    question has: reported to the student, never a silent 0.  First statement per name."""
+    seen, found = set(), []
+    for statement in statements:
+        if statement.name in keys or statement.name in seen or statement.name.startswith("@"):
+            continue
+        seen.add(statement.name)
+        # Suggestions for the first 20 (each compares with every question's names).
+        found.append((statement, _close_name(statement.name, key) if len(found) < 20 else None))
+        if len(found) >= 50:
+            break
+    return found
+
+
+def _close_name(name: str, key):
+    """The question a name read is close to (a different case, a look-alike letter, one or
+    two edits), or None.  Matching itself stays exact."""
+    best = None
+    for question in key.questions:
+        for candidate in sorted(question.keys):
+            if candidate.startswith("@"):
+                continue
+            if _skeleton(candidate) == _skeleton(name):
+                return question
+            limit = 1 if len(candidate) <= 4 else 2
+            if abs(len(candidate) - len(name)) <= limit and best is None and _edits(candidate, name, limit) <= limit:
+                best = question
+    return best
+
+
+def _skeleton(name: str) -> str:
+    """A name folded for suggestions only: case, compatibility forms (ａ, 𝑎) and the
+    Cyrillic or Greek letters that look Latin."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return folded.translate(_LOOKALIKES).replace("_", "")
+
+
+_LOOKALIKES = str.maketrans("асеорхуікмнтвѕјԁһլոօ" "αοικνρτυχ", "aceopxyikmhtbsjdhlno" "aoikvptux")
+
+
+def _edits(a: str, b: str, limit: int) -> int:
+    """Edits (insert, delete, replace, swap two neighbours: a_{21} for a_{12}), stopped
+    once they exceed ``limit``; only the band |i - j| <= limit is computed (fast for any
+    number of questions and names)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    far = limit + 1
+    before, previous = None, [j if j <= limit else far for j in range(len(b) + 1)]
+    for i in range(1, len(a) + 1):
+        current = [i if i <= limit else far] + [far] * len(b)
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if before is not None and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cost = min(cost, before[j - 2] + 1)
+            current[j] = min(cost, far)
+        if min(current) > limit:
+            return far
+        before, previous = previous, current
+    return previous[-1]
+
+
+def _mention_close_names(results, key, unmatched):
+    """A missing answer whose name the student wrote differently says so."""
+    for result, question in zip(results, key.questions):
+        if result.verdict != "missing":
+            continue
+        for statement, suggestion in unmatched:
+            if suggestion is question:
+                result.feedback += " " + feedback_text.close_name(statement.written, statement.line, question.name)
+                break
 
 
 def _undecidable(core, question, statement, error):

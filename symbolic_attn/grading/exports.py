@@ -92,6 +92,9 @@ def student_json(result) -> str:
         "gradable": result.gradable,
         "reason": export_text(result.reason),
         "problems": [{"line": line, "message": export_text(message)} for line, message in result.problems[:100]],
+        # Everything read from the submission, so that a grader sees what was taken.
+        "read": [{"name": export_text(name), "text": export_text(text), "line": line}
+                 for name, text, line in getattr(result, "read", [])[:1000]],
         "questions": [{
             "name": q.name, "quantity": q.quantity, "row": q.row, "col": q.col,
             "points": number(q.points), "max_points": number(q.max_points), "verdict": q.verdict,

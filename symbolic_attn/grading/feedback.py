@@ -14,7 +14,7 @@ the exact answer itself.  Whole-matrix answers say which entries are wrong.
 from fractions import Fraction
 
 __all__ = ["SENTENCES", "sentence", "for_result", "missing", "unreadable", "refused", "passed", "imprecise",
-           "transposed_shape", "points_text"]
+           "transposed_shape", "points_text", "unmatched_name", "close_name"]
 
 SENTENCES = {
     "unscaled": "These values come from the unscaled scores: {unscaled_remedy}.",
@@ -129,6 +129,19 @@ def missing(question) -> str:
 
 def unreadable(line, problem) -> str:
     return f"Your answer on line {line} could not be read ({problem}): write a number, a fraction or a list of numbers."
+
+
+def unmatched_name(written, suggestion) -> str:
+    """A name read from the solution that no question has (``suggestion``: a close question)."""
+    text = f"read `{written}`: no question has this name"
+    if suggestion is None:
+        return text + " (it is not graded)"
+    return text + f"; did you mean `{suggestion.name}`? (names are matched exactly, case included)"
+
+
+def close_name(written, line, name) -> str:
+    """The end of a missing answer's feedback when a close name was written."""
+    return f"Line {line} has `{written}`, which is not {name} (names are matched exactly, case included)."
 
 
 def refused(reason) -> str:

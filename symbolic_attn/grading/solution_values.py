@@ -34,15 +34,27 @@ IGNORED = {r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\display
 SEPARATING = {r"\quad", r"\qquad", r"\text", r"\textrm", r"\mbox", r"\hbox", r"\\", "&", ",", ";", ":", "."}
 FRACS = {r"\frac", r"\dfrac", r"\tfrac", r"\cfrac"}
 FUNCS = {r"\exp": "exp", r"\ln": "ln", r"\log": "log", r"\sqrt": "sqrt", "exp": "exp", "ln": "ln",
-          "log": "log", "sqrt": "sqrt", "√": "sqrt"}
+          "log": "log", "sqrt": "sqrt", "√": "sqrt",
+          # the claim grammar's other functions (exact.evaluate.SCALAR_FUNCTIONS)
+          "sin": "sin", "cos": "cos", "tanh": "tanh", "erf": "erf", r"\sin": "sin", r"\cos": "cos",
+          r"\tanh": "tanh"}
+#: ``tensor(...)``/``array(...)`` as PyTorch and NumPy print them, and the keywords of their trailers.
+PRINTED = {"tensor", "array"}
+TRAILERS = {"dtype", "grad_fn", "device", "requires_grad", "layout"}
+#: Words and commands for what is not a number: refused with a clear message.
+NOT_NUMBERS = {"nan", "NaN", "inf", "Inf", "infinity", "Infinity", r"\infty"}
 WRAPPERS = {r"\mathrm", r"\mathbf", r"\boldsymbol", r"\bm", r"\mathit", r"\operatorname", r"\mathsf",
              r"\text", r"\textrm", r"\textbf", r"\vec", r"\mathbb"}
 MATRICES = {"bmatrix", "pmatrix", "matrix", "Bmatrix", "smallmatrix", "array",
              "bmatrix*", "pmatrix*", "matrix*"}
 TIMES = {r"\cdot", r"\times", "*", "·", "⋅", "×", r"\ast"}
-UNICODE = {"−": "-", "–": "-", "π": r"\pi", "\u2009": " ", "\u00a0": " ", "\u202f": " ",
-           **{letter: f"\\{name} " for letter, name in zip("αβγδθλμστω", ["alpha", "beta", "gamma", "delta", "theta",
-                                                                     "lambda", "mu", "sigma", "tau", "omega"])}}
+_GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi rho varsigma sigma tau "
+          "upsilon phi chi psi omega").split()
+_CAPITALS = "Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega".split()
+UNICODE = {"−": "-", "–": "-", "π": r"\pi", "\u2009": " ", "\u00a0": " ", "\u202f": " ", "∞": r"\infty ",
+           "′": "'", "″": "''", "‴": "'" * 3, "ϵ": r"\epsilon ", "ϕ": r"\phi ",
+           **{letter: f"\\{name} " for letter, name in zip("αβγδεζηθικλμνξρςστυφχψω", _GREEK)},
+           **{letter: f"\\{name} " for letter, name in zip("ΓΔΘΛΞΠΣΥΦΨΩ", _CAPITALS)}}
 
 
 class Unreadable(Exception):
@@ -119,7 +131,37 @@ class _ValueParser:
             raise Unreadable(f"environment {token.env} is not a matrix this reader knows (bmatrix, pmatrix, matrix, array)")
         if token.text == "[" or token.text == "(" and self.has_separator():
             return self.transposed(self.sequence())
+        if token.kind == "word" and token.text in PRINTED and self.peek(1) is not None and self.peek(1).text == "(":
+            return self.printed()
         return self.expr(comma_decimal)
+
+    def printed(self):
+        """``tensor([...], dtype=..., grad_fn=<...>)`` or ``array([...], dtype=...)`` as PyTorch
+        and NumPy print them: the values inside, the keyword trailers skipped."""
+        name = self.take().text
+        self.expect("(")
+        self.enter()
+        tree = self.item(comma_decimal=False)
+        while self.peek() is not None and self.peek().text == ",":
+            self.take()
+            key = self.peek()
+            if key is None or key.text not in TRAILERS:
+                raise Unreadable(f"unexpected {'end' if key is None else repr(key.text)} in {name}(...): only "
+                                 f"{', '.join(sorted(TRAILERS))} may follow the values")
+            self.take()
+            self.expect("=")
+            depth = 0
+            while True:  # the keyword's value: dtype=torch.float64, grad_fn=<SoftmaxBackward0>, device='cuda:0'
+                token = self.peek()
+                if token is None:
+                    raise Unreadable(f"{name}(...) without its closing parenthesis")
+                if depth == 0 and token.text in (",", ")"):
+                    break
+                depth += (token.text in ("(", "[", "<")) - (token.text in (")", "]", ">"))
+                self.take()
+        self.expect(")")
+        self.depth -= 1
+        return tree
 
     def transposed(self, tree):
         if self.peek() is not None and self.peek().text == "^" and self.peek(1) is not None:
@@ -150,13 +192,17 @@ class _ValueParser:
         """``[a, b]`` or ``(a, b)``, entries lists or numbers; ``;`` makes commas decimal."""
         self.enter()
         closing = "]" if self.take().text == "[" else ")"
-        start, depth, semicolons = self.at, 1, False
+        start, depth, semicolons, commas, literal = self.at, 1, False, False, True
         for index in range(start, len(self.tokens)):  # an index, not a slice: no copy per list
             token = self.tokens[index]
             depth += (token.text in "([{") - (token.text in ")]}") if token.kind == "char" else 0
             if depth == 0:
                 break
             semicolons |= depth == 1 and token.text == ";"
+            commas |= depth == 1 and token.text in (",", "{,}")
+            literal &= token.kind == "num" or token.text in ("[", "]", "-", "+", ".") or token.text in NOT_NUMBERS
+        if closing == "]" and literal and not semicolons and not commas:
+            return self.spaced()
         items = []
         while True:
             if self.peek() is not None and self.peek().text == closing and not items:
@@ -180,6 +226,60 @@ class _ValueParser:
         if any(item[0] in ("list", "rows") for item in items):
             raise Unreadable(f"a list mixes numbers and lists in \"{self.text}\"")
         return ("list", items)
+
+    def spaced(self):
+        """NumPy's printed arrays: ``[0.1 -0.2 0.3]``, ``[[1. 0.] [0. 1.]]`` (the ``[`` taken)."""
+        items = []
+        while True:
+            token = self.peek()
+            if token is None:
+                raise Unreadable(f"a list without its closing ']' in \"{self.text}\"")
+            if token.text == "]":
+                self.take()
+                break
+            if token.text == "[":
+                items.append(self.sequence())
+            else:
+                items.append(self.spaced_number())
+            if len(items) > MAX_DIMENSION:
+                raise Unreadable(f"more than {MAX_DIMENSION} entries in one list")
+        self.depth -= 1
+        if not items:
+            raise Unreadable(f"empty list in \"{self.text}\"")
+        if all(item[0] in ("list", "rows") for item in items):
+            rows = [item[1] if item[0] == "list" else _single_row(item) for item in items]
+            if len({len(row) for row in rows}) != 1:
+                raise Unreadable(f"rows of different lengths in \"{self.text}\"")
+            return ("rows", rows)
+        if any(item[0] in ("list", "rows") for item in items):
+            raise Unreadable(f"a list mixes numbers and lists in \"{self.text}\"")
+        return ("list", items)
+
+    def spaced_number(self):
+        """One entry of a space-separated list: a signed number, its sign against it."""
+        token = self.take()
+        sign = token.text if token.text in ("-", "+") else ""
+        if sign:
+            following = self.peek()
+            if following is not None and following.text in NOT_NUMBERS:
+                return self.atom(True, negative=sign == "-")
+            if following is None or following.kind != "num" or not following.tight:
+                raise Unreadable(f"'{sign}' apart from a number in a space-separated list in \"{self.text}\"")
+            token = self.take()
+        if token.text == ".":
+            raise Unreadable("the printed array was shortened with '...': print it whole "
+                             "(numpy.set_printoptions(threshold=...), torch.set_printoptions(profile='full'))")
+        if token.kind != "num":
+            self.at -= 1
+            return self.atom(True)
+        self.trailing_point(token.text)
+        return ("neg", ("num", token.text)) if sign == "-" else ("num", token.text)
+
+    def trailing_point(self, text):
+        """``1.`` (a Python or NumPy float) is the number 1, as in claims: its point is taken."""
+        following = self.peek()
+        if following is not None and following.text == "." and following.tight and text.isdigit():
+            self.at += 1
 
     def matrix(self):
         begin = self.take()
@@ -251,6 +351,9 @@ class _ValueParser:
 
     def unary(self, comma_decimal):
         token = self.peek()
+        if token is not None and token.text == "-" and self.peek(1) is not None and self.peek(1).text in NOT_NUMBERS:
+            self.take()
+            return self.atom(comma_decimal, negative=True)
         if token is not None and token.text in ("-", "+"):
             self.take()
             self.enter()
@@ -278,15 +381,22 @@ class _ValueParser:
         self.depth -= 1
         return tree
 
-    def atom(self, comma_decimal, single_digit=False):
+    def atom(self, comma_decimal, single_digit=False, negative=False):
         token = self.peek()
         if token is None:
             raise Unreadable(f'value ends too early in "{self.text}"')
         text = token.text
+        if text in NOT_NUMBERS:
+            if text.lower() == "nan":
+                raise Unreadable("nan (not a number) is not a value: the computation that printed it failed "
+                                 "(a row with every key masked?); give the numbers it should have")
+            raise Unreadable(f"{'−' if negative else ''}∞ is not read yet: give the entries that are numbers as numbers")
         if token.kind == "num":
             self.take()
             if single_digit and len(text) > 1 and text.isdigit():  # e^12 in TeX is e^{1}2
                 raise Unreadable(f"write the exponent in braces: ^{{{text}}}")
+            if not single_digit:
+                self.trailing_point(text)
             return ("num", self.decimal_comma(text) if comma_decimal else text)
         if text == "(":
             return self.group("(", ")")
