@@ -283,3 +283,18 @@ def test_run_takes_every_file_of_a_folder_as_one_submission(tmp_path):
                  "--results", str(tmp_path / "r" / "results.json")]) == 0
     assert json.loads((tmp_path / "r" / "results.json").read_text())["score"] == 1.0
     assert [item.name for item in bundles.submission_items(tmp_path / "up")] == ["scratch.txt", "solution.md"]
+
+
+def test_a_time_limit_still_writes_results(tmp_path, monkeypatch, capsys):
+    from symbolic_attn.errors import TimeLimitError
+
+    def stopped(key, folder, student="submission"):
+        raise TimeLimitError("time limit of 25 s reached while grading")
+
+    monkeypatch.setattr(bundles, "grade_folder", stopped)
+    (tmp_path / "up").mkdir()
+    results = tmp_path / "results.json"
+    assert main(["autograder", "run", "prairielearn", str(KEY), str(tmp_path / "up"), "--results", str(results)]) == 2
+    written = json.loads(results.read_text())
+    assert written["gradable"] is False and "time limit of 25 s" in written["message"]
+    assert "time limit" in capsys.readouterr().err
