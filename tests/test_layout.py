@@ -13,7 +13,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "symbolic_attn"
 
 #: Bottom to top.  A module may import its own layer and every layer before it.
-LAYERS = ["errors", "exact", "render", "model", "proofs", "grading", "numerics", "notes", "cli"]
+#: ``derivations`` are the built-in scripts (loaded by path, imported by none).
+LAYERS = ["errors", "exact", "render", "model", "proofs", "derivations", "grading", "numerics", "notes", "cli"]
 #: Top-level modules that sit above everything (the public API and ``python -m``).
 API = {"__init__", "__main__", "testing", "strategies"}
 

@@ -252,7 +252,7 @@ def test_a_verification_is_remembered(monkeypatch):
 def sqrt_dk():
     import runpy
 
-    return runpy.run_path(str(ROOT / "derivations" / "sqrt_dk_scaling.py"))
+    return runpy.run_path(str(ROOT / "symbolic_attn" / "derivations" / "sqrt_dk_scaling.py"))
 
 
 def _rewrites(m):
@@ -293,7 +293,7 @@ def test_sqrt_dk_output_does_not_depend_on_the_hash_seed():
     for seed in ("0", "1", "2", "3"):
         env = dict(os.environ, PYTHONHASHSEED=seed, SYMPY_GROUND_TYPES="python",
                    PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-        run = subprocess.run([sys.executable, "-c", script, str(ROOT / "derivations" / "sqrt_dk_scaling.py")],
+        run = subprocess.run([sys.executable, "-c", script, str(ROOT / "symbolic_attn" / "derivations" / "sqrt_dk_scaling.py")],
                              capture_output=True, text=True, env=env, timeout=300)
         assert run.returncode == 0, run.stderr[-2000:]
         outputs.append(run.stdout)

@@ -5,7 +5,8 @@ Each subcommand lives in its own module of this package exposing
 ``attention`` (check a hand calculation, stage by stage), ``run`` (every stage of a
 computation file), ``check`` (judge an exercise's claims), ``grade`` (a course's
 submissions against the answer key), ``compare`` (a numeric implementation against the
-exact result) and ``derive`` (the verified derivations and the documents).  Generated files
+exact result), ``derive`` (the verified derivations and the documents) and ``autograder``
+(Gradescope and PrairieLearn bundles that grade one upload).  Generated files
 are written all or nothing (``output``), a folder of them as one set (``folder``); the
 options several commands share, such as ``--jobs N``, are read in ``options``.
 
@@ -68,9 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=_TIMEOUT_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     subparsers.required = True
-    from symbolic_attn.cli import attention, check, compare, derive, grade, run
+    from symbolic_attn.cli import attention, autograder, check, compare, derive, grade, run
 
-    for module in (attention, derive, check, run, grade, compare):
+    for module in (attention, derive, check, run, grade, compare, autograder):
         module.add_parser(subparsers)
     # Every command also takes --timeout after its name; SUPPRESS keeps the value given
     # before the name when none is given after it.

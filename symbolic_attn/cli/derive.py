@@ -1,7 +1,7 @@
 """``symbolic-attn derive`` and ``symbolic-attn list``: the verified-derivations commands.
 
 ``derive [PATH ...] [--out DIR] [--title TEXT]`` verifies every derivation script in the
-folders (the built-in ``derivations/`` by default) and only then writes one ``.tex`` per
+folders (the built-in ``symbolic_attn/derivations/`` by default) and only then writes one ``.tex`` per
 result, ``index.tex`` and ``notes.tex``.  Without PATH the notes are the built-in lecture
 notes (results, worked examples, the kernel); a user's own folder gets a document of its
 own results only, titled ``--title`` (plain text, escaped; default "Verified derivations").
@@ -255,7 +255,7 @@ def add_parser(subparsers) -> None:
                     "A folder of your own gives notes of your results only.",
     )
     derive_parser.add_argument("paths", nargs="*", metavar="PATH",
-                               help="folders (or .py files) of derivation scripts; default: the built-in derivations/")
+                               help="folders (or .py files) of derivation scripts; default: the built-in symbolic_attn/derivations/")
     derive_parser.add_argument("--out", default="out", metavar="DIR", help="output folder (default: out)")
     derive_parser.add_argument("--format", choices=FORMATS, default="tex",
                                help="tex: one .tex per result, index.tex and notes.tex (default); md: notes.md")
@@ -274,7 +274,7 @@ def add_parser(subparsers) -> None:
                     "show the scope of its parts (a scope is only shown once verified).",
     )
     listing.add_argument("path", nargs="?", metavar="PATH",
-                         help="folder of derivation scripts; default: the built-in derivations/")
+                         help="folder of derivation scripts; default: the built-in symbolic_attn/derivations/")
     listing.add_argument("--verify", action="store_true",
                          help="build and verify each script, then show its scopes (slower)")
     add_jobs_option(listing, "with --verify: processes that verify side by side")

@@ -13,7 +13,9 @@ report (:mod:`.report`), and claims on the stages of named definitions
 Grading a course: the answer key of an exercise (:mod:`.answer_key`), who the students are
 (:mod:`.roster`), reading their solutions (:mod:`.submissions`, the grammar of a solution's
 values in :mod:`.solution_values`), points for every student (:mod:`.batch`), a sentence of
-feedback per diagnosis (:mod:`.feedback`) and the grade files (:mod:`.exports`).
+feedback per diagnosis (:mod:`.feedback`) and the grade files (:mod:`.exports`); one
+platform upload graded as one submission, and the Gradescope and PrairieLearn bundles that
+do it (:mod:`.bundles`).
 
 May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
 :mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`, :mod:`symbolic_attn.proofs`.

@@ -9,7 +9,8 @@ leading ``'``.  JSON is written with sorted keys, 2-space indent and a final new
 
 Gradescope (autograder ``results.json``): ``score``, ``output``, ``visibility``,
 ``tests[]`` with ``name``, ``number``, ``score``, ``max_score``, ``output``, ``visibility``.
-PrairieLearn (external grader ``results.json``): ``gradable``, ``score`` in [0, 1],
+PrairieLearn (external grader ``results.json``): ``gradable``, ``score`` in [0, 1] (the exact
+ratio of points as the nearest float: 11/12 is 0.9166666666666666),
 ``message``, ``format_errors`` (a list of messages; non-empty when not gradable), ``tests[]``
 with ``name``, ``points``, ``max_points``, ``message``.
 
@@ -127,5 +128,5 @@ def prairielearn_json(result) -> str:
     tests = [{"name": q.name, "points": number(q.points), "max_points": number(q.max_points),
               "message": export_text(f"{q.verdict}: {q.feedback}")} for q in result.questions]
     errors = [] if result.gradable else [export_text(result.reason)]
-    return _dump({"gradable": result.gradable, "score": float(round(score, 6)) if result.gradable else 0.0,
+    return _dump({"gradable": result.gradable, "score": float(score) if result.gradable else 0.0,
                   "message": _summary(result), "format_errors": errors, "tests": tests if result.gradable else []})

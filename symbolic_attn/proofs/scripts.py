@@ -30,8 +30,8 @@ from symbolic_attn.proofs.result import Result
 
 __all__ = ["DEFAULT_FOLDER", "InterruptWatch", "Script", "load_scripts", "verify_all"]
 
-#: The built-in derivations shipped with the repository.
-DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "derivations"
+#: The built-in derivations, shipped inside the package (``symbolic_attn/derivations/``).
+DEFAULT_FOLDER = Path(__file__).resolve().parents[1] / "derivations"
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
