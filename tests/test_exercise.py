@@ -106,9 +106,9 @@ def test_invalid_files_name_file_key_and_problem(text, message):
         (b'title = "\xff\xfe"', r"^ex\.toml: not UTF-8 text \(invalid byte 0xff at offset 9\); save it as UTF-8$"),
         (b"x = " + b"9" * 10**6, r"^ex\.toml: file larger than the limit"),
         # A bare number of more than 400 digits: refused by the pre-scan, before tomllib.
-        (b"x = " + b"9" * 5000, r"^ex\.toml: line 1: a number of 5000 digits exceeds the limit of 400$"),
-        (b"x = " + b"9" * 4000, r"^ex\.toml: line 1: a number of 4000 digits exceeds the limit of 400$"),
-        (b"[inputs]\nx = " + b"9" * 4000, r"^ex\.toml: line 2: a number of 4000 digits exceeds the limit of 400$"),
+        (b"x = " + b"9" * 5000, r"^ex\.toml: line 1: x: a number of 5000 digits exceeds the limit of 400$"),
+        (b"x = " + b"9" * 4000, r"^ex\.toml: line 1: x: a number of 4000 digits exceeds the limit of 400$"),
+        (b"[inputs]\nx = " + b"9" * 4000, r"^ex\.toml: line 2: inputs\.x: a number of 4000 digits exceeds the limit of 400$"),
         (b"x = " + b"[" * 5000 + b"]" * 5000, r"^ex\.toml: "),
         (b"a = 1\n" * 200_000, r"^ex\.toml: file larger than the limit of 1000000 bytes$"),
     ],

@@ -35,7 +35,7 @@ import flint
 import sympy
 
 from symbolic_attn.errors import InputLimitError, ParseError, SymbolicAttnError, UndecidedError, shown
-from symbolic_attn.exact.certified import certified_sign, proved_zero, to_arb, working_precision
+from symbolic_attn.exact.intervals import certified_sign, proved_zero, to_arb, working_precision
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.exact.syntax import (
     Attribute, BinOp, Call, Index, Matrix, Name, Node, Number, String, Transpose, UnaryOp, left_chain, snippet,

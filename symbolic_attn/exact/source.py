@@ -234,6 +234,22 @@ def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+_KEY_LINE = re.compile(r"^[ \t]*([A-Za-z0-9_.\- \t]+?)[ \t]*=", re.MULTILINE)
+_HEADER_NAME = re.compile(r"^[ \t]*\[\[?[ \t]*([A-Za-z0-9_.\-]+)[ \t]*\]", re.MULTILINE)
+
+
+def _key_at(residue: str, offset: int) -> str:
+    """``"claims.value: "``: the table and key a bare value at ``offset`` belongs to, when the
+    pre-scan can tell (the message then names it, as tomllib's readers do)."""
+    line_start = residue.rfind("\n", 0, offset) + 1
+    key = _KEY_LINE.match(residue, line_start)
+    if key is None or key.end() > offset:
+        return ""
+    headers = list(_HEADER_NAME.finditer(residue, 0, line_start))
+    table = headers[-1].group(1) + "." if headers else ""
+    return f"{table}{key.group(1).strip()}: "
+
+
 def prescan_toml(text: str, source: str) -> None:
     """Refuse TOML text whose shape could make ``tomllib`` slow, before parsing it."""
     if text.count("\n") > TomlLimits.lines:
@@ -244,8 +260,9 @@ def prescan_toml(text: str, source: str) -> None:
         lambda m: "" if m.group().startswith("#") else "S" + "\n" * m.group().count("\n"), text)
     long_number = _LONG_NUMBER.search(residue)
     if long_number:  # a bare TOML number: tomllib (and int()) would spend seconds on it
-        raise InputFileError(source, f"a number of {len(long_number.group())} digits exceeds the limit of "
-                             f"{DEFAULT_LIMITS.max_digits}", line=_line(residue, long_number.start()))
+        raise InputFileError(source, f"{_key_at(residue, long_number.start())}a number of {len(long_number.group())} "
+                             f"digits exceeds the limit of {DEFAULT_LIMITS.max_digits}",
+                             line=_line(residue, long_number.start()))
     match = _DOTTED.search(residue)
     if match:
         raise InputFileError(source, f"a key of more than {TomlLimits.key_parts} dotted parts",

@@ -516,6 +516,13 @@ def _build(out, assemble) -> dict:
     return made
 
 
+def _copy_key(key_path: Path, target: Path) -> None:
+    """The key's bytes as the one file reader reads them (a regular file, size first)."""
+    from symbolic_attn.exact.source import EXERCISE, read_bytes
+
+    target.write_bytes(read_bytes(key_path, EXERCISE))
+
+
 def build_gradescope(key_path, out, wheel=None, download: bool = True, timeout: int = 300) -> dict:
     """``out/autograder.zip`` and its unpacked tree ``out/autograder/``; returns what was made."""
     key_path = Path(key_path)
@@ -526,7 +533,7 @@ def build_gradescope(key_path, out, wheel=None, download: bool = True, timeout: 
         tree = scratch / "autograder"
         project, why = _wheels(tree, wheel, download)
         (tree / "key").mkdir()
-        shutil.copyfile(key_path, tree / "key" / key)
+        _copy_key(key_path, tree / "key" / key)
         values = {"wheel": project.name, "key": key, "timeout": timeout, "offline": _offline(why)}
         _write(tree / "setup.sh", _GRADESCOPE_SETUP % values, executable=True)
         _write(tree / "run_autograder", _GRADESCOPE_RUN % values, executable=True)
@@ -547,7 +554,7 @@ def build_prairielearn(key_path, out, wheel=None, download: bool = True, timeout
     def assemble(scratch: Path) -> dict:
         project, why = _wheels(scratch, wheel, download)
         (scratch / "tests").mkdir()
-        shutil.copyfile(key_path, scratch / "tests" / key)
+        _copy_key(key_path, scratch / "tests" / key)
         values = {"wheel": project.name, "key": key, "timeout": timeout, "python": PYTHON_VERSION,
                   "offline": _offline(why), "index": "" if why else "--no-index "}
         _write(scratch / "Dockerfile", _PRAIRIELEARN_DOCKERFILE % values)

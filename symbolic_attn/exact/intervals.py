@@ -1,0 +1,215 @@
+"""Enclosures: rigorous arb intervals of exact values, and the exact zero test.
+
+The bottom of the certified arithmetic: :func:`to_arb` encloses an exact real value in a
+python-flint ``arb`` ball (every operation rounds outward, so the true value is always
+inside), :func:`working_precision` and :func:`with_rising_precision` set and raise the bits,
+:func:`certified_sign` proves a sign by intervals, and :func:`proved_zero` proves a value is
+exactly 0 by exact algebra (no float is ever consulted).  The input language's evaluator
+decides divisors with them; :mod:`.certified` builds certified decimals on them.
+
+>>> import sympy
+>>> certified_sign(sympy.sqrt(2) - sympy.Rational(14, 10)), proved_zero(sympy.sqrt(8) - 2 * sympy.sqrt(2))
+(1, True)
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Any, SupportsIndex, TypeVar, cast
+
+import flint
+import sympy
+
+from symbolic_attn.errors import DigitsError, UndecidedError, shown
+
+__all__ = ["to_arb", "working_precision", "check_precision", "with_rising_precision", "certified_sign",
+           "proved_zero", "START_PRECISION", "MAX_PRECISION", "MAX_ZERO_TEST_OPS"]
+
+_T = TypeVar("_T")
+
+#: Bits of working precision for the first attempt, and the most we try before giving up
+#: (then an exact proof is attempted; if that fails too, the answer is "undecided").
+START_PRECISION = 128
+MAX_PRECISION = 32768
+def check_precision(bits: SupportsIndex) -> int:
+    """``bits`` as an int, if it is a usable working precision (16 to 4 * MAX_PRECISION).
+
+    >>> check_precision(0)
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.errors.DigitsError: precision of 0 bits is outside 16..131072
+    """
+    if isinstance(bits, bool) or not hasattr(type(bits), "__index__"):
+        raise DigitsError(f"precision must be a whole number of bits, got {shown(bits)!r} ({type(bits).__name__})")
+    bits = operator.index(bits)
+    if not 16 <= bits <= 4 * MAX_PRECISION:
+        count = bits if bits.bit_length() <= 64 else "a huge number of"
+        raise DigitsError(f"precision of {count} bits is outside 16..{4 * MAX_PRECISION}")
+    return bits
+
+
+@contextmanager
+def working_precision(bits: int) -> Iterator[None]:
+    """Set arb's (global) working precision for the duration of a ``with`` block."""
+    saved = flint.ctx.prec
+    flint.ctx.prec = bits
+    try:
+        yield
+    finally:
+        flint.ctx.prec = saved
+
+
+def to_arb(expr: Any) -> flint.arb:
+    """An ``arb`` ball guaranteed to contain the exact real value of ``expr``.
+
+    Call it inside :func:`working_precision`.  Raises :class:`UndecidedError` for values
+    with free symbols or that are not real numbers.
+    """
+    if isinstance(expr, (int, Fraction)):
+        return flint.arb(flint.fmpq(Fraction(expr).numerator, Fraction(expr).denominator))
+    if expr.is_Rational:
+        return flint.arb(flint.fmpq(int(expr.p), int(expr.q)))
+    if expr.free_symbols:
+        raise UndecidedError(f"{shown(expr)} has free symbols {sorted(map(str, expr.free_symbols))}; it has no decimal value")
+    value = _arb_of(expr)
+    if not value.is_finite():
+        raise UndecidedError(f"{shown(expr)} is not a finite real number (or too large to enclose)")
+    return value
+
+
+def _arb_of(expr: Any) -> flint.arb:
+    if expr.is_Rational:
+        return flint.arb(flint.fmpq(int(expr.p), int(expr.q)))
+    if expr is sympy.pi:
+        return flint.arb.pi()
+    if expr is sympy.E:
+        return flint.arb(1).exp()
+    if expr.is_Add:
+        total = flint.arb(0)
+        for term in expr.args:
+            total += _arb_of(term)
+        return total
+    if expr.is_Mul:
+        product = flint.arb(1)
+        for factor in expr.args:
+            product *= _arb_of(factor)
+        return product
+    if expr.is_Pow:
+        base, exponent = expr.args
+        if exponent.is_Integer:
+            return _arb_of(base) ** int(exponent)
+        if exponent.is_Rational:
+            return _arb_of(base) ** flint.fmpq(int(exponent.p), int(exponent.q))
+        return _arb_of(base) ** _arb_of(exponent)
+    if isinstance(expr, sympy.exp):
+        return _arb_of(expr.args[0]).exp()
+    if isinstance(expr, sympy.log) and len(expr.args) == 1:
+        return _arb_of(expr.args[0]).log()
+    if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh, sympy.atan, sympy.erf)):
+        return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
+    if isinstance(expr, (sympy.asin, sympy.acos)):
+        # Outside [-1, 1] arb returns a non-finite ball: the value is then undecided.
+        return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
+    if isinstance(expr, sympy.Abs):
+        return abs(_arb_of(expr.args[0]))
+    raise UndecidedError(f"no certified evaluation for {type(expr).__name__} in {shown(expr)}")
+
+
+def with_rising_precision(attempt: Callable[[], _T | None]) -> _T | None:
+    """Run ``attempt()`` at START_PRECISION, doubling up to MAX_PRECISION, until it answers.
+
+    ``attempt`` computes with arb at the current working precision and returns None while
+    its intervals are too wide to decide; the first other answer is returned (else None).
+    """
+    bits = START_PRECISION
+    while bits <= MAX_PRECISION:
+        with working_precision(bits):
+            answer = attempt()
+        if answer is not None:
+            return answer
+        bits *= 2
+    return None
+
+
+def certified_sign(expr: Any) -> int | None:
+    """-1, 0 or 1: the sign of ``expr`` proved by intervals (0 only for a literal zero);
+    None when no precision up to MAX_PRECISION decides it."""
+    if expr == 0:
+        return 0
+
+    if getattr(expr, "free_symbols", None):
+        to_arb(expr)  # raises UndecidedError naming the free symbols
+
+    def attempt() -> int | None:
+        try:
+            ball = to_arb(expr)
+        except UndecidedError:
+            # A ball too wide at this precision (acos of a number just below 1 may touch
+            # the domain's edge): try again with more bits.
+            return None
+        return 1 if ball > 0 else -1 if ball < 0 else None
+
+    return with_rising_precision(attempt)
+
+
+def _plainly_algebraic(expr: Any) -> bool | None:  # None (falsy): SymPy's fuzzy 'not known'
+    """True when ``expr`` is built from rationals and ``i`` by ``+``, ``*`` and rational powers.
+
+    The structural test, not SymPy's ``is_algebraic``: that one asks for signs, and SymPy
+    answers sign questions by evaluating numerically (slow, and nothing to build on).
+
+    >>> _plainly_algebraic(sympy.sqrt(2) + sympy.Rational(1, 3) * 5 ** sympy.Rational(1, 3))
+    True
+    >>> _plainly_algebraic(sympy.exp(1) + 1), _plainly_algebraic(sympy.GoldenRatio - sympy.cos(sympy.pi / 7))
+    (False, True)
+    """
+    if expr.is_Rational or expr is sympy.I:
+        return True
+    if isinstance(expr, (sympy.Add, sympy.Mul)):
+        return all(_plainly_algebraic(arg) for arg in expr.args)
+    if isinstance(expr, sympy.Pow):
+        return expr.exp.is_Rational and _plainly_algebraic(expr.base)
+    if isinstance(expr, sympy.core.numbers.NumberSymbol):
+        return expr.is_algebraic is True  # the golden ratio yes, pi and e no: a fact of the class
+    if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan)):
+        return cast(bool | None, (expr.args[0] / sympy.pi).is_Rational)  # trigonometric values at rational multiples of pi
+    return False
+
+
+#: Above this many operations the exact zero test gives up (it is then "not proved").
+MAX_ZERO_TEST_OPS = 400
+
+
+def proved_zero(expr: Any) -> bool:
+    """True only when exact algebra shows that the symbol-free ``expr`` is exactly 0.
+
+    No floating-point evaluation is ever consulted: ``expand`` (valid rewriting only), then,
+    for an algebraic number, its minimal polynomial (exact arithmetic in a number field).
+    False means "not proved", never "nonzero": a certified nonzero comes from
+    :func:`certified_sign`.
+
+    >>> proved_zero(sympy.sqrt(8) - 2 * sympy.sqrt(2))
+    True
+    >>> proved_zero((1 + sympy.sqrt(2)) ** 2 - 3 - 2 * sympy.sqrt(2))
+    True
+    >>> proved_zero(sympy.acos(1 - sympy.Rational(1, 10**7)))
+    False
+    """
+    expr = sympy.sympify(expr, strict=True)
+    if expr == 0:
+        return True
+    if expr.free_symbols or expr.has(sympy.Float) or expr.count_ops() > MAX_ZERO_TEST_OPS:
+        return False
+    expanded = sympy.expand(expr)
+    if expanded == 0:
+        return True
+    if not _plainly_algebraic(expanded):
+        return False
+    x = sympy.Dummy("x")
+    try:
+        return cast(bool, sympy.minimal_polynomial(expanded, x) == x)
+    except (NotImplementedError, ValueError, TypeError):
+        return False
