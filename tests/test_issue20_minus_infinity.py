@@ -258,3 +258,43 @@ def test_every_refusal_is_a_symbolic_attn_error():
     for text in ("--inf", "-inf^2", "[-inf]*2", "-infinity", "-inff", "nan"):
         with pytest.raises(SymbolicAttnError):
             to_matrix(f"[[0, {text}]]", name="scores")
+
+
+KEY = """
+title = "masked"
+[attention]
+query = "[[1, 0], [0, 1]]"
+key = "[[1, 0], [0, 1]]"
+value = "[[1], [2]]"
+mask = "causal"
+scale = "none"
+
+[[questions]]
+name = "M"
+quantity = "masked"
+points = 2
+
+[[questions]]
+name = "A"
+quantity = "weights"
+points = 1
+"""
+
+
+def test_an_answer_key_grades_the_masked_stage(tmp_path):
+    from symbolic_attn.grading.answer_key import load_answer_key
+    from symbolic_attn.grading.batch import discover, grade_all
+
+    (tmp_path / "key.toml").write_text(KEY)
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "right.md").write_text("M = [[1, -inf], [0, 1]]\n\nA = [[1, 0], [0.269, 0.731]]\n")
+    (submissions / "finite.md").write_text("M = [[1, 0], [0, 1]]\n\nA = [[1, 0], [0.269, 0.731]]\n")
+    (submissions / "torch.md").write_text("M = tensor([[1., -inf], [-inf, 1.]])\n")
+    key = load_answer_key(tmp_path / "key.toml")
+    results = {r.student: r for r in grade_all(key, discover([submissions]), jobs=1)}
+    assert results["right"].verdicts() == {"M": "pass", "A": "pass"}
+    assert results["finite"].verdicts()["M"] == "fail"
+    assert results["torch"].verdicts()["M"] == "fail"
+    wrong = {r: next(q for q in results[r].questions if q.name == "M").wrong for r in ("finite", "torch")}
+    assert wrong == {"finite": [(1, 2)], "torch": [(2, 1)]}
