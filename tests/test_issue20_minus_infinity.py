@@ -298,3 +298,13 @@ def test_an_answer_key_grades_the_masked_stage(tmp_path):
     assert results["torch"].verdicts()["M"] == "fail"
     wrong = {r: next(q for q in results[r].questions if q.name == "M").wrong for r in ("finite", "torch")}
     assert wrong == {"finite": [(1, 2)], "torch": [(2, 1)]}
+
+
+def test_variants_of_an_exercise_keep_the_minus_inf_mask():
+    from symbolic_attn.grading.exercise import parse_exercise
+
+    exercise = parse_exercise('[attention]\nscores = "[[0, -inf], [0, 0]]"\nvalue = [[1], [3]]\n', source="ex.toml")
+    assert exercise.compute().mask == Mask.causal(2)
+    variant = exercise.compute(masking="zero_after_softmax")
+    assert variant.mask == Mask.causal(2) and variant.stage("masked")[0, 1] is sympy.S.NegativeInfinity
+    assert variant.weights.row(0) == sympy.Matrix([[HALF, 0]])  # the mistake: softmax over both keys, then zeroed

@@ -254,7 +254,8 @@ def attention_from_scores(scores, value, mask=None, scale="none", **options) -> 
     Entries -oo of ``scores`` (``-inf`` in text, ``float('-inf')``) block their positions:
     they are a keep-mask, intersected with ``mask`` (a position is allowed only if both
     allow it); the finite entries are the scores.  A row of only -oo allows no key and
-    follows ``on_empty_row``.
+    follows ``on_empty_row``.  The settings that model mistakes (``masking=...``) treat
+    those positions as they treat any blocked position.
 
     >>> attention_from_scores("[[0, -inf, 0]]", [[1], [5], [3]], mask=Mask.keep([[0, 1, 1]])).output
     Matrix([[3]])
@@ -312,8 +313,13 @@ def _split_minus_infinity(scores, mask):
     if not written:
         return scores, mask, written
     finite = scores.applyfunc(lambda x: sympy.S.Zero if x is _MINUS_INFINITY else x)
-    keep = Mask(tuple(tuple((i, j) not in written for j in range(scores.cols)) for i in range(scores.rows)))
+    keep = _keep_except(scores.shape, written)
     return sympy.ImmutableMatrix(finite), keep if mask is None else mask & keep, written
+
+
+def _keep_except(shape, blocked) -> Mask:
+    n, m = shape
+    return Mask(tuple(tuple((i, j) not in blocked for j in range(m)) for i in range(n)))
 
 
 def _scale(scale, d_k):
@@ -375,6 +381,9 @@ class AttentionResult:
         if given is not None:
             given, mask, written = _split_minus_infinity(given, mask)
             written_blocked = frozenset(written_blocked) | written
+            if written_blocked and not written:  # dataclasses.replace with another mask: still blocked
+                keep = _keep_except(given.shape, written_blocked)
+                mask = keep if mask is None else mask & keep
         n, m = given.shape if given is not None else (query.rows, key.rows)
         for name, item in (("value", value), ("scale", scale), ("mask", Mask.full(n, m) if mask is None else mask),
                            ("options", Options() if options is None else options), ("query", query), ("key", key),
