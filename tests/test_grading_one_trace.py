@@ -60,7 +60,7 @@ def test_quantities_are_the_stage_paths_of_the_trace():
     exercise = parse_exercise(TEXT)
     assert exercise.quantities() == tuple(exercise.compute().trace)
     with pytest.raises(ExerciseError, match=r"^<exercise>: claim 1: quantity: expected one of query, key, value, "
-                                           r"scores, scaled, weights, output, got 'head\[1\]\.weights'$"):
+                                           r"scores, scaled, masked, weights, output, got 'head\[1\]\.weights'$"):
         parse_exercise(TEXT + '[[claims]]\nquantity = "head[1].weights"\nvalue = "1"\n')
 
 

@@ -23,7 +23,9 @@ BAD = [
     ("arabic_indic_digit", q("[[\u0661]]"), ["--q"]),
     ("devanagari_digit", q("[[\u0967]]"), ["--q"]),
     ("superscript_two", q("[[2\u00b2]]"), ["--q"]),
-    ("minus_inf", s("[[-inf, 0]]"), ["--scores"]),
+    # "[[-inf, 0]]" is read now: -inf blocks its position (tests/test_issue20_minus_infinity.py)
+    ("minus_minus_inf", s("[[--inf, 0]]"), ["--scores"]),
+    ("minus_inf_arithmetic", s("[[-inf + 1, 0]]"), ["--scores"]),
     ("inf", s("[[inf, 0]]"), ["--scores"]),
     ("nan", s("[[nan, 0]]"), ["--scores"]),
     ("sympy_oo", s("[[oo, 0]]"), ["--scores"]),

@@ -73,7 +73,7 @@ def parse_mask_spec(spec: str, n: int, m: int) -> Mask:
     >>> parse_mask_spec("upper", 2, 2)
     Traceback (most recent call last):
     ...
-    symbolic_attn.errors.MaskError: --mask: unknown mask 'upper': expected none, causal, keep:MATRIX, block:MATRIX or padding:VALID
+    symbolic_attn.errors.MaskError: --mask: unknown mask 'upper': expected none, causal, keep:MATRIX, block:MATRIX, additive:MATRIX or padding:VALID
     """
     kind, colon, argument = spec.partition(":")
     kind = kind.strip()
@@ -90,12 +90,21 @@ def parse_mask_spec(spec: str, n: int, m: int) -> Mask:
         if mask.shape != (n, m):
             raise MaskError(f"--mask {kind}: the grid is {mask.shape[0]}x{mask.shape[1]}, the scores are {n}x{m}")
         return mask
+    if kind == "additive" and argument:  # softmax(S + M): 0 allowed, -inf blocked
+        grid = to_matrix(argument, name="--mask additive", limits=TEXT_LIMITS)
+        try:
+            mask = Mask.additive(grid.tolist())
+        except MaskError as error:
+            raise type(error)(f"--mask additive: {error}") from None
+        if mask.shape != (n, m):
+            raise MaskError(f"--mask additive: the grid is {mask.shape[0]}x{mask.shape[1]}, the scores are {n}x{m}")
+        return mask
     if kind == "padding" and argument:
         if not re.fullmatch(r"[0-9]{1,6}", argument.strip()):
             raise MaskError(f"--mask padding: expected a whole number of valid keys, got {safe_text(repr(argument), 40)}")
         return Mask.padding(n, m, int(argument))
     raise MaskError(
-        f"--mask: unknown mask {safe_text(repr(spec), 40)}: expected none, causal, keep:MATRIX, block:MATRIX or padding:VALID"
+        f"--mask: unknown mask {safe_text(repr(spec), 40)}: expected none, causal, keep:MATRIX, block:MATRIX, additive:MATRIX or padding:VALID"
     )
 
 

@@ -120,6 +120,8 @@ def decimal_string(expr: Any, digits: int, significant: bool = False) -> str:
     """
     digits = check_digits(digits, significant)
     expr = exact_value(expr)
+    if expr is sympy.S.NegativeInfinity:  # a blocked score of the masked stage, printed as it is read
+        return "-inf"
     if expr.is_Rational:
         return rational_decimal(Fraction(int(expr.p), int(expr.q)), digits, significant)
     text = with_rising_precision(lambda: certified_decimal(to_arb(expr), digits, significant))

@@ -66,6 +66,9 @@ def to_exact(value: Any, *, limits: Limits = DEFAULT_LIMITS) -> sympy.Expr:
         return _decimal(value, limits)
     if isinstance(value, str):
         result = parse_expression(value, limits=limits)
+        if result is sympy.S.NegativeInfinity:
+            raise ParseError(f"-inf is not a number here: {shown(value)!r} (minus infinity is read only as an "
+                             "entry of a score matrix or a mask, or as a claimed value)")
         if isinstance(result, sympy.MatrixBase):
             raise ParseError(f"expected a number, got a matrix: {shown(value)!r}")
         return result

@@ -41,7 +41,7 @@ from symbolic_attn.exact.syntax import (
     Attribute, BinOp, Call, Index, Matrix, Name, Node, Number, String, Transpose, UnaryOp, left_chain, snippet,
 )
 
-__all__ = ["Evaluator", "SCALAR_FUNCTIONS", "CONSTANTS", "bound_value"]
+__all__ = ["Evaluator", "SCALAR_FUNCTIONS", "CONSTANTS", "bound_value", "MINUS_INFINITY", "is_minus_infinity"]
 
 #: name -> (fewest arguments, most arguments, the SymPy function).
 SCALAR_FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
@@ -55,6 +55,29 @@ SCALAR_FUNCTIONS: dict[str, tuple[int, int, Callable[..., Any]]] = {
     "tanh": (1, 1, sympy.tanh),  # GELU's tanh approximation
 }
 CONSTANTS = {"e": sympy.E, "E": sympy.E, "pi": sympy.pi}
+
+#: -oo, written ``-inf``: a literal only -- a whole matrix entry (a blocked position of a
+#: score matrix, an additive mask) or a whole value -- never an operand of arithmetic.
+MINUS_INFINITY = sympy.S.NegativeInfinity
+_INFINITY_ONLY_LITERAL = ("-inf is read only as a whole matrix entry or a whole value (a blocked score, -oo), "
+                          "never inside arithmetic or a function")
+#: Names Python or NumPy would read as a non-finite number, each refused with its reason.
+_NOT_FINITE_NAMES = {
+    "inf": "'inf' alone is not read: -inf (minus infinity, a blocked score) is the only infinity, written as a "
+           "whole entry; +inf would block nothing",
+    "Inf": "'Inf' is not read: minus infinity is written -inf",
+    "infinity": "'infinity' is not read: minus infinity is written -inf",
+    "Infinity": "'Infinity' is not read: minus infinity is written -inf",
+    "oo": "'oo' is not read: minus infinity is written -inf",
+    "nan": "nan is not a number: it is refused",
+    "NaN": "NaN is not a number: it is refused",
+}
+
+
+def is_minus_infinity(node: Node) -> bool:
+    """Whether ``node`` is exactly the literal ``-inf`` (one minus sign and the name inf)."""
+    return isinstance(node, UnaryOp) and node.op == "-" and isinstance(node.operand, Name) \
+        and node.operand.name == "inf"
 
 
 class Evaluator:
@@ -84,6 +107,8 @@ class Evaluator:
         """The value of ``node``: a SymPy scalar or an ImmutableMatrix (subclasses: more)."""
         if isinstance(node, Number):
             return node.value
+        if is_minus_infinity(node):
+            return MINUS_INFINITY
         if isinstance(node, Name):
             return self.name(node)
         if isinstance(node, BinOp):
@@ -108,14 +133,22 @@ class Evaluator:
         raise self.fail(node, f"{type(node).__name__} is not allowed")
 
     def checked(self, node: Node, value: Any) -> Any:
-        """Every built value is bounded (size, numbers, powers, degree) and must be real and finite."""
+        """Every built value is bounded (size, numbers, powers, degree) and must be real and
+        finite -- but for the entries ``-inf`` of a matrix literal, exactly -oo."""
         if not isinstance(value, (sympy.Basic, sympy.MatrixBase)):
             return value  # a subclass's own kind of value (a computation, an option)
-        check_value(value, self.limits, f"built at column {node.column} ")
+        literal = isinstance(node, Matrix) and isinstance(value, sympy.MatrixBase)
         entries = value if isinstance(value, sympy.MatrixBase) else (value,)
+        if literal and any(entry is MINUS_INFINITY for entry in entries):
+            check_value(value.applyfunc(lambda x: sympy.S.Zero if x is MINUS_INFINITY else x), self.limits,
+                        f"built at column {node.column} ")
+        else:
+            check_value(value, self.limits, f"built at column {node.column} ")
         for entry in entries:
-            if entry.is_Rational:
+            if entry.is_Rational or (literal and entry is MINUS_INFINITY):
                 continue
+            if entry is MINUS_INFINITY or (isinstance(entry, sympy.Basic) and entry.has(MINUS_INFINITY)):
+                raise self.fail(node, _INFINITY_ONLY_LITERAL)
             if entry.is_number and entry.is_extended_real is False:
                 raise self.fail(node, f"{shown(entry)} is not a real number")
             if entry.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
@@ -134,6 +167,15 @@ class Evaluator:
         """An operand of an operator or a function: here, simply its value."""
         return self.evaluate(node)
 
+    def finite(self, node: Node, value: Any) -> Any:
+        """``value`` itself, refused if it is or holds -oo (a literal, never an operand)."""
+        if isinstance(value, sympy.MatrixBase):
+            if any(entry is MINUS_INFINITY for entry in value):
+                raise self.fail(node, _INFINITY_ONLY_LITERAL)
+        elif value is MINUS_INFINITY:
+            raise self.fail(node, _INFINITY_ONLY_LITERAL)
+        return value
+
     def name(self, node: Name) -> Any:
         if node.name in self.names:
             return self.names[node.name]
@@ -141,6 +183,10 @@ class Evaluator:
             return CONSTANTS[node.name]
         if node.name in SCALAR_FUNCTIONS:
             raise self.fail(node, f"function '{node.name}' needs an argument in parentheses")
+        if node.name in _NOT_FINITE_NAMES:
+            raise self.fail(node, _NOT_FINITE_NAMES[node.name])
+        if node.name.lower().startswith("inf"):
+            raise self.fail(node, f"unknown name '{node.name}' (minus infinity is written -inf)")
         raise self.fail(node, f"unknown name '{node.name}'")
 
     def call(self, node: Call) -> Any:
@@ -181,7 +227,7 @@ class Evaluator:
             for entry in row.items:
                 if isinstance(entry, Matrix):
                     raise self.fail(entry, "a matrix entry must be a number, not a matrix")
-                values.append(self.scalar(entry))
+                values.append(MINUS_INFINITY if is_minus_infinity(entry) else self.scalar(entry))
         return sympy.ImmutableMatrix(len(rows), width, values)
 
     # -- arithmetic ------------------------------------------------------------------
@@ -192,7 +238,7 @@ class Evaluator:
         while isinstance(current, UnaryOp):  # "- - - 1": a loop
             signs.append(current.op)
             current = current.operand
-        value = self.operand(current)
+        value = self.finite(current, self.operand(current))
         if signs.count("-") % 2:
             value = -value
             return sympy.ImmutableMatrix(value) if isinstance(value, sympy.MatrixBase) else value
@@ -200,9 +246,11 @@ class Evaluator:
 
     def binary(self, node: BinOp) -> Any:
         if node.op == "^":
-            return self.power(node, self.operand(node.left), self.operand(node.right))
+            return self.power(node, self.finite(node.left, self.operand(node.left)),
+                              self.finite(node.right, self.operand(node.right)))
         first, rest = left_chain(node, "+-" if node.op in "+-" else "*/@")
-        values = [self.operand(first)] + [self.operand(right) for _, right in rest]
+        values = [self.finite(first, self.operand(first))] + [self.finite(right, self.operand(right))
+                                                              for _, right in rest]
         if not any(isinstance(v, sympy.MatrixBase) or not isinstance(v, sympy.Basic) for v in values) \
                 and all(op_node.op != "@" for op_node, _ in rest):
             return self.scalar_chain(rest, values)
@@ -312,7 +360,7 @@ class Evaluator:
         low, high, function = SCALAR_FUNCTIONS[name]
         if not low <= len(node.args) <= high:
             raise self.fail(node, f"'{name}' takes {low if low == high else f'{low} or {high}'} argument(s)")
-        args = [self.scalar(arg, f"'{name}' takes a number, not a matrix") for arg in node.args]
+        args = [self.finite(arg, self.scalar(arg, f"'{name}' takes a number, not a matrix")) for arg in node.args]
         if name in ("ln", "log") and args[0].is_number and _sign(args[0]) != 1:
             undecided = _sign(args[0]) is None
             raise self.fail(node, f"{name} of a {'number not shown positive' if undecided else 'non-positive number'} "

@@ -252,7 +252,7 @@ class _KeyReader:
             try:
                 self._paths = list(self.exercise.quantities())
             except SymbolicAttnError:
-                self._paths = ["query", "key", "value", "scores", "scaled", "weights", "output"]
+                self._paths = ["query", "key", "value", "scores", "scaled", "masked", "weights", "output"]
         return self._paths
 
     def index(self, entry, name, prefix, size, quantity):

@@ -324,6 +324,8 @@ def judge_element(exact, element: Element, rule: Tolerance | None = None, ball=N
     """
     label = rule_text(element, rule)
     claimed = element.value
+    if claimed is _MINUS_INFINITY:
+        return _judge_minus_infinity(exact() if callable(exact) else exact, element, label)
     if rule is not None and rule.kind == "relative":
         bound = None
     elif rule is not None:
@@ -336,6 +338,8 @@ def judge_element(exact, element: Element, rule: Tolerance | None = None, ball=N
             return ElementVerdict(decided, label)
     exact = exact() if callable(exact) else exact
     exact = exact if isinstance(exact, sympy.Basic) else to_exact(exact)  # ints, Fractions; floats refused
+    if exact is _MINUS_INFINITY:
+        return _judge_minus_infinity(exact, element, label)
     try:
         if bound is None:
             return ElementVerdict(_within_relative(exact, claimed, rule.amount), label)
@@ -347,6 +351,27 @@ def judge_element(exact, element: Element, rule: Tolerance | None = None, ball=N
 
 
 _BALL_BITS = 256
+_MINUS_INFINITY = sympy.S.NegativeInfinity
+
+
+def _judge_minus_infinity(exact, element: Element, label: str) -> ElementVerdict:
+    """-oo is -oo, exactly: a claimed -inf passes only where the value is -oo (a blocked
+    position of the masked scores), and a finite claim never passes there.
+
+    >>> _judge_minus_infinity(sympy.S.NegativeInfinity, parse_claimed("-inf").elements[0], "exact").ok
+    True
+    >>> _judge_minus_infinity(sympy.Integer(0), parse_claimed("-inf").elements[0], "exact").note
+    '-inf was claimed, but the value is 0, finite (the position is not blocked)'
+    """
+    exact = exact if isinstance(exact, sympy.Basic) else to_exact(exact)
+    claimed_infinite, exact_infinite = element.value is _MINUS_INFINITY, exact is _MINUS_INFINITY
+    if claimed_infinite and exact_infinite:
+        return ElementVerdict(True, "exact (-inf)")
+    if claimed_infinite:
+        return ElementVerdict(False, "exact (-inf)",
+                              f"-inf was claimed, but the value is {shown(exact, 60)}, finite (the position is not blocked)")
+    return ElementVerdict(False, label, f"the value is -inf (a blocked position), but {shown(element.text, 60)} "
+                                        "was claimed, a finite number")
 
 
 @functools.lru_cache(maxsize=65_536)

@@ -341,12 +341,16 @@ class ComputationReader(TableReader):
             return sympy.ImmutableMatrix(value)
         return value
 
-    def matrix(self, key: str, value, names: dict) -> sympy.ImmutableMatrix:
+    def matrix(self, key: str, value, names: dict, minus_infinity: bool = False) -> sympy.ImmutableMatrix:
+        """A matrix; with ``minus_infinity`` (given scores) its entries may be -inf, exactly
+        -oo: blocked positions, the keep-mask the scores denote."""
         result = self.exact(key, value, names)
         if not isinstance(result, sympy.MatrixBase):
             result = sympy.ImmutableMatrix([[result]])  # a scalar is a 1x1 matrix
-        if result.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
-            raise self.fail(key, "entries must be finite numbers")
+        entries = [e for e in result if not (minus_infinity and e is sympy.S.NegativeInfinity)]
+        if any(e.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) for e in entries):
+            where = "" if minus_infinity else " (-inf is read only in given scores)"
+            raise self.fail(key, f"entries must be finite numbers{where}")
         return result
 
     def attention(self, table: dict, names: dict) -> AttentionSpec:
@@ -363,7 +367,7 @@ class ComputationReader(TableReader):
                     raise self.fail(prefix + key, "give either scores or query and key, not both")
             if table.get("scale", "none") != "none":
                 raise self.fail(prefix + "scale", 'given scores are already scaled: leave scale out or write "none"')
-            scores = self.matrix(prefix + "scores", table["scores"], names)
+            scores = self.matrix(prefix + "scores", table["scores"], names, minus_infinity=True)
             if scores.cols != value.rows:
                 raise self.fail(prefix + "value", f"{value.rows} value rows for {scores.cols} keys (score columns)")
             mask, kind, offset = self.mask(table, scores.shape)

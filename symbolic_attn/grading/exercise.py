@@ -150,7 +150,7 @@ class Exercise:
             return self.trace().shape(quantity)
         n, m, d_k, d_v = self.attention.shape
         shapes = {"query": (n, d_k), "key": (m, d_k), "value": (m, d_v), "scores": (n, m),
-                  "scaled": (n, m), "weights": (n, m), "output": (n, d_v)}
+                  "scaled": (n, m), "masked": (n, m), "weights": (n, m), "output": (n, d_v)}
         return shapes[quantity] if quantity in shapes else self.compute().trace.shape(quantity)
 
 

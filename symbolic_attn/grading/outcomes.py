@@ -54,7 +54,9 @@ class ClaimOutcome:
         return self.__dict__["_values"]
 
     def exact_text(self) -> str:
-        return _nested(self.values, self.shape, lambda v: sstr(v, order="none"))
+        # -oo (a blocked masked score) is written -inf, as the claim grammar reads it.
+        return _nested(self.values, self.shape,
+                       lambda v: "-inf" if v is sympy.S.NegativeInfinity else sstr(v, order="none"))
 
     def exact_latex(self) -> str:
         if self.shape is None:

@@ -390,7 +390,13 @@ class _ValueParser:
             if text.lower() == "nan":
                 raise Unreadable("nan (not a number) is not a value: the computation that printed it failed "
                                  "(a row with every key masked?); give the numbers it should have")
-            raise Unreadable(f"{'−' if negative else ''}∞ is not read yet: give the entries that are numbers as numbers")
+            if negative and text in ("inf", r"\infty"):  # -inf, -\infty, −∞: a blocked score, exactly -oo
+                self.take()
+                return ("minf",)
+            if negative:
+                raise Unreadable(f"'-{text}' is not read: minus infinity is written -inf, -\\infty or −∞")
+            raise Unreadable("∞ without a minus sign is not a value: only minus infinity (a blocked score, "
+                             "written -inf, -\\infty or −∞) is read")
         if token.kind == "num":
             self.take()
             if single_digit and len(text) > 1 and text.isdigit():  # e^12 in TeX is e^{1}2
@@ -484,6 +490,8 @@ def _node(tree) -> Node:
         return UnaryOp("-", number, 0, 0) if negative else number
     if kind == "const":
         return Name(tree[1], 0, 0)
+    if kind == "minf":  # the input language's literal -inf
+        return UnaryOp("-", Name("inf", 0, 0), 0, 0)
     if kind == "neg":
         return UnaryOp("-", _node(tree[1]), 0, 0)
     if kind == "call":

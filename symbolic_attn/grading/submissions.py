@@ -39,7 +39,10 @@ Decimal commas: ``0,731`` and ``0{,}731`` are read as 0.731 where a comma cannot
 entries (outside lists, in a matrix cell, in a list whose entries are separated by ``;``,
 as in ``[0,33; 0,67]``).  In a list separated by commas, every comma separates.
 
-Refused (reported with the line, never a crash): ``nan``, ``-inf``/``−∞`` ("not read yet"),
+Minus infinity, ``-inf``, ``-\infty``, ``−∞`` (a blocked score, as PyTorch prints a masked
+score matrix ``tensor([[0., -inf]])``), is read as an entry or a whole value: exactly -oo.
+
+Refused (reported with the line, never a crash): ``nan``, ``inf`` without a minus sign,
 names refused by :func:`normalize_name` (more than 4 primes, over 64 characters, a control
 character), anything that is neither a number nor a formula (``0.2.3``, unbalanced brackets, ``28.4\%``, ``\pm``), vmatrix, matrices ragged or
 larger than 64x64, files larger than :data:`MAX_BYTES`, binary files, text neither UTF-8 nor UTF-16

@@ -4,7 +4,22 @@ This is the one attention core of the project.  Derivations, claim checking and 
 diagnosis of common mistakes all call it; a "mistake" is a setting of its options
 (``scale``, ``masking``, ``axis``, a different mask), never a second implementation.
 
-Every stage is kept exactly: raw scores ``Q K^T``, scaled scores, weights and output.
+Every stage is kept exactly: raw scores ``Q K^T``, scaled scores, the masked scores (the
+scaled scores with -oo at every blocked position, S' + M), weights and output.
+
+A given score matrix may hold -oo entries (written ``-inf``): they are the keep-mask they
+denote (PyTorch's ``masked_fill(..., -inf)``), intersected with any explicit mask:
+
+>>> from sympy import oo
+>>> r = attention_from_scores([[0, -oo], [0, 0]], [[1], [3]])
+>>> r.weights
+Matrix([
+[  1,   0],
+[1/2, 1/2]])
+>>> r.stage("masked"), r.decimals("masked", 1)
+(Matrix([
+[0, -oo],
+[0,   0]]), [['0.0', '-inf'], ['0.0', '0.0']])
 
 >>> result = attention([[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]],
 ...                    [[2, 0], [0, 2], [2, 2]], mask="causal")
@@ -45,7 +60,8 @@ from symbolic_attn.model.trace import Trace
 
 __all__ = ["Options", "Shape", "STAGES", "softmax", "attention", "attention_from_scores", "AttentionResult", "as_mask"]
 
-STAGES = ("scores", "scaled", "weights", "output")
+STAGES = ("scores", "scaled", "masked", "weights", "output")
+_MINUS_INFINITY = sympy.S.NegativeInfinity
 Shape = namedtuple("Shape", "n m d_k d_v")
 
 #: How blocked positions are treated.  Only ``"renormalize"`` is attention; the others
@@ -208,6 +224,8 @@ def attention(query, key, value, mask=None, scale="default", **options) -> Atten
         **options: ``masking``, ``axis``, ``on_empty_row``, ``stable`` (see :class:`Options`).
     """
     Q, K, V = to_matrix(query, name="Q"), to_matrix(key, name="K"), to_matrix(value, name="V")
+    for name, matrix in (("Q", Q), ("K", K), ("V", V)):
+        _finite(matrix, name)
     if Q.cols != K.cols:
         raise ShapeError(
             f"Q is {Q.rows}x{Q.cols} and K is {K.rows}x{K.cols}: queries and keys must have the same width d_k"
@@ -233,8 +251,17 @@ def attention_from_scores(scores, value, mask=None, scale="none", **options) -> 
     """Attention from a given (already scaled) score matrix: softmax(scores * scale) V.
 
     ``scale`` defaults to "none" here, because given scores are usually scaled already.
+    Entries -oo of ``scores`` (``-inf`` in text, ``float('-inf')``) block their positions:
+    they are a keep-mask, intersected with ``mask`` (a position is allowed only if both
+    allow it); the finite entries are the scores.  A row of only -oo allows no key and
+    follows ``on_empty_row``.  The settings that model mistakes (``masking=...``) treat
+    those positions as they treat any blocked position.
+
+    >>> attention_from_scores("[[0, -inf, 0]]", [[1], [5], [3]], mask=Mask.keep([[0, 1, 1]])).output
+    Matrix([[3]])
     """
-    S, V = to_matrix(scores, name="scores"), to_matrix(value, name="V")
+    S, V = _scores_matrix(scores), to_matrix(value, name="V")
+    _finite(V, "V")
     if S.cols != V.rows:
         raise ShapeError(
             f"scores are {S.rows}x{S.cols} and V is {V.rows}x{V.cols}: there must be one value row per key (column)"
@@ -244,6 +271,55 @@ def attention_from_scores(scores, value, mask=None, scale="none", **options) -> 
     return AttentionResult(
         S, value=V, scale=_scale(scale, None), mask=as_mask(mask, *S.shape), options=Options.from_keywords(options)
     )
+
+
+def _finite(matrix, name):
+    """Refuse -oo in Q, K or V: minus infinity is a blocked score, nothing else."""
+    if any(entry is _MINUS_INFINITY for entry in matrix):
+        raise ShapeError(f"{name} holds -inf: minus infinity is read only as an entry of given scores (a mask)")
+
+
+def _scores_matrix(scores):
+    """Given scores as an exact matrix, their -oo entries kept (a float -inf becomes -oo)."""
+    if isinstance(scores, str):
+        return to_matrix(scores, name="scores")
+    if hasattr(scores, "tolist") and not isinstance(scores, sympy.MatrixBase):
+        scores = scores.tolist()
+    if isinstance(scores, sympy.MatrixBase):
+        rows = scores.tolist()
+    elif isinstance(scores, (list, tuple)) and scores and not isinstance(scores[0], (list, tuple)):
+        rows = [list(scores)]
+    elif isinstance(scores, (list, tuple)):
+        rows = [list(row) if isinstance(row, (list, tuple)) else row for row in scores]
+    else:
+        return to_matrix(scores, name="scores")
+
+    def blocked(entry):
+        return entry is _MINUS_INFINITY or (isinstance(entry, float) and entry == float("-inf"))
+
+    if not any(isinstance(row, list) and any(blocked(e) for e in row) for row in rows):
+        return to_matrix(scores, name="scores")
+    finite = to_matrix([[0 if blocked(e) else e for e in row] if isinstance(row, list) else row for row in rows],
+                       name="scores")
+    return sympy.ImmutableMatrix(finite.rows, finite.cols,
+                                 [_MINUS_INFINITY if blocked(rows[i][j]) else finite[i, j]
+                                  for i in range(finite.rows) for j in range(finite.cols)])
+
+
+def _split_minus_infinity(scores, mask):
+    """(finite scores, mask, written -oo positions): each -oo entry becomes 0, blocked."""
+    written = frozenset((i, j) for i in range(scores.rows) for j in range(scores.cols)
+                        if scores[i, j] is _MINUS_INFINITY)
+    if not written:
+        return scores, mask, written
+    finite = scores.applyfunc(lambda x: sympy.S.Zero if x is _MINUS_INFINITY else x)
+    keep = _keep_except(scores.shape, written)
+    return sympy.ImmutableMatrix(finite), keep if mask is None else mask & keep, written
+
+
+def _keep_except(shape, blocked) -> Mask:
+    n, m = shape
+    return Mask(tuple(tuple((i, j) not in blocked for j in range(m)) for i in range(n)))
 
 
 def _scale(scale, d_k):
@@ -259,12 +335,25 @@ def _scale(scale, d_k):
     return decided_scalar(to_exact(scale), "scale")
 
 
+def _overlay(matrix, positions, entry=_MINUS_INFINITY):
+    """``matrix`` (a SymPy matrix or nested lists) with ``entry`` at ``positions``."""
+    if not positions:
+        return matrix
+    if isinstance(matrix, sympy.MatrixBase):
+        return sympy.ImmutableMatrix(matrix.rows, matrix.cols, lambda i, j: entry if (i, j) in positions else matrix[i, j])
+    return [[entry if (i, j) in positions else x for j, x in enumerate(row)] for i, row in enumerate(matrix)]
+
+
 @dataclass(frozen=True, init=False)
 class AttentionResult:
     """Every stage of one attention computation, exact, computed when first asked for.
 
     ``scores`` is Q K^T (or the given scores); ``scaled`` is ``scale * scores``;
-    ``weights`` the masked softmax of ``scaled``; ``output`` is ``weights @ value``.
+    ``masked`` is ``scaled`` with -oo at every blocked position (S' + M); ``weights`` the
+    masked softmax of ``scaled``; ``output`` is ``weights @ value``.  Given scores with -oo
+    entries are kept as the finite scores (0 there) and the mask blocking those positions
+    (``written_blocked``); the stages ``scores`` and ``scaled`` -- by :meth:`stage`,
+    :meth:`decimals`, the trace -- show -oo there again, as written.
     Built from Q and K, even the scores wait until they are read: rational Q K^T is one
     python-flint product, and the decimals never need the SymPy matrices.
     """
@@ -277,9 +366,10 @@ class AttentionResult:
     key: sympy.ImmutableMatrix | None = None
     d_k: int | None = None
     given_scores: sympy.ImmutableMatrix | None = field(default=None, repr=False)
+    written_blocked: frozenset = field(default=frozenset(), repr=False)
 
     def __init__(self, scores=None, value=None, scale=sympy.S.One, mask=None, options=None,
-                 query=None, key=None, d_k=None, given_scores=None):
+                 query=None, key=None, d_k=None, given_scores=None, written_blocked=frozenset()):
         """``scores`` (given), or ``query`` and ``key`` from which they are computed lazily.
         (``given_scores`` is the field's name, so that ``dataclasses.replace`` works.)"""
         scores = given_scores if scores is None else scores
@@ -288,10 +378,16 @@ class AttentionResult:
         if value is None:
             raise ShapeError("an attention result needs the values")
         given = None if scores is None else sympy.ImmutableMatrix(scores)
+        if given is not None:
+            given, mask, written = _split_minus_infinity(given, mask)
+            written_blocked = frozenset(written_blocked) | written
+            if written_blocked and not written:  # dataclasses.replace with another mask: still blocked
+                keep = _keep_except(given.shape, written_blocked)
+                mask = keep if mask is None else mask & keep
         n, m = given.shape if given is not None else (query.rows, key.rows)
         for name, item in (("value", value), ("scale", scale), ("mask", Mask.full(n, m) if mask is None else mask),
                            ("options", Options() if options is None else options), ("query", query), ("key", key),
-                           ("d_k", d_k), ("given_scores", given)):
+                           ("d_k", d_k), ("given_scores", given), ("written_blocked", frozenset(written_blocked))):
             object.__setattr__(self, name, item)
 
     @cached_property
@@ -322,6 +418,15 @@ class AttentionResult:
         if self.scale == 1:
             return self.scores
         return self.scores.applyfunc(lambda s: self.scale * s)
+
+    @cached_property
+    def masked(self) -> sympy.ImmutableMatrix:
+        """The scaled scores with -oo at every blocked position: S' + M, M the additive mask."""
+        return _overlay(self.scaled, self._blocked)
+
+    @cached_property
+    def _blocked(self) -> frozenset:
+        return frozenset((i, j) for i, row in enumerate(self.mask.allowed) for j, ok in enumerate(row) if not ok)
 
     @cached_property
     def _parts(self):
@@ -362,21 +467,25 @@ class AttentionResult:
         return self._latex()
 
     def stage(self, name: str) -> sympy.ImmutableMatrix:
-        """One stage by name: "scores", "scaled", "weights" or "output"."""
+        """One stage by name: "scores", "scaled", "masked", "weights" or "output" (given
+        -oo scores shown as written)."""
         self._check_stage(name)
+        if name in ("scores", "scaled"):
+            return _overlay(getattr(self, name), self.written_blocked)
         return getattr(self, name)
 
     @cached_property
     def trace(self) -> Trace:
         """The stages as a :class:`~symbolic_attn.model.trace.Trace`: the inputs given
-        (``query``, ``key``, ``value``), then ``scores``, ``scaled``, ``weights``, ``output``.
+        (``query``, ``key``, ``value``), then ``scores``, ``scaled``, ``masked``, ``weights``,
+        ``output``.
 
         >>> r = attention([[1, 0]], [[1, 0], [0, 1]], [[1], [0]], scale=1)
         >>> list(r.trace)
-        ['query', 'key', 'value', 'scores', 'scaled', 'weights', 'output']
+        ['query', 'key', 'value', 'scores', 'scaled', 'masked', 'weights', 'output']
         """
         inputs = {"query": self.query, "key": self.key} if self.query is not None else {}
-        stages = {**inputs, "value": self.value, **{name: (lambda n=name: getattr(self, n)) for name in STAGES}}
+        stages = {**inputs, "value": self.value, **{name: (lambda n=name: self.stage(n)) for name in STAGES}}
 
         def decimals(path, digits, significant):
             if path in STAGES:
@@ -406,7 +515,10 @@ class AttentionResult:
         symbolic_attn.errors.DigitsError: digit count -3 is outside 0..1000 (places after the point)
         """
         self._check_stage(stage)
-        return self._numbers.decimals(stage, digits, significant)
+        if stage == "masked":
+            return _overlay(self._numbers.decimals("scaled", digits, significant), self._blocked, "-inf")
+        decimals = self._numbers.decimals(stage, digits, significant)
+        return _overlay(decimals, self.written_blocked, "-inf") if stage in ("scores", "scaled") else decimals
 
     def _check_stage(self, stage) -> None:
         if stage not in STAGES:
@@ -414,14 +526,17 @@ class AttentionResult:
 
     def stage_shape(self, stage: str) -> tuple[int, int]:
         self._check_stage(stage)
-        return self._numbers.shape(stage)
+        return self._numbers.shape("scaled" if stage == "masked" else stage)
 
     def intervals(self, stage: str, bits: int) -> list[list[flint.arb]]:
         """Interval enclosures (arb balls) of a stage at ``bits`` of working precision; an
         entry known to be rational (a blocked weight, say) is an exact ball.  Remembered
         per precision."""
         self._check_stage(stage)
-        return self._numbers.intervals(stage, check_precision(bits))
+        if stage == "masked":
+            return _overlay(self._numbers.intervals("scaled", check_precision(bits)), self._blocked, flint.arb("-inf"))
+        balls = self._numbers.intervals(stage, check_precision(bits))
+        return _overlay(balls, self.written_blocked, flint.arb("-inf")) if stage in ("scores", "scaled") else balls
 
     @cached_property
     def _numbers(self) -> StageNumbers:

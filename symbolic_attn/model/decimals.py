@@ -307,7 +307,7 @@ class StageNumbers:
         try:
             if self.scores_q is not None:  # an irrational scale times a rational score
                 return self._scale_ball() * flint.arb(self.scores_q[i, j])
-            return to_arb(self.result.stage(stage)[i, j])
+            return to_arb(getattr(self.result, stage)[i, j])
         except UndecidedError:
             return None
 
@@ -460,7 +460,7 @@ class StageNumbers:
                 "of precision (an irrational value extremely close to a rounding boundary)"
             )
         for i, j in undecided + symbolic:  # only for symbolic or unusual inputs
-            entry = self.result.stage(stage)[i, j]
+            entry = getattr(self.result, stage)[i, j]
             if entry is sympy.nan:
                 result[i][j] = "nan"
             elif not entry.free_symbols:

@@ -52,6 +52,9 @@ def _stages(result):
     if scaled_title:
         rows.append(("scaled", "S'", scaled_title))
     source = "S'" if scaled_title else "S"
+    if not all(all(row) for row in result.mask.allowed):
+        rows.append(("masked", "S'+M" if scaled_title else "S+M",
+                     f"masked scores {source} + M (-inf where blocked)"))
     rows.append(("weights", "A", f"weights A = softmax({source})"))
     rows.append(("output", "Z", "output Z = A V"))
     return rows
@@ -81,6 +84,10 @@ def _describe_mask(result, given: str | None = None) -> str:
     if given is None:
         return "mask " + (canonical if canonical in ("none", "causal") else canonical.replace(":", " ", 1))
     shown_spec = safe_text(given.strip(), 120)
+    if getattr(result, "written_blocked", None):
+        shown_spec += " and -inf in the scores"
+        plain = canonical in ("none", "causal")
+        return f"mask {shown_spec}" + (f" (= {canonical})" if plain else f" (= {canonical.replace(':', ' ', 1)})")
     plain = canonical in ("none", "causal") and given.strip() != canonical
     return f"mask {shown_spec}" + (f" (= {canonical})" if plain else "")
 
@@ -138,7 +145,7 @@ def stage_lines(title: str, symbol: str, matrix, decimals) -> list[str]:
         for j in range(matrix.cols):
             entry, shown = matrix[i, j], decimals[i][j]
             exact = exact_string(entry)
-            if shown is None or entry.is_Integer:
+            if shown is None or entry.is_Integer or entry is sympy.S.NegativeInfinity:
                 lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}")
             else:
                 lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}  {_relation(entry, shown)} {shown}")
@@ -164,6 +171,7 @@ def latex_report(result, digits: int = 3) -> str:
     names = {
         "scores": r"S" if result.query is None else r"S = QK^{\mathsf{T}}",
         "scaled": r"S' = " + expr_latex(result.scale) + r"\, S",
+        "masked": rf"{source} + M_{{-\infty}}",
         "weights": rf"A = {softmax}({source})",
         "output": r"Z = AV",
     }
@@ -187,6 +195,8 @@ def _decimal_cell(decimal) -> str:
     """A decimal as math; anything else (``nan``, unknown) as text."""
     if decimal and re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", decimal):
         return decimal
+    if decimal == "-inf":
+        return r"-\infty"
     return r"\text{" + escape_text(decimal or "?") + "}"
 
 
@@ -255,7 +265,7 @@ def json_report(result) -> str:
         "scale": exact_string(result.scale),
         "mask": result.mask.keep_grid(),
     }
-    for key in ("scores", "scaled", "weights", "output"):
+    for key in ("scores", "scaled", "masked", "weights", "output"):
         matrix = result.stage(key)
         document[key] = {
             "exact": exact_rows(matrix),

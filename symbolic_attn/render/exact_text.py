@@ -14,6 +14,7 @@ True
 >>> exact_rows(sympy.Matrix([[sympy.Rational(1, 2), sympy.E]]))
 [['1/2', 'e']]
 
+Minus infinity (a blocked score of the ``masked`` stage) is written ``-inf``, as it is read.
 Only ``nan`` (the weights of the ``nan`` empty-row policy, copying a library's output)
 has no exact spelling: it is printed as ``nan``, which the parser refuses.
 """
@@ -31,6 +32,9 @@ class _ExactPrinter(StrPrinter):
 
     def _print_Exp1(self, expr):
         return "e"
+
+    def _print_NegativeInfinity(self, expr):  # a blocked score, read back as -inf
+        return "-inf"
 
     def _print_ImaginaryUnit(self, expr):  # never in a real result; refused on reading back
         return "I"
