@@ -13,7 +13,7 @@ the exact answer itself.  Whole-matrix answers say which entries are wrong.
 
 from fractions import Fraction
 
-__all__ = ["SENTENCES", "sentence", "for_result", "missing", "unreadable", "refused", "passed", "imprecise",
+__all__ = ["SENTENCES", "sentence", "for_result", "missing", "placeholder", "unreadable", "refused", "passed", "imprecise",
            "transposed_shape", "points_text", "unmatched_name", "close_name"]
 
 SENTENCES = {
@@ -121,10 +121,40 @@ def passed(question) -> str:
     return f"Correct ({question.requirement()})."
 
 
-def missing(question) -> str:
-    example = "0.284" if question.row is not None and question.col is not None else (
-        "[0.284, 0.140]" if question.row is not None or question.col is not None else "[[0.284, 0.140], [0.5, 0.5]]")
-    return f"No answer for {question.name} was found: write it as a statement such as {question.name} = {example}."
+def placeholder(question, rows: int, cols: int) -> tuple:
+    """(a value of the question's own shape with ``...`` for each number, what it is in words):
+    one number, a row of k, or an n x m matrix as nested brackets (one bracket per row).
+    ``rows`` and ``cols`` are those of the question's answer (a row question: 1 x k).
+
+    >>> from types import SimpleNamespace as NS
+    >>> placeholder(NS(row=3, col=2), 1, 1)
+    ('...', 'one number')
+    >>> placeholder(NS(row=3, col=None), 1, 3)
+    ('[..., ..., ...]', 'a row of 3 numbers')
+    >>> placeholder(NS(row=None, col=None), 3, 2)
+    ('[[..., ...], [..., ...], [..., ...]]', 'a 3x2 matrix, one bracket per row')
+    """
+    def row(k):
+        shown = ["..."] * min(k, 12)
+        return "[" + ", ".join(shown) + (", ... " if k > 12 else "") + "]"
+
+    if question.row is not None and question.col is not None:
+        return "...", "one number"
+    if question.row is not None or question.col is not None:
+        k = max(rows, cols) if min(rows, cols) == 1 else rows * cols
+        return row(k), f"a row of {k} number{'s' if k != 1 else ''}"
+    shown = ", ".join(row(cols) for _ in range(min(rows, 8))) + (", ..." if rows > 8 else "")
+    return f"[{shown}]", f"a {rows}x{cols} matrix, one bracket per row"
+
+
+def missing(question, rows: int | None = None, cols: int | None = None) -> str:
+    """No answer: how to write one, with the question's own name and shape (never another
+    exercise's numbers).  Without a shape, the name alone."""
+    if rows is None or cols is None:
+        return f"No answer for {question.name} was found: write it as a statement {question.name} = VALUE."
+    example, what = placeholder(question, rows, cols)
+    return (f"No answer for {question.name} was found: write it as a statement such as {question.name} = {example} "
+            f"({what}).")
 
 
 def unreadable(line, problem) -> str:
