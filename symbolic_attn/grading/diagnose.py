@@ -24,6 +24,8 @@ Ids (as in the grading rubric):
 ``mask_inverted``                 keep/block polarity swapped (``mask.inverted()``)
 ``mask_shifted``                  causal mask off by one, either way (offset +-1)
 ``softmax_columns``               normalized over queries (``axis="queries"``)
+``sum_normalized``                each row's scaled scores divided by their sum, no softmax
+                                  (a "simple normalization"; none when a row sums to 0)
 ``keys_as_values``                K used where V belongs
 ``transposed``                    the right matrix, written transposed
 ``decimal_point``                 the right numbers off by a power of ten (10^-3 .. 10^3)
@@ -77,6 +79,7 @@ MISTAKES = {
     "mask_inverted": "mask polarity swapped (keep/block)",
     "mask_shifted": "causal mask off by one",
     "softmax_columns": "softmax over the wrong axis (columns)",
+    "sum_normalized": "scores divided by their row sum instead of softmax",
     "keys_as_values": "keys used as values",
     "transposed": "the matrix written transposed",
     "decimal_point": "decimal point misplaced",
@@ -97,6 +100,8 @@ REMEDIES = {
     "mask_inverted": "The mask was read the wrong way round: 1 means the key may be attended to.",
     "mask_shifted": "The causal mask is off by one: query i sees keys 1..i (plus the offset the exercise gives).",
     "softmax_columns": "The softmax normalized each column: normalize each row (over the keys) instead.",
+    "sum_normalized": "The scores were divided by their row sum: take the softmax, exp of each score over the sum "
+                      "of the exps of its row.",
     "keys_as_values": "K was used where V belongs: the output is the weights times V.",
     "transposed": "The right numbers, transposed: row i belongs to query i.",
     "decimal_point": "The right digits with the decimal point misplaced.",
@@ -189,6 +194,7 @@ class Diagnoser:
             yield from self._mask_variants()
             yield from self._cached("columns", lambda: [Candidate("softmax_columns", "softmax over columns",
                                                                   self._run(axis="queries"))])
+            yield from self._cached("sum", self._sum_normalized)
             yield from self._rounding_variants(claim.quantity)
         if claim.quantity == "output" and self.spec.key is not None and self.spec.key.shape == self.spec.value.shape:
             yield from self._cached("kv", lambda: [Candidate("keys_as_values", "K used as V", self._run(value=self.spec.key))])
@@ -256,6 +262,20 @@ class Diagnoser:
             return out
 
         return self._cached("mask", build)
+
+    def _sum_normalized(self):
+        """Each row's (scaled, allowed) scores divided by their sum instead of the softmax:
+        S_ij / sum_j S_ij, blocked keys 0, continued to the output by the one product.  No
+        candidate when a row's sum is 0 or cannot be told from 0 (no such weights exist)."""
+        scaled, allowed = self.result.scaled, self.result.mask.allowed
+        rows = []
+        for i in range(scaled.rows):
+            entries = [scaled[i, j] if allowed[i][j] else sympy.S.Zero for j in range(scaled.cols)]
+            total = sympy.Add(*entries)
+            if total.is_zero is not False:
+                return []
+            rows.append([entry / total for entry in entries])
+        return [Candidate("sum_normalized", "scores divided by their row sum", self.result, self._continued(rows))]
 
     def _rounding_variants(self, quantity):
         """Rounded scaled scores continued through softmax; rounded weights continued to output."""

@@ -30,6 +30,8 @@ SENTENCES = {
     "mask_shifted": "The causal mask is off by one: query i sees keys 1 to i, itself included.",
     "softmax_columns": "The softmax was taken down the columns: normalize each row (the keys of one query) so "
                        "that it sums to 1.",
+    "sum_normalized": "The scores were divided by their row sum (a simple normalization), not passed through the "
+                      "softmax: each weight is exp(score) over the sum of the exps of its row.",
     "keys_as_values": "The keys K were used where the values V belong: the output is the weights times V.",
     "rounded_intermediates": "These follow from rounded intermediate values{detail}: keep exact values (or more "
                              "digits) until the final answer.",
