@@ -354,3 +354,41 @@ def test_what_a_worker_keeps_between_students_comes_from_the_exercise_alone():
     core = batch._WORKER["core"]  # the in-process worker that graded the course
     kept = [c for variants in core.variants.values() for c in variants]
     assert kept and all(c.mistake != "follows_from_claimed" for c in kept)
+
+
+# The unscaled mistake: weights of 'rises' softmax(2, 1, 3) = 0.24473, 0.09003, 0.66524, written
+# to 3 decimals; z_3 = their product with V = (0.90997, 1.51054), or (0.91, 1.51) from the
+# written ones.  Either way z_3 follows from the student's own weights as they wrote them.
+UNSCALED_WEIGHTS = "a_{31} = 0.245\na_{32} = 0.090\na_{33} = 0.665\n"
+
+
+@pytest.mark.parametrize("z_3, carried", [
+    ("(0.9100, 1.5100)", True),   # continued from the rounded weights
+    ("(0.9100, 1.5105)", True),   # continued from the unrounded ones: within their rounding
+    ("(0.9100, 1.5112)", True),   # the edge: 1.51 + 0.0005 * (0 + 2 + 2) = 1.512, 1.5112 rounds within
+    ("(0.9100, 1.5130)", False),  # beyond what the written weights allow
+])
+def test_carried_forward_whichever_way_the_earlier_answers_were_rounded(z_3, carried):
+    from symbolic_attn.grading.batch import grade
+    from symbolic_attn.grading.submissions import parse_submission
+
+    key = load_answer_key(COURSE / "exercise.toml")
+    answer = next(q for q in grade(key, "s", parse_submission(UNSCALED_WEIGHTS + f"z_3 = {z_3}\n")).questions
+                  if q.name == "z_3")
+    if carried:
+        assert (answer.verdict, answer.points) == ("carried_forward", 1) and "follows_from_claimed" in answer.diagnosis
+    else:
+        assert (answer.verdict, answer.points) == ("fail", 0) and "follows_from_claimed" not in answer.diagnosis
+
+
+def test_carried_forward_intervals_are_the_written_precision_not_wider():
+    """Weights written to 2 decimals allow more than the same weights to 3."""
+    from symbolic_attn.grading.batch import grade
+    from symbolic_attn.grading.submissions import parse_submission
+
+    key = load_answer_key(COURSE / "exercise.toml")
+    z_3 = "z_3 = (0.9100, 1.5300)\n"  # 1.51 + 0.005 * 4 = 1.53 with 2 decimals; 1.512 with 3
+    for weights, verdict in (("a_{31} = 0.245\na_{32} = 0.090\na_{33} = 0.665\n", "fail"),
+                             ("a_{31} = 0.24\na_{32} = 0.09\na_{33} = 0.67\n", "carried_forward")):
+        answer = next(q for q in grade(key, "s", parse_submission(weights + z_3)).questions if q.name == "z_3")
+        assert answer.verdict == verdict, (weights, answer.feedback)

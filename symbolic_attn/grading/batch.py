@@ -5,7 +5,10 @@ student (its solution files read in name order; the last statement of a name win
 Each question earns its points when its value is right; a whole-matrix answer earns them
 in proportion to its correct entries; a wrong answer that follows exactly from the
 student's own earlier answers earns ``carried_forward`` of them (per entry: the right
-entries keep their full share, the carried-forward ones earn the ``carried_forward`` part).
+entries keep their full share, the carried-forward ones earn the ``carried_forward`` part);
+the earlier answers count as written, within their rounding (an output from claimed
+weights: :meth:`Diagnoser._from_rounded_weights
+<symbolic_attn.grading.diagnose.Diagnoser._from_rounded_weights>`).
 
 Isolation: a worker process holds only what comes from the exercise (the exact result,
 its intervals, the mistaken variants); everything a student wrote lives in the call that

@@ -32,7 +32,8 @@ Ids (as in the grading rubric):
 ``rounded_intermediates``         scaled scores or weights rounded to 1-4 decimals, then continued
 ``forced_row_sum``                rounded weights adjusted so that each row sums to 1 (only
                                   when the adjustment changed what was claimed)
-``follows_from_claimed``          follows exactly from the solution's own earlier claims
+``follows_from_claimed``          follows from the solution's own earlier claims as written
+                                  (an output: within the rounding of the claimed weights)
 ================================  ===================================================
 
 Rows that a variant leaves without any allowed key (an inverted or shifted mask) get zero
@@ -343,6 +344,10 @@ class Diagnoser:
                 if upstream == "weights":
                     out.append(Candidate("follows_from_claimed", "from the claimed weights", self.result,
                                          self._continued(overlay)))
+                    rounded = self._from_rounded_weights(trace, overlay, [c for c in earlier if c.quantity == upstream],
+                                                         claim)
+                    if rounded is not None:
+                        out.append(rounded)
                 else:
                     scale = self.result.scale if upstream == "scores" else 1
                     follow = self._run(scores=sympy.ImmutableMatrix(overlay), scale=scale)
@@ -362,6 +367,54 @@ class Diagnoser:
                 except SymbolicAttnError:
                     pass
         return out
+
+
+    def _from_rounded_weights(self, view, overlay, weight_claims, claim):
+        """The output as it follows from the claimed weights *as written*: each claimed
+        weight stands for any value it rounds from (its half unit either way), so the
+        output entry (i, k) may be anything in [c - r, c + r], c = sum_j w_ij V_jk and
+        r = sum_j h_ij |V_jk| -- exact rationals, never floats.  The claim is then judged,
+        by its own rule, against the point of that interval nearest to what it says:
+        a student who kept more digits than they wrote is carried forward as one who
+        continued from the rounded numbers.  None when nothing was rounded, or the
+        claim is not of the output."""
+        if claim.quantity != "output":
+            return None
+        value = self.spec.value
+        halves = _half_units(view, "weights", weight_claims)
+        if not halves or not all(sympy.sympify(v).is_Rational for v in value):
+            return None
+        center = _product(overlay, value)
+        rows, cols = len(center), value.cols
+        radius = [[sum((halves.get((i + 1, j + 1), 0) * abs(value[j, k]) for j in range(value.rows)), sympy.S.Zero)
+                   for k in range(cols)] for i in range(rows)]
+        selection = view.select("output", claim.row, claim.col)
+        if len(selection.positions) != len(claim.claimed.elements):
+            return None
+        nearest = [row[:] for row in center]
+        for (i, k), element in zip(selection.positions, claim.claimed.elements):
+            c, r, said = center[i - 1][k - 1], radius[i - 1][k - 1], element.value
+            if r and c.is_Rational and said.is_Rational:
+                nearest[i - 1][k - 1] = min(max(said, c - r), c + r)
+        if nearest == center:
+            return None
+        return Candidate("follows_from_claimed", "from the claimed weights, as rounded", self.result,
+                         {"weights": overlay, "output": nearest})
+
+
+def _half_units(view, path, claims) -> dict:
+    """{position: half a unit of the last digit written} of every claimed decimal entry of a
+    stage (an exact entry, 1/3, has none)."""
+    halves = {}
+    for claim in claims:
+        selection = view.select(path, claim.row, claim.col)
+        if len(selection.positions) == len(claim.claimed.elements):
+            for position, element in zip(selection.positions, claim.claimed.elements):
+                if element.kind == "decimal" and element.half_unit:
+                    halves[position] = sympy.Rational(element.half_unit)
+                else:
+                    halves.pop(position, None)
+    return halves
 
 
 def _rounded(result, stage: str, places: int) -> list:

@@ -37,7 +37,7 @@ SENTENCES = {
                              "digits) until the final answer.",
     "forced_row_sum": "Rounded weights were adjusted so that the row sums to 1: give each weight correctly "
                       "rounded, even when the rounded row does not sum to exactly 1.",
-    "follows_from_claimed": "This follows exactly from your own earlier answers, which were wrong: the method is "
+    "follows_from_claimed": "This follows from your own earlier answers as you wrote them, which were wrong: the method is "
                             "right, fix the earlier step.",
     "decimal_point": "The decimal point is misplaced (the value is off by a power of ten): check the magnitude.",
     "transposed": "The matrix is transposed: row i belongs to query i.",
@@ -90,7 +90,7 @@ def for_result(result, question, exercise, details, share, count) -> str:
         parts.append(f"Entries {_entries(result.wrong)} of {question.name} are wrong"
                      + (f"; the other {right} are right." if right else "."))
     if result.verdict == "carried_forward":
-        parts.append(f"It follows exactly from your own earlier answers, so it earns {points_text(result.points)} of "
+        parts.append(f"It follows from your own earlier answers as you wrote them, so it earns {points_text(result.points)} of "
                      f"{points_text(question.points)} points (carried forward): fix the earlier step to earn all of them.")
     elif result.verdict == "undecided":
         parts.append("The checker could not decide whether this value meets the rule "
