@@ -124,3 +124,40 @@ def test_variants_are_settings_of_the_one_core():
     for candidate in Diagnoser(ex).candidates(ex.claims[0]):
         assert candidate.mistake in MISTAKES
         assert isinstance(candidate.result, AttentionResult)
+
+
+def test_sum_normalized_weights_are_diagnosed_and_right_ones_are_not():
+    # scores X X^T = [[1, 0, 1], [0, 1, 1], [1, 1, 2]]: each row over its sum, no softmax
+    wrong = outcome(exercise([("weights", 1, "[0.500, 0.000, 0.500]")]))
+    assert wrong.verdict == "fail" and wrong.diagnosis == ["sum_normalized"]
+    output = outcome(exercise([("output", 1, "[2.000, 1.000]")]))  # those weights times V = 2X
+    assert output.verdict == "fail" and "sum_normalized" in output.diagnosis
+    right = attention(X, X, V)
+    found = outcome(exercise([("weights", 1, written(right, "weights", 1))]))
+    assert (found.verdict, found.diagnosis) == ("pass", [])
+    other = outcome(exercise([("weights", 3, written(attention(X, X, V, scale="none"), "weights", 3))]))
+    assert "unscaled" in other.diagnosis and "sum_normalized" not in other.diagnosis
+
+
+def test_sum_normalized_is_exact_and_refused_when_a_row_sums_to_zero():
+    import sympy
+
+    ex = parse_exercise('[attention]\nscores = [["1", "ln(3)"], ["2", "2"]]\nvalue = [[1, 0], [0, 1]]\n', source="t.toml")
+    [candidate] = Diagnoser(ex)._sum_normalized()
+    assert candidate.matrix("weights") == sympy.Matrix([[1 / (1 + sympy.log(3)), sympy.log(3) / (1 + sympy.log(3))],
+                                                       [sympy.Rational(1, 2), sympy.Rational(1, 2)]])
+    zero = parse_exercise('[attention]\nscores = [["1", "-1"], ["2", "2"]]\nvalue = [[1, 0], [0, 1]]\n', source="t.toml")
+    assert Diagnoser(zero)._sum_normalized() == []
+
+
+def test_a_graded_submission_with_sum_normalized_weights_is_told_so():
+    from symbolic_attn.grading.answer_key import parse_answer_key
+    from symbolic_attn.grading.batch import grade
+    from symbolic_attn.grading.submissions import parse_submission
+
+    key = parse_answer_key('[attention]\nscores = [["0", "1"], ["1", "3"]]\nvalue = [[1, 0], [0, 1]]\n'
+                           '[[questions]]\nname = "A"\nquantity = "weights"\npoints = 2\n', source="key.toml")
+    wrong = grade(key, "s", parse_submission("A = [[0, 1], [0.25, 0.75]]")).questions[0]
+    assert wrong.verdict == "fail" and wrong.diagnosis == ["sum_normalized"] and "row sum" in wrong.feedback
+    right = grade(key, "s", parse_submission("A = [[0.269, 0.731], [0.119, 0.881]]")).questions[0]
+    assert right.verdict == "pass" and right.diagnosis == []

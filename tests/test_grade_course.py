@@ -123,14 +123,19 @@ def run_grade(tmp_path, capsys, *extra):
 
 def test_command_table_and_files(tmp_path, capsys):
     status, stdout, stderr, out = run_grade(tmp_path, capsys, "--jobs", "2")
-    assert status == 0 and stderr == ""  # not a terminal: no progress bar
+    assert status == 1 and stderr == ""  # gus and hal are not gradable; not a terminal: no progress bar
     lines = stdout.splitlines()
     assert lines[0].split() == ["student", "score", "max", "S", "a_{31}", "a_{32}", "a_{33}", "z_3", "Z"]
     assert lines[2].split()[:3] == ["ann", "12", "12"]
     assert "(not gradable:" in next(line for line in lines if line.startswith("hal"))
     rows = list(csv.reader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8"))))
-    assert rows[0] == ["student", "score", "max_score", "S", "a_{31}", "a_{32}", "a_{33}", "z_3", "Z"]
+    assert rows[0] == ["student", "score", "max_score", "gradable", "reason", "S", "a_{31}", "a_{32}", "a_{33}",
+                       "z_3", "Z"]
     assert {row[0]: row[1] for row in rows[1:]} == {s: e["score"] for s, e in EXPECTED.items()}
+    gradable = {row[0]: (row[3], row[4]) for row in rows[1:]}
+    assert {s for s, (flag, _) in gradable.items() if flag == "false"} == {"gus", "hal"}
+    assert all(flag == "true" and reason == "" for s, (flag, reason) in gradable.items() if s not in ("gus", "hal"))
+    assert "binary data" in gradable["hal"][1] and gradable["gus"][1]
     dan = json.loads((out / "dan.json").read_text(encoding="utf-8"))
     assert {"student", "score", "max_score", "gradable", "questions"} <= set(dan)
     assert dan["score"] == 8.5 and dan["max_score"] == 12
@@ -145,7 +150,7 @@ def test_command_table_and_files(tmp_path, capsys):
 
 def test_gradescope_results_follow_the_documented_keys(tmp_path, capsys):
     status, _, _, out = run_grade(tmp_path, capsys, "--gradescope")
-    assert status == 0
+    assert status == 1
     for student in EXPECTED:
         data = json.loads((out / student / "results.json").read_text(encoding="utf-8"))
         assert set(data) <= {"score", "execution_time", "output", "visibility", "stdout_visibility", "tests",
@@ -159,11 +164,17 @@ def test_gradescope_results_follow_the_documented_keys(tmp_path, capsys):
             assert 0 <= test["score"] <= test["max_score"]
         if EXPECTED[student].get("gradable", True):
             assert sum(t["score"] for t in data["tests"]) == pytest.approx(data["score"])
+        else:  # the student sees why: one visible test, 0 of the points
+            [test] = data["tests"]
+            assert test["name"] == "Not gradable" and test["score"] == 0 and test["max_score"] == 12
+            assert test["visibility"] == "visible" and test["output"].startswith("Your submission could not be graded: ")
+            reason = json.loads((out / f"{student}.json").read_text(encoding="utf-8"))["reason"]
+            assert reason and reason in test["output"]
 
 
 def test_prairielearn_results_follow_the_documented_keys(tmp_path, capsys):
     status, _, _, out = run_grade(tmp_path, capsys, "--prairielearn")
-    assert status == 0
+    assert status == 1
     for student, expected in EXPECTED.items():
         data = json.loads((out / student / "results.json").read_text(encoding="utf-8"))
         assert set(data) <= {"gradable", "score", "message", "output", "format_errors", "tests", "images", "partial_scores"}
@@ -176,11 +187,13 @@ def test_prairielearn_results_follow_the_documented_keys(tmp_path, capsys):
                 assert 0 <= test["points"] <= test["max_points"]
         else:
             assert data["gradable"] is False and data["format_errors"] and data["score"] == 0
+            reason = json.loads((out / f"{student}.json").read_text(encoding="utf-8"))["reason"]
+            assert data["format_errors"] == [reason] and reason in data["message"]
 
 
 def test_both_platforms_at_once_go_to_separate_folders(tmp_path, capsys):
     status, _, _, out = run_grade(tmp_path, capsys, "--gradescope", "--prairielearn")
-    assert status == 0
+    assert status == 1
     assert "tests" in json.loads((out / "ann" / "gradescope" / "results.json").read_text())
     assert "gradable" in json.loads((out / "ann" / "prairielearn" / "results.json").read_text())
 
@@ -226,7 +239,8 @@ def test_student_text_is_escaped_in_table_csv_and_json(tmp_path, capsys):
     (folder / "=HYPERLINK(1).md").write_text("$S = [[1,0,1],[1,1,2],[2,1,3]]$\x1b[2J\x07", encoding="utf-8")
     (folder / "\x1b[31mred.md").write_text("a_{31} = 0.284\x1b]0;title\x07", encoding="utf-8")
     out = tmp_path / "out"
-    assert main(["grade", str(COURSE / "exercise.toml"), str(folder), "--out", str(out), "--jobs", "1"]) == 0
+    # red's answer ends in an escape sequence: not gradable, so the status is 1
+    assert main(["grade", str(COURSE / "exercise.toml"), str(folder), "--out", str(out), "--jobs", "1"]) == 1
     stdout = capsys.readouterr().out
     assert "\x1b" not in stdout and "\x07" not in stdout
     table = (out / "grades.csv").read_text(encoding="utf-8")
@@ -262,8 +276,20 @@ def test_one_students_answers_never_reach_anothers_grading(tmp_path):
 def test_readme_shows_the_course_table(capsys):
     readme = (COURSE.parent.parent / "README.md").read_text(encoding="utf-8")
     block = readme.split("```text\nstudent  score")[1].split("```")[0]
-    assert main(["grade", str(COURSE / "exercise.toml"), str(COURSE / "submissions"), "--jobs", "1"]) == 0
+    assert main(["grade", str(COURSE / "exercise.toml"), str(COURSE / "submissions"), "--jobs", "1"]) == 1
     assert "student  score" + block == capsys.readouterr().out
+
+
+def test_exit_status_is_1_only_when_a_submission_is_not_gradable(tmp_path, capsys):
+    exercise = str(COURSE / "exercise.toml")
+    assert main(["grade", exercise, str(COURSE / "submissions" / "ann.md"), str(COURSE / "submissions" / "ben.tex")]) == 0
+    assert main(["grade", exercise, str(COURSE / "submissions" / "ann.md"), str(COURSE / "submissions" / "gus.md"),
+                 "--out", str(tmp_path / "out")]) == 1
+    assert (tmp_path / "out" / "grades.csv").is_file() and (tmp_path / "out" / "gus.json").is_file()
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    assert "1 when any submission was not gradable" in " ".join(capsys.readouterr().out.split())
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch, capsys):
@@ -299,10 +325,10 @@ def test_a_failure_while_grading_one_student_does_not_stop_the_batch(monkeypatch
 
     real = batch.grade
 
-    def fragile(key, student, submission, core=None):
+    def fragile(key, student, submission, core=None, **options):
         if student == "ben":
             raise KeyError("boom")
-        return real(key, student, submission, core)
+        return real(key, student, submission, core, **options)
 
     monkeypatch.setattr(batch, "grade", fragile)
     key = load_answer_key(COURSE / "exercise.toml")
@@ -328,3 +354,41 @@ def test_what_a_worker_keeps_between_students_comes_from_the_exercise_alone():
     core = batch._WORKER["core"]  # the in-process worker that graded the course
     kept = [c for variants in core.variants.values() for c in variants]
     assert kept and all(c.mistake != "follows_from_claimed" for c in kept)
+
+
+# The unscaled mistake: weights of 'rises' softmax(2, 1, 3) = 0.24473, 0.09003, 0.66524, written
+# to 3 decimals; z_3 = their product with V = (0.90997, 1.51054), or (0.91, 1.51) from the
+# written ones.  Either way z_3 follows from the student's own weights as they wrote them.
+UNSCALED_WEIGHTS = "a_{31} = 0.245\na_{32} = 0.090\na_{33} = 0.665\n"
+
+
+@pytest.mark.parametrize("z_3, carried", [
+    ("(0.9100, 1.5100)", True),   # continued from the rounded weights
+    ("(0.9100, 1.5105)", True),   # continued from the unrounded ones: within their rounding
+    ("(0.9100, 1.5112)", True),   # the edge: 1.51 + 0.0005 * (0 + 2 + 2) = 1.512, 1.5112 rounds within
+    ("(0.9100, 1.5130)", False),  # beyond what the written weights allow
+])
+def test_carried_forward_whichever_way_the_earlier_answers_were_rounded(z_3, carried):
+    from symbolic_attn.grading.batch import grade
+    from symbolic_attn.grading.submissions import parse_submission
+
+    key = load_answer_key(COURSE / "exercise.toml")
+    answer = next(q for q in grade(key, "s", parse_submission(UNSCALED_WEIGHTS + f"z_3 = {z_3}\n")).questions
+                  if q.name == "z_3")
+    if carried:
+        assert (answer.verdict, answer.points) == ("carried_forward", 1) and "follows_from_claimed" in answer.diagnosis
+    else:
+        assert (answer.verdict, answer.points) == ("fail", 0) and "follows_from_claimed" not in answer.diagnosis
+
+
+def test_carried_forward_intervals_are_the_written_precision_not_wider():
+    """Weights written to 2 decimals allow more than the same weights to 3."""
+    from symbolic_attn.grading.batch import grade
+    from symbolic_attn.grading.submissions import parse_submission
+
+    key = load_answer_key(COURSE / "exercise.toml")
+    z_3 = "z_3 = (0.9100, 1.5300)\n"  # 1.51 + 0.005 * 4 = 1.53 with 2 decimals; 1.512 with 3
+    for weights, verdict in (("a_{31} = 0.245\na_{32} = 0.090\na_{33} = 0.665\n", "fail"),
+                             ("a_{31} = 0.24\na_{32} = 0.09\na_{33} = 0.67\n", "carried_forward")):
+        answer = next(q for q in grade(key, "s", parse_submission(weights + z_3)).questions if q.name == "z_3")
+        assert answer.verdict == verdict, (weights, answer.feedback)

@@ -77,5 +77,5 @@ def test_grade_command_on_a_define_key_in_parallel(tmp_path, capsys):
     status = main(["grade", str(tmp_path / "key.toml"), str(subs), "--out", str(tmp_path / "out"), "--jobs", "2"])
     assert status == 0, capsys.readouterr().err
     csv = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
-    assert csv[0] == "student,score,max_score,n_{11},A_1,p_{21}"
-    assert csv[1:] == ["ann,4,4,1,2,1", "bob,0,4,0,0,0"]
+    assert csv[0] == "student,score,max_score,gradable,reason,n_{11},A_1,p_{21}"
+    assert csv[1:] == ["ann,4,4,true,,1,2,1", "bob,0,4,true,,0,0,0"]

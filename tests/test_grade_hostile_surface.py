@@ -55,7 +55,7 @@ def subs(tmp, files: dict) -> Path:
 def symlink_loop(tmp):
     folder = subs(tmp, {"ann.md": ANN})
     os.symlink("loop", folder / "loop")
-    return [key(tmp), folder, "--out", tmp / "out"], 0, lambda: (
+    return [key(tmp), folder, "--out", tmp / "out"], 1, lambda: (
         grades(tmp / "out") == {"ann": FULL, "loop": "0"}
         and "link" in json.loads((tmp / "out" / "loop.json").read_text())["reason"])
 
@@ -104,7 +104,7 @@ def out_is_the_submissions_folder(tmp):
 
 def x_and_x_json(tmp):
     folder = subs(tmp, {"x/sol.md": ANN, "x.json": "{}"})
-    return [key(tmp), folder, "--out", tmp / "out", "--gradescope"], 0, lambda: (
+    return [key(tmp), folder, "--out", tmp / "out", "--gradescope"], 1, lambda: (
         grades(tmp / "out") == {"x": FULL, "x.json": "0"}
         and (tmp / "out" / "x" / "results.json").is_file() and (tmp / "out" / "x.json").is_file())
 
@@ -152,7 +152,7 @@ def subfolder_named_like_a_file(tmp):
 
 def more_than_64_files(tmp):
     folder = subs(tmp, {f"ann/{i:03}.md": "nothing here" for i in range(70)})
-    return [key(tmp), folder, "--out", tmp / "out"], 0, lambda: (
+    return [key(tmp), folder, "--out", tmp / "out"], 1, lambda: (
         "limit of 64 files" in (tmp / "out" / "ann.json").read_text())
 
 
@@ -191,21 +191,22 @@ def cr_line_endings(tmp):
 
 
 def empty_file(tmp):
-    folder = subs(tmp, {"ann.md": ""})
-    return [key(tmp), folder, "--out", tmp / "out"], 0, lambda: (
-        "nothing readable" in json.loads((tmp / "out" / "ann.json").read_text())["reason"])
+    folder = subs(tmp, {"ann.md": "", "bob.md": "no statement here"})
+    return [key(tmp), folder, "--out", tmp / "out"], 1, lambda: (
+        json.loads((tmp / "out" / "ann.json").read_text())["reason"] == "the file is empty"
+        and "nothing readable" in json.loads((tmp / "out" / "bob.json").read_text())["reason"])
 
 
 def folder_named_like_the_key(tmp):
     folder = subs(tmp, {"ann.md": ANN})
     (folder / "exercise.toml").mkdir()
-    return [key(tmp), folder, "--out", tmp / "out"], 0, lambda: grades(tmp / "out") == {"ann": FULL, "exercise.toml": "0"}
+    return [key(tmp), folder, "--out", tmp / "out"], 1, lambda: grades(tmp / "out") == {"ann": FULL, "exercise.toml": "0"}
 
 
 def fifo(tmp):
     folder = subs(tmp, {"ann.md": ANN})
     os.mkfifo(folder / "pipe.md")
-    return [key(tmp), folder, "--out", tmp / "out"], 0, lambda: (
+    return [key(tmp), folder, "--out", tmp / "out"], 1, lambda: (
         grades(tmp / "out") == {"ann": FULL, "pipe": "0"}
         and "is a FIFO (named pipe), not a regular solution file" in (tmp / "out" / "pipe.json").read_text())
 
@@ -223,7 +224,7 @@ def ten_thousand_lines(tmp):
 
 def more_statements_than_read(tmp):
     folder = subs(tmp, {"ann.md": "x = 1\n" * 10_001 + ANN})
-    return [key(tmp), folder, "--out", tmp / "out"], 0, lambda: (
+    return [key(tmp), folder, "--out", tmp / "out"], 1, lambda: (
         "more than 10000 statements" in (tmp / "out" / "ann.json").read_text())
 
 
@@ -267,7 +268,7 @@ def key_given_as_a_submission(tmp):
 
 
 def a_device(tmp):
-    return [key(tmp), "/dev/zero"], 0, lambda: True
+    return [key(tmp), "/dev/zero"], 1, lambda: True
 
 
 def formula_in_a_name(tmp):

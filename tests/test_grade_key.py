@@ -180,3 +180,24 @@ def test_carried_forward_in_a_matrix_keeps_the_right_entries():
     z = result.questions[1]
     # (1,1) and (1,2) follow from s = [0, 0]; (2,1), (2,2) are right: 4 * (2 + 0.5 * 2) / 4 = 3
     assert (z.verdict, z.points, z.wrong) == ("carried_forward", 3, [(1, 1), (1, 2)])
+
+
+def test_hints_use_the_questions_own_names_and_shapes():
+    # 3 queries, 2 keys: the weights are 3x2; nothing of the bundled course's exercise is quoted
+    key = parse_answer_key('''
+[attention]
+scores = [["0", "1"], ["1", "0"], ["0", "0"]]
+value = [[1, 0], [0, 1]]
+''' + question(name="W", row=None, col=None) + question(name="r_2", row=2, col=None)
+        + question(name="c_1", row=None, col=1) + question(name="w_{31}", row=3, col=1), source="key.toml")
+    result = grade(key, "s", parse_submission("W = [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]"))
+    hints = {q.name: q.feedback for q in result.questions if q.verdict == "missing"}
+    assert hints == {
+        "r_2": "No answer for r_2 was found: write it as a statement such as r_2 = [..., ...] (a row of 2 numbers).",
+        "c_1": "No answer for c_1 was found: write it as a statement such as c_1 = [..., ..., ...] (a row of 3 numbers).",
+        "w_{31}": "No answer for w_{31} was found: write it as a statement such as w_{31} = ... (one number).",
+    }
+    nothing = grade(key, "s", parse_submission("I did not do it."))
+    assert nothing.reason == "nothing readable: no statement such as W = [[..., ...], [..., ...], [..., ...]] was found"
+    assert "a 3x2 matrix, one bracket per row" in nothing.questions[0].feedback
+    assert not any("0.284" in q.feedback or "0.140" in q.feedback for q in nothing.questions)

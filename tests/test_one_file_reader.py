@@ -196,7 +196,7 @@ def front_end(capsys, tmp_path, which, data: bytes):
     solution = submissions / ("ann.toml" if which == "grade-toml" else "ann.md")
     solution.write_bytes(data if which != "grade-key" else SOLUTION_MD.encode())
     code, out, err = run_main(capsys, "grade", key, submissions, "--out", tmp_path / "out", "--jobs", "1")
-    result = graded(tmp_path / "out", "ann") if code == 0 else {}
+    result = graded(tmp_path / "out", "ann") if code in (0, 1) else {}  # 1: ann not gradable, files written
     return code, (out + err, result.get("score"), result.get("reason"))
 
 
@@ -258,8 +258,8 @@ def test_every_front_end_refuses_other_encodings_naming_the_offset(capsys, tmp_p
     data = text + b"# " + bad + b"\n" if bad == b"\xe9" else bad
     code, shown = front_end(capsys, tmp_path, which, data)
     message = expected.format(offset=len(text) + 2)
-    if which in ("grade-md", "grade-toml"):  # the student is not gradable; the rest is graded
-        assert code == 0 and shown[1] == 0, shown
+    if which in ("grade-md", "grade-toml"):  # the student is not gradable (exit 1); the rest is graded
+        assert code == 1 and shown[1] == 0, shown
         assert __import__("re").search(message, shown[2]), shown
     else:
         assert code == 2
@@ -319,7 +319,7 @@ def test_every_front_end_refuses_a_fifo_or_directory_at_once(tmp_path, kind, whi
     code, out, err = run_process(*argv, timeout=60)
     expected = MESSAGES[kind] + " " + what
     if which == "grade-solution":
-        assert code == 0 and graded(tmp_path / "out", "ben")["score"] == 2, (out, err)
+        assert code == 1 and graded(tmp_path / "out", "ben")["score"] == 2, (out, err)  # 1: ann not gradable
         assert expected in graded(tmp_path / "out", "ann")["reason"]
     else:
         assert code == 2 and out == "", (out, err)
@@ -344,7 +344,7 @@ def test_every_front_end_refuses_an_oversized_file_before_reading(capsys, tmp_pa
         key = tmp_path / "key.toml"
         key.write_text(EXERCISE_TEXT)
         code, out, err = run_main(capsys, "grade", key, path, "--out", tmp_path / "out", "--jobs", "1")
-        assert code == 0
+        assert code == 1  # ann is not gradable
         assert "solution file of 524288000 bytes is larger than the limit" in graded(tmp_path / "out", "ann")["reason"]
         return
     else:
@@ -387,7 +387,7 @@ def test_a_dotted_key_bomb_is_refused_as_a_solution(tmp_path):
     (subs / "ann.toml").write_text(dotted_bomb(BOMB))
     (subs / "ben.toml").write_text(SOLUTION_TOML)
     code, out, err = run_process("grade", key, subs, "--out", tmp_path / "out", "--jobs", "1", timeout=60)
-    assert code == 0, err
+    assert code == 1, err  # ann is not gradable
     assert graded(tmp_path / "out", "ann")["reason"] == "ann.toml: line 1: a key of more than 16 dotted parts"
     assert graded(tmp_path / "out", "ben")["score"] == 2
 

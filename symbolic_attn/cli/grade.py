@@ -12,8 +12,9 @@ new ones, never a mix; a folder that holds anything else, or lies inside a submi
 folder, is refused before grading.
 
 Exit status: 0 when every submission was graded (wrong or unreadable answers are grades,
-not errors); 2 for a bad exercise file, a missing submission path, an ``--out`` refused
-or bad options.
+not errors); 1 when any submission was not gradable (empty, binary, nothing readable: the
+files are still written, with ``gradable`` false and the reason); 2 for a bad exercise
+file, a missing submission path, an ``--out`` refused or bad options.
 """
 
 import sys
@@ -33,6 +34,9 @@ def add_parser(subparsers):
         "grade",
         help="grade students' solutions (Markdown, LaTeX, text) against an exercise's answer key",
         description="Grade a folder of solutions with points, partial and carried-forward credit and feedback.",
+        epilog="Exit status: 0 when every submission was graded; 1 when any submission was not gradable "
+               "(the files are still written, with gradable false and the reason); 2 for a bad exercise file, "
+               "a missing submission path, an --out refused or bad options.",
     )
     parser.add_argument("exercise", metavar="EXERCISE.toml", help="the exercise file with [[questions]]")
     parser.add_argument("submissions", metavar="SUBMISSION", nargs="+", help="a solution file or a folder of them")
@@ -45,7 +49,8 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    """Grade, print the table, write the files; 0 when every submission was graded."""
+    """Grade, print the table, write the files; 0 when every submission was graded, 1 when
+    any was not gradable."""
     if (args.gradescope or args.prairielearn) and not args.out:
         args.parser.error("--gradescope and --prairielearn write files: give --out DIR")
     from symbolic_attn.grading.answer_key import load_answer_key
@@ -69,7 +74,7 @@ def run(args) -> int:
     sys.stdout.write(summary_table(results, key))
     if args.out:
         _write(args, results, key)
-    return 0
+    return 0 if all(r.gradable for r in results) else 1
 
 
 def summary_table(results, key) -> str:

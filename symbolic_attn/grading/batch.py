@@ -5,7 +5,10 @@ student (its solution files read in name order; the last statement of a name win
 Each question earns its points when its value is right; a whole-matrix answer earns them
 in proportion to its correct entries; a wrong answer that follows exactly from the
 student's own earlier answers earns ``carried_forward`` of them (per entry: the right
-entries keep their full share, the carried-forward ones earn the ``carried_forward`` part).
+entries keep their full share, the carried-forward ones earn the ``carried_forward`` part);
+the earlier answers count as written, within their rounding (an output from claimed
+weights: :meth:`Diagnoser._from_rounded_weights
+<symbolic_attn.grading.diagnose.Diagnoser._from_rounded_weights>`).
 
 Isolation: a worker process holds only what comes from the exercise (the exact result,
 its intervals, the mistaken variants); everything a student wrote lives in the call that
@@ -44,7 +47,9 @@ those modules change.  What it uses today:
 (Fraction(1, 1), 'fail', [(1, 2)])
 """
 
+import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -268,8 +273,9 @@ def _clip(text: str) -> str:
 # ------------------------------------------------------------------ one student
 
 
-def grade(key, student: str, submission: Submission, core: _Core | None = None) -> StudentResult:
-    """Grade one student's submission against the key (``core`` is shared by a worker)."""
+def grade(key, student: str, submission: Submission, core: _Core | None = None, *, empty: str = "") -> StudentResult:
+    """Grade one student's submission against the key (``core`` is shared by a worker);
+    ``empty`` is the reason when the files read held nothing at all (``the file is empty``)."""
     core = core or _Core(key)
     max_score = key.max_score
     if submission.refused:
@@ -290,8 +296,10 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None) 
             names = ", ".join(dict.fromkeys(s.written for s in submission.statements[:20]))
             reason = (f"no answer to any question: the names written ({names[:120]}) are none of "
                       f"{', '.join(q.name for q in key.questions)[:120]}")
+        elif empty and not problems:
+            reason = empty
         else:
-            reason = "nothing readable: no statement such as a_{32} = 0.284 was found"
+            reason = f"nothing readable: no statement such as {_example(core, key.questions[0])} was found"
             if problems:
                 reason += f" (line {problems[0][0]}: {problems[0][1]})"
         results = [_grade_question(core, q, _last(answers, q), []) for q in key.questions]
@@ -392,6 +400,41 @@ def _mention_close_names(results, key, unmatched):
                 break
 
 
+def _answer_shape(core, question) -> tuple:
+    """(rows, cols) of a question's answer as the student writes it (1 x k for a row or a
+    column), or (None, None) when it cannot be told."""
+    try:
+        positions = core.selection(question).positions
+    except Exception:  # noqa: BLE001 -- a hint only: the name alone then
+        return None, None
+    return len({i for i, _ in positions}), len({j for _, j in positions})
+
+
+def _example(core, question) -> str:
+    """``z_3 = [..., ...]``: a statement of the question's own name and shape."""
+    rows, cols = _answer_shape(core, question)
+    if rows is None:
+        return f"{question.name} = VALUE"
+    return f"{question.name} = {feedback_text.placeholder(question, rows, cols)[0]}"
+
+
+def _empty_files(files) -> str:
+    """``the file is empty`` when every file given has no bytes at all, else ``""`` (a size
+    looked up, never a file opened: input files are read by :mod:`symbolic_attn.exact.source`)."""
+    if not files:
+        return ""
+    for item in files:
+        try:
+            if not isinstance(item, (str, os.PathLike)):
+                return ""
+            status = os.lstat(item)
+        except OSError:
+            return ""
+        if not stat.S_ISREG(status.st_mode) or status.st_size:
+            return ""
+    return "the file is empty" if len(files) == 1 else "the files are empty"
+
+
 def _undecidable(core, question, statement, error):
     reason = " ".join(str(error).split())[:120] or type(error).__name__
     where = f" on line {statement.line}" if statement is not None else ""
@@ -413,7 +456,7 @@ def _empty(question, verdict, core, message):
 
 
 def _grade_question(core, question, statement, others) -> QuestionResult:
-    result = _empty(question, "missing", core, feedback_text.missing(question))
+    result = _empty(question, "missing", core, feedback_text.missing(question, *_answer_shape(core, question)))
     if statement is None:
         return result
     result.line = statement.line
@@ -499,7 +542,7 @@ def _grade_files(job):
     student, files = job
     core = _WORKER["core"]
     try:
-        return grade(core.key, student, read_student(files), core)
+        return grade(core.key, student, read_student(files), core, empty=_empty_files(files))
     except Exception as error:  # noqa: BLE001 -- the batch boundary: one student never stops the course
         # One student's pathological text (or a checker bug it triggers) never stops the batch.
         reason = f"could not be graded ({type(error).__name__}: {' '.join(str(error).split())[:120]})"

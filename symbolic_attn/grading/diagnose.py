@@ -24,13 +24,16 @@ Ids (as in the grading rubric):
 ``mask_inverted``                 keep/block polarity swapped (``mask.inverted()``)
 ``mask_shifted``                  causal mask off by one, either way (offset +-1)
 ``softmax_columns``               normalized over queries (``axis="queries"``)
+``sum_normalized``                each row's scaled scores divided by their sum, no softmax
+                                  (a "simple normalization"; none when a row sums to 0)
 ``keys_as_values``                K used where V belongs
 ``transposed``                    the right matrix, written transposed
 ``decimal_point``                 the right numbers off by a power of ten (10^-3 .. 10^3)
 ``rounded_intermediates``         scaled scores or weights rounded to 1-4 decimals, then continued
 ``forced_row_sum``                rounded weights adjusted so that each row sums to 1 (only
                                   when the adjustment changed what was claimed)
-``follows_from_claimed``          follows exactly from the solution's own earlier claims
+``follows_from_claimed``          follows from the solution's own earlier claims as written
+                                  (an output: within the rounding of the claimed weights)
 ================================  ===================================================
 
 Rows that a variant leaves without any allowed key (an inverted or shifted mask) get zero
@@ -77,6 +80,7 @@ MISTAKES = {
     "mask_inverted": "mask polarity swapped (keep/block)",
     "mask_shifted": "causal mask off by one",
     "softmax_columns": "softmax over the wrong axis (columns)",
+    "sum_normalized": "scores divided by their row sum instead of softmax",
     "keys_as_values": "keys used as values",
     "transposed": "the matrix written transposed",
     "decimal_point": "decimal point misplaced",
@@ -97,6 +101,8 @@ REMEDIES = {
     "mask_inverted": "The mask was read the wrong way round: 1 means the key may be attended to.",
     "mask_shifted": "The causal mask is off by one: query i sees keys 1..i (plus the offset the exercise gives).",
     "softmax_columns": "The softmax normalized each column: normalize each row (over the keys) instead.",
+    "sum_normalized": "The scores were divided by their row sum: take the softmax, exp of each score over the sum "
+                      "of the exps of its row.",
     "keys_as_values": "K was used where V belongs: the output is the weights times V.",
     "transposed": "The right numbers, transposed: row i belongs to query i.",
     "decimal_point": "The right digits with the decimal point misplaced.",
@@ -189,6 +195,7 @@ class Diagnoser:
             yield from self._mask_variants()
             yield from self._cached("columns", lambda: [Candidate("softmax_columns", "softmax over columns",
                                                                   self._run(axis="queries"))])
+            yield from self._cached("sum", self._sum_normalized)
             yield from self._rounding_variants(claim.quantity)
         if claim.quantity == "output" and self.spec.key is not None and self.spec.key.shape == self.spec.value.shape:
             yield from self._cached("kv", lambda: [Candidate("keys_as_values", "K used as V", self._run(value=self.spec.key))])
@@ -257,6 +264,20 @@ class Diagnoser:
 
         return self._cached("mask", build)
 
+    def _sum_normalized(self):
+        """Each row's (scaled, allowed) scores divided by their sum instead of the softmax:
+        S_ij / sum_j S_ij, blocked keys 0, continued to the output by the one product.  No
+        candidate when a row's sum is 0 or cannot be told from 0 (no such weights exist)."""
+        scaled, allowed = self.result.scaled, self.result.mask.allowed
+        rows = []
+        for i in range(scaled.rows):
+            entries = [scaled[i, j] if allowed[i][j] else sympy.S.Zero for j in range(scaled.cols)]
+            total = sympy.Add(*entries)
+            if total.is_zero is not False:
+                return []
+            rows.append([entry / total for entry in entries])
+        return [Candidate("sum_normalized", "scores divided by their row sum", self.result, self._continued(rows))]
+
     def _rounding_variants(self, quantity):
         """Rounded scaled scores continued through softmax; rounded weights continued to output."""
 
@@ -323,6 +344,10 @@ class Diagnoser:
                 if upstream == "weights":
                     out.append(Candidate("follows_from_claimed", "from the claimed weights", self.result,
                                          self._continued(overlay)))
+                    rounded = self._from_rounded_weights(trace, overlay, [c for c in earlier if c.quantity == upstream],
+                                                         claim)
+                    if rounded is not None:
+                        out.append(rounded)
                 else:
                     scale = self.result.scale if upstream == "scores" else 1
                     follow = self._run(scores=sympy.ImmutableMatrix(overlay), scale=scale)
@@ -342,6 +367,54 @@ class Diagnoser:
                 except SymbolicAttnError:
                     pass
         return out
+
+
+    def _from_rounded_weights(self, view, overlay, weight_claims, claim):
+        """The output as it follows from the claimed weights *as written*: each claimed
+        weight stands for any value it rounds from (its half unit either way), so the
+        output entry (i, k) may be anything in [c - r, c + r], c = sum_j w_ij V_jk and
+        r = sum_j h_ij |V_jk| -- exact rationals, never floats.  The claim is then judged,
+        by its own rule, against the point of that interval nearest to what it says:
+        a student who kept more digits than they wrote is carried forward as one who
+        continued from the rounded numbers.  None when nothing was rounded, or the
+        claim is not of the output."""
+        if claim.quantity != "output":
+            return None
+        value = self.spec.value
+        halves = _half_units(view, "weights", weight_claims)
+        if not halves or not all(sympy.sympify(v).is_Rational for v in value):
+            return None
+        center = _product(overlay, value)
+        rows, cols = len(center), value.cols
+        radius = [[sum((halves.get((i + 1, j + 1), 0) * abs(value[j, k]) for j in range(value.rows)), sympy.S.Zero)
+                   for k in range(cols)] for i in range(rows)]
+        selection = view.select("output", claim.row, claim.col)
+        if len(selection.positions) != len(claim.claimed.elements):
+            return None
+        nearest = [row[:] for row in center]
+        for (i, k), element in zip(selection.positions, claim.claimed.elements):
+            c, r, said = center[i - 1][k - 1], radius[i - 1][k - 1], element.value
+            if r and c.is_Rational and said.is_Rational:
+                nearest[i - 1][k - 1] = min(max(said, c - r), c + r)
+        if nearest == center:
+            return None
+        return Candidate("follows_from_claimed", "from the claimed weights, as rounded", self.result,
+                         {"weights": overlay, "output": nearest})
+
+
+def _half_units(view, path, claims) -> dict:
+    """{position: half a unit of the last digit written} of every claimed decimal entry of a
+    stage (an exact entry, 1/3, has none)."""
+    halves = {}
+    for claim in claims:
+        selection = view.select(path, claim.row, claim.col)
+        if len(selection.positions) == len(claim.claimed.elements):
+            for position, element in zip(selection.positions, claim.claimed.elements):
+                if element.kind == "decimal" and element.half_unit:
+                    halves[position] = sympy.Rational(element.half_unit)
+                else:
+                    halves.pop(position, None)
+    return halves
 
 
 def _rounded(result, stage: str, places: int) -> list:

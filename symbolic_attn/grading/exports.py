@@ -8,7 +8,9 @@ would run as a formula (starting with ``= + - @``, a tab or a carriage return) g
 leading ``'``.  JSON is written with sorted keys, 2-space indent and a final newline.
 
 Gradescope (autograder ``results.json``): ``score``, ``output``, ``visibility``,
-``tests[]`` with ``name``, ``number``, ``score``, ``max_score``, ``output``, ``visibility``.
+``tests[]`` with ``name``, ``number``, ``score``, ``max_score``, ``output``, ``visibility``;
+a submission that is not gradable has one visible test ``Not gradable``, score 0 of all the
+points, whose ``output`` says why.
 PrairieLearn (external grader ``results.json``): ``gradable``, ``score`` in [0, 1] (the exact
 ratio of points as the nearest float: 11/12 is 0.9166666666666666),
 ``message``, ``format_errors`` (a list of messages; non-empty when not gradable), ``tests[]``
@@ -69,13 +71,15 @@ def file_name(student: str) -> str:
 
 
 def grades_csv(results, key) -> str:
-    """``student, score, max_score``, then one column of points per question name."""
+    """``student, score, max_score, gradable, reason``, then one column of points per
+    question name; ``gradable`` is ``true`` or ``false``, ``reason`` empty when gradable."""
     stream = io.StringIO()
     writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score"] + [csv_cell(q.name) for q in key.questions])
+    writer.writerow(["student", "score", "max_score", "gradable", "reason"] + [csv_cell(q.name) for q in key.questions])
     for result in results:
         points = {q.name: points_text(q.points) for q in result.questions}
-        writer.writerow([csv_cell(result.student), points_text(result.score), points_text(result.max_score)]
+        writer.writerow([csv_cell(result.student), points_text(result.score), points_text(result.max_score),
+                         "true" if result.gradable else "false", "" if result.gradable else csv_cell(result.reason)]
                         + [points.get(q.name, "0") for q in key.questions])
     return stream.getvalue()
 
@@ -117,6 +121,12 @@ def gradescope_json(result) -> str:
         "name": q.name, "number": str(number_), "score": number(q.points), "max_score": number(q.max_points),
         "output": export_text(f"{q.verdict}: {q.feedback}"), "visibility": "visible",
     } for number_, q in enumerate(result.questions, start=1)]
+    if not result.gradable:
+        # The student sees why nothing was graded: one visible test, scored 0 of all the points,
+        # in place of the questions' (all 0, and saying only "missing").
+        tests = [{"name": "Not gradable", "number": "1", "score": 0, "max_score": number(result.max_score),
+                  "output": export_text(f"Your submission could not be graded: {result.reason}"),
+                  "visibility": "visible", "status": "failed"}]
     return _dump({"score": number(result.score), "output": _summary(result), "visibility": "visible",
                   "stdout_visibility": "hidden", "tests": tests})
 

@@ -13,7 +13,7 @@ the exact answer itself.  Whole-matrix answers say which entries are wrong.
 
 from fractions import Fraction
 
-__all__ = ["SENTENCES", "sentence", "for_result", "missing", "unreadable", "refused", "passed", "imprecise",
+__all__ = ["SENTENCES", "sentence", "for_result", "missing", "placeholder", "unreadable", "refused", "passed", "imprecise",
            "transposed_shape", "points_text", "unmatched_name", "close_name"]
 
 SENTENCES = {
@@ -30,12 +30,14 @@ SENTENCES = {
     "mask_shifted": "The causal mask is off by one: query i sees keys 1 to i, itself included.",
     "softmax_columns": "The softmax was taken down the columns: normalize each row (the keys of one query) so "
                        "that it sums to 1.",
+    "sum_normalized": "The scores were divided by their row sum (a simple normalization), not passed through the "
+                      "softmax: each weight is exp(score) over the sum of the exps of its row.",
     "keys_as_values": "The keys K were used where the values V belong: the output is the weights times V.",
     "rounded_intermediates": "These follow from rounded intermediate values{detail}: keep exact values (or more "
                              "digits) until the final answer.",
     "forced_row_sum": "Rounded weights were adjusted so that the row sums to 1: give each weight correctly "
                       "rounded, even when the rounded row does not sum to exactly 1.",
-    "follows_from_claimed": "This follows exactly from your own earlier answers, which were wrong: the method is "
+    "follows_from_claimed": "This follows from your own earlier answers as you wrote them, which were wrong: the method is "
                             "right, fix the earlier step.",
     "decimal_point": "The decimal point is misplaced (the value is off by a power of ten): check the magnitude.",
     "transposed": "The matrix is transposed: row i belongs to query i.",
@@ -88,7 +90,7 @@ def for_result(result, question, exercise, details, share, count) -> str:
         parts.append(f"Entries {_entries(result.wrong)} of {question.name} are wrong"
                      + (f"; the other {right} are right." if right else "."))
     if result.verdict == "carried_forward":
-        parts.append(f"It follows exactly from your own earlier answers, so it earns {points_text(result.points)} of "
+        parts.append(f"It follows from your own earlier answers as you wrote them, so it earns {points_text(result.points)} of "
                      f"{points_text(question.points)} points (carried forward): fix the earlier step to earn all of them.")
     elif result.verdict == "undecided":
         parts.append("The checker could not decide whether this value meets the rule "
@@ -121,10 +123,40 @@ def passed(question) -> str:
     return f"Correct ({question.requirement()})."
 
 
-def missing(question) -> str:
-    example = "0.284" if question.row is not None and question.col is not None else (
-        "[0.284, 0.140]" if question.row is not None or question.col is not None else "[[0.284, 0.140], [0.5, 0.5]]")
-    return f"No answer for {question.name} was found: write it as a statement such as {question.name} = {example}."
+def placeholder(question, rows: int, cols: int) -> tuple:
+    """(a value of the question's own shape with ``...`` for each number, what it is in words):
+    one number, a row of k, or an n x m matrix as nested brackets (one bracket per row).
+    ``rows`` and ``cols`` are those of the question's answer (a row question: 1 x k).
+
+    >>> from types import SimpleNamespace as NS
+    >>> placeholder(NS(row=3, col=2), 1, 1)
+    ('...', 'one number')
+    >>> placeholder(NS(row=3, col=None), 1, 3)
+    ('[..., ..., ...]', 'a row of 3 numbers')
+    >>> placeholder(NS(row=None, col=None), 3, 2)
+    ('[[..., ...], [..., ...], [..., ...]]', 'a 3x2 matrix, one bracket per row')
+    """
+    def row(k):
+        shown = ["..."] * min(k, 12)
+        return "[" + ", ".join(shown) + (", ... " if k > 12 else "") + "]"
+
+    if question.row is not None and question.col is not None:
+        return "...", "one number"
+    if question.row is not None or question.col is not None:
+        k = max(rows, cols) if min(rows, cols) == 1 else rows * cols
+        return row(k), f"a row of {k} number{'s' if k != 1 else ''}"
+    shown = ", ".join(row(cols) for _ in range(min(rows, 8))) + (", ..." if rows > 8 else "")
+    return f"[{shown}]", f"a {rows}x{cols} matrix, one bracket per row"
+
+
+def missing(question, rows: int | None = None, cols: int | None = None) -> str:
+    """No answer: how to write one, with the question's own name and shape (never another
+    exercise's numbers).  Without a shape, the name alone."""
+    if rows is None or cols is None:
+        return f"No answer for {question.name} was found: write it as a statement {question.name} = VALUE."
+    example, what = placeholder(question, rows, cols)
+    return (f"No answer for {question.name} was found: write it as a statement such as {question.name} = {example} "
+            f"({what}).")
 
 
 def unreadable(line, problem) -> str:
