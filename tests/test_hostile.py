@@ -142,7 +142,7 @@ CASES = {
     "scale-huge": (["attention", *BY_HAND, "--scale", "10**1000"], {0, 2}, None),
     "scale-too-huge": (["attention", *BY_HAND, "--scale", "10**999*10**999"], BAD, r"--scale: a number of about \d+ digits built"),
     "scale-exponent": (["attention", *BY_HAND, "--scale", "0.5e999"], BAD, r"--scale: decimal exponent 999"),
-    "scale-nan": (["attention", *BY_HAND, "--scale", "nan"], BAD, r"--scale: unknown name 'nan'"),
+    "scale-nan": (["attention", *BY_HAND, "--scale", "nan"], BAD, r"--scale: nan is not a number"),
     "scale-matrix": (["attention", *BY_HAND, "--scale", "[[1]]"], BAD, r"--scale: .*matrix|--scale: a list"),
     "scale-tower": (["attention", *BY_HAND, "--scale", "9**9**9"], BAD, r"--scale: exponent"),
     "scale-exp-big": (["attention", *BY_HAND, "--scale", "exp(6900)"], {0, 2}, None),
