@@ -51,7 +51,7 @@ from symbolic_attn.exact.rounding import (
     MAX_DIGITS,
     certified_decimal,
     check_digits,
-    decimal_text,
+    quotient_decimal,
     rational_decimal,
 )
 
@@ -59,7 +59,7 @@ __all__ = [
     "to_arb",
     "check_digits",
     "rational_decimal",
-    "decimal_text",
+    "quotient_decimal",
     "certified_decimal",
     "decimal_string",
     "exact_value",

@@ -38,7 +38,7 @@ from symbolic_attn.errors import InputLimitError, ParseError, SymbolicAttnError,
 from symbolic_attn.exact.intervals import certified_sign, proved_zero, to_arb, working_precision
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.exact.syntax import (
-    Attribute, BinOp, Call, Index, Matrix, Name, Node, Number, String, Transpose, UnaryOp, left_chain, snippet,
+    Attribute, BinOp, Call, Index, Matrix, Name, Node, Number, String, Transpose, UnaryOp, left_chain, matrix_entries, snippet,
 )
 
 __all__ = ["Evaluator", "SCALAR_FUNCTIONS", "CONSTANTS", "bound_value", "MINUS_INFINITY", "is_minus_infinity"]
@@ -206,29 +206,15 @@ class Evaluator:
 
     def matrix(self, node: Matrix) -> Any:
         """A bracketed list as a matrix: ``[1, 2]`` one row, ``[[1, 2], [3, 4]]`` rows."""
-        if not node.items:
-            raise self.fail(node, "empty matrix")
-        nested = isinstance(node.items[0], Matrix)
-        rows = node.items if nested else (node,)
-        width = len(cast(Matrix, rows[0]).items)
-        if width == 0:
-            raise self.fail(node, "empty matrix")
-        if len(rows) > self.limits.max_rows or width > self.limits.max_cols or len(rows) * width > self.limits.max_entries:
+        shape, entries = matrix_entries(node, self.text)
+        rows, width = shape if len(shape) == 2 else (1, shape[0])
+        if rows > self.limits.max_rows or width > self.limits.max_cols or rows * width > self.limits.max_entries:
             raise InputLimitError(
-                f"matrix of {len(rows)}x{width} entries exceeds the limit "
+                f"matrix of {rows}x{width} entries exceeds the limit "
                 f"({self.limits.max_rows}x{self.limits.max_cols}, {self.limits.max_entries} entries)"
             )
-        values = []
-        for number, row in enumerate(rows, start=1):
-            if not isinstance(row, Matrix):
-                raise self.fail(row, f"row {number} is not a list")
-            if len(row.items) != width:
-                raise self.fail(row, f"row {number} has {len(row.items)} entries, row 1 has {width}")
-            for entry in row.items:
-                if isinstance(entry, Matrix):
-                    raise self.fail(entry, "a matrix entry must be a number, not a matrix")
-                values.append(MINUS_INFINITY if is_minus_infinity(entry) else self.scalar(entry))
-        return sympy.ImmutableMatrix(len(rows), width, values)
+        values = [MINUS_INFINITY if is_minus_infinity(entry) else self.scalar(entry) for entry in entries]
+        return sympy.ImmutableMatrix(rows, width, values)
 
     # -- arithmetic ------------------------------------------------------------------
 

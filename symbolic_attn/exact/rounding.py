@@ -20,7 +20,7 @@ import flint
 
 from symbolic_attn.errors import DigitsError, UndecidedError, shown
 
-__all__ = ["check_digits", "rational_decimal", "decimal_text", "certified_decimal", "MAX_DIGITS"]
+__all__ = ["check_digits", "rational_decimal", "quotient_decimal", "certified_decimal", "MAX_DIGITS"]
 
 #: Decimals are shown up to about 10**3010 (2**10000) and, with significant digits, down to
 #: about 10**-22000; anything further out is refused rather than printed digit by digit.
@@ -118,10 +118,10 @@ def rational_decimal(value: Fraction, digits: int, significant: bool = False) ->
     ('0.063', '-0.6667')
     """
     digits = check_digits(digits, significant)
-    return decimal_text(value.numerator, value.denominator, digits, significant)
+    return quotient_decimal(value.numerator, value.denominator, digits, significant)
 
 
-def decimal_text(numerator: int, denominator: int, digits: int, significant: bool = False) -> str:
+def quotient_decimal(numerator: int, denominator: int, digits: int, significant: bool = False) -> str:
     """:func:`rational_decimal` of ``numerator/denominator`` (denominator > 0), for a digit
     count already checked by :func:`check_digits` (the attention decimals' fast path)."""
     exact = (numerator, denominator)

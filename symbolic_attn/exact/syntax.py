@@ -53,7 +53,7 @@ from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
     "Node", "Number", "Name", "String", "Call", "Keyword", "UnaryOp", "BinOp", "Transpose", "Attribute", "Index",
-    "Matrix", "parse", "number_value", "left_chain", "size", "to_text", "check_text", "check_brackets", "snippet",
+    "Matrix", "parse", "number_value", "left_chain", "matrix_entries", "size", "to_text", "check_text", "check_brackets", "snippet",
 ]
 
 
@@ -583,6 +583,38 @@ def left_chain(node: Node, ops: str) -> tuple[Node, list[tuple[BinOp, Node]]]:
         node = node.left
     rest.reverse()
     return node, rest
+
+
+def matrix_entries(node: Matrix, text: str) -> tuple[tuple[int, ...], list[Node]]:
+    """The shape of a bracketed matrix and its entries in reading order: ``(k,)`` for a flat
+    list ``[1, 2]`` (one row), ``(rows, cols)`` for ``[[1, 2], [3, 4]]``.  An empty matrix,
+    ragged rows or a nested entry is a :class:`ParseError` naming the column -- the one
+    rule for every front end (the evaluator's values, the claims' written numbers).
+
+    >>> matrix_entries(parse("[[1, 2], [3, 4]]"), "")[0], matrix_entries(parse("[1, 2, 3]"), "")[0]
+    ((2, 2), (3,))
+    """
+    def fail(at: Node, what: str) -> ParseError:
+        return ParseError(f"{what} at column {at.column} in {snippet(text)}")
+
+    if not node.items:
+        raise fail(node, "empty matrix")
+    nested = isinstance(node.items[0], Matrix)
+    rows = node.items if nested else (node,)
+    width = len(rows[0].items) if isinstance(rows[0], Matrix) else 0
+    if width == 0:
+        raise fail(node, "empty matrix")
+    entries: list[Node] = []
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, Matrix):
+            raise fail(row, f"row {number} is not a list")
+        if len(row.items) != width:
+            raise fail(row, f"row {number} has {len(row.items)} entries, row 1 has {width}")
+        for entry in row.items:
+            if isinstance(entry, Matrix):
+                raise fail(entry, "a matrix entry must be a number, not a matrix")
+        entries.extend(row.items)
+    return ((len(rows), width) if nested else (width,)), entries
 
 
 def size(node: Node) -> int:

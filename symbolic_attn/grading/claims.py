@@ -48,7 +48,7 @@ from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact import certified as numeric
 from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.parse import parse_expression
-from symbolic_attn.exact.syntax import Matrix, Node, Number, UnaryOp, parse, to_text
+from symbolic_attn.exact.syntax import Matrix, Node, Number, UnaryOp, matrix_entries, parse, to_text
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 
 __all__ = [
@@ -198,30 +198,10 @@ def claimed_from_tree(tree: Node, text: str, names=None) -> Claimed:
 
 
 def _layout(tree: Node, text: str) -> tuple:
-    """The shape of a claimed value and its entries in reading order."""
+    """The shape of a claimed value and its entries in reading order (the language's rule)."""
     if not isinstance(tree, Matrix):
         return None, [tree]
-    if not tree.items:
-        raise ParseError(f"empty matrix in {_quote(text)}")
-    if not isinstance(tree.items[0], Matrix):
-        for item in tree.items:
-            if isinstance(item, Matrix):
-                raise ParseError(f"a matrix entry must be a number, not a matrix at column {item.column} in {_quote(text)}")
-        return (len(tree.items),), list(tree.items)
-    width = len(tree.items[0].items)
-    if width == 0:
-        raise ParseError(f"empty matrix in {_quote(text)}")
-    entries = []
-    for number, row in enumerate(tree.items, start=1):
-        if not isinstance(row, Matrix):
-            raise ParseError(f"row {number} is not a list in {_quote(text)}")
-        if len(row.items) != width:
-            raise ParseError(f"row {number} has {len(row.items)} entries, row 1 has {width}, in {_quote(text)}")
-        for item in row.items:
-            if isinstance(item, Matrix):
-                raise ParseError(f"a matrix entry must be a number, not a matrix at column {item.column} in {_quote(text)}")
-        entries.extend(row.items)
-    return (len(tree.items), width), entries
+    return matrix_entries(tree, text)
 
 
 def _element(node: Node, text: str, evaluator: Evaluator) -> Element:

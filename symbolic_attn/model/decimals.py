@@ -45,7 +45,7 @@ from symbolic_attn.exact.certified import (
     certified_decimal,
     check_digits,
     decimal_string,
-    decimal_text,
+    quotient_decimal,
     to_arb,
     working_precision,
 )
@@ -499,5 +499,5 @@ def _exact_text(value, digits, significant):
     if value is NAN:
         return "nan"
     if isinstance(value, flint.fmpq):
-        return decimal_text(int(value.p), int(value.q), digits, significant)
+        return quotient_decimal(int(value.p), int(value.q), digits, significant)
     return decimal_string(value, digits, significant)
