@@ -1,89 +1,31 @@
 """Inside the proof checker, data flows down: no import cycle, no private name imported.
 
-Read from the source with :mod:`ast`: every import of one module of ``symbolic_attn/proofs``
-by another counts, a lazy one inside a function as much as one at the top (a lazy import
-hides a cycle from Python, not from the reader).
+The rules are :mod:`test_layout`'s, which holds them for every subpackage; they are named
+here for ``symbolic_attn/proofs``, the trusted base, so that a failure there reads as one.
+Every import of one proofs module by another counts, a lazy one inside a function as much
+as one at the top (a lazy import hides a cycle from Python, not from the reader).
 """
 
 import ast
-from pathlib import Path
 
-PROOFS = Path(__file__).resolve().parent.parent / "symbolic_attn" / "proofs"
-PACKAGE = "symbolic_attn.proofs"
+from test_layout import PACKAGE, _cycles, _is_private, _module_name, _sibling_graph, _uses
 
-
-def _imports(path: Path):
-    """(module imported, names imported from it, line) for each import of a proofs module."""
-    modules = {p.stem for p in PROOFS.glob("*.py")}
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.startswith(PACKAGE + "."):
-                    yield alias.name.split(".")[2], (), node.lineno
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if node.level:
-                module = PACKAGE + ("." + module if module else "")
-            names = tuple(alias.name for alias in node.names)
-            if module == PACKAGE:
-                for name in names:
-                    if name in modules:
-                        yield name, (), node.lineno
-            elif module.startswith(PACKAGE + "."):
-                yield module.split(".")[2], names, node.lineno
-
-
-def _graph() -> dict:
-    graph: dict = {}
-    for path in sorted(PROOFS.glob("*.py")):
-        graph[path.stem] = {target for target, _, _ in _imports(path) if target != path.stem}
-    return graph
-
-
-def _cycles(graph: dict) -> list:
-    """The strongly connected components of more than one module (Tarjan)."""
-    index: dict = {}
-    low: dict = {}
-    stack: list = []
-    found: list = []
-
-    def visit(node):
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for target in graph.get(node, ()):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
+PROOFS = PACKAGE / "proofs"
 
 
 def test_no_import_cycle_inside_proofs():
-    assert _cycles(_graph()) == []
+    assert _cycles(_sibling_graph(PROOFS)) == []
 
 
 def test_the_cycle_check_can_fail():
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    cycles = _cycles({"a": {"b": 1}, "b": {"c": 2}, "c": {"a": 3}, "d": {"a": 4}})
+    assert [members for _, members in cycles] == [["a", "b", "c"]]
 
 
 def test_no_private_name_imported_across_modules():
-    private = [f"{path.name}:{line} imports {name} from {target}"
-               for path in sorted(PROOFS.glob("*.py")) for target, names, line in _imports(path)
-               for name in names if name.startswith("_") and target != path.stem]
+    private = [f"{path.name}:{line} imports {name} from {module}"
+               for path in sorted(PROOFS.glob("*.py")) for line, module, name in _uses(path)
+               if name is not None and _is_private(name) and module != _module_name(path)]
     assert private == []
 
 
