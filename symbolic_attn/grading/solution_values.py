@@ -218,6 +218,10 @@ class _ValueParser:
         self.depth -= 1
         if len(items) == 1 and items[0][0] == "rows" and closing == "]":
             return items[0]  # \left[ \begin{array}{cc} ... \end{array} \right]
+        return self.rows_or_list(items)
+
+    def rows_or_list(self, items):
+        """Items of one bracketed list: rows when every item is a list, else one list of numbers."""
         if all(item[0] in ("list", "rows") for item in items):
             rows = [item[1] if item[0] == "list" else _single_row(item) for item in items]
             if len({len(row) for row in rows}) != 1:
@@ -246,14 +250,7 @@ class _ValueParser:
         self.depth -= 1
         if not items:
             raise Unreadable(f"empty list in \"{self.text}\"")
-        if all(item[0] in ("list", "rows") for item in items):
-            rows = [item[1] if item[0] == "list" else _single_row(item) for item in items]
-            if len({len(row) for row in rows}) != 1:
-                raise Unreadable(f"rows of different lengths in \"{self.text}\"")
-            return ("rows", rows)
-        if any(item[0] in ("list", "rows") for item in items):
-            raise Unreadable(f"a list mixes numbers and lists in \"{self.text}\"")
-        return ("list", items)
+        return self.rows_or_list(items)
 
     def spaced_number(self):
         """One entry of a space-separated list: a signed number, its sign against it."""
