@@ -311,7 +311,7 @@ def test_undecided_is_neither_pass_nor_fail(monkeypatch):
     from symbolic_attn.grading import claims
 
     def undecided(exact, element, rule=None, ball=None):
-        return claims.ElementVerdict(False, "3 decimals", "undecided: too close to the boundary")
+        return claims.ElementVerdict(False, "3 decimals", "undecided: too close to the boundary", undecided=True)
 
     monkeypatch.setattr(claims, "judge_element", undecided)
     key = load_answer_key(COURSE / "exercise.toml")
@@ -352,7 +352,7 @@ def test_what_a_worker_keeps_between_students_comes_from_the_exercise_alone():
 
     grade_all(load_answer_key(COURSE / "exercise.toml"), discover([COURSE / "submissions"]), jobs=1)
     core = batch._WORKER["core"]  # the in-process worker that graded the course
-    kept = [c for variants in core.variants.values() for c in variants]
+    kept = [c for variants in core.checker.variants.values() for c in variants]
     assert kept and all(c.mistake != "follows_from_claimed" for c in kept)
 
 

@@ -100,15 +100,15 @@ def summary_table(results, key) -> str:
 def _write(args, results, key):
     """Every file of the run, written into ``--out`` as one set (:mod:`.folder`)."""
     from symbolic_attn.cli.folder import write_folder
-    from symbolic_attn.grading.exports import gradescope_json, grades_csv, prairielearn_json, student_json
+    from symbolic_attn.grading.exports import grades_csv
 
     documents = {"grades.csv": grades_csv(results, key)}
-    formats = [(flag, render) for flag, render in (("gradescope", gradescope_json), ("prairielearn", prairielearn_json))
-               if getattr(args, flag)]
+    formats = [flag for flag in ("gradescope", "prairielearn") if getattr(args, flag)]
     for name, result in zip(_file_names(results), results):
-        documents[f"{name}.json"] = student_json(result)
-        for flag, render in formats:
-            documents[f"{name}/" + (f"{flag}/" if len(formats) > 1 else "") + "results.json"] = render(result)
+        documents[f"{name}.json"] = result.json()  # the results print themselves
+        for flag in formats:
+            document = result.gradescope_json() if flag == "gradescope" else result.prairielearn_json()
+            documents[f"{name}/" + (f"{flag}/" if len(formats) > 1 else "") + "results.json"] = document
     write_folder(documents, args.out)
 
 

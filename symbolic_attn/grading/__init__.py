@@ -5,10 +5,12 @@ Owns: reading exercise TOML as data (:mod:`.exercise`, a computation file with c
 the one file reader, :mod:`symbolic_attn.exact.source`, and every value through the one
 input language, :mod:`symbolic_attn.exact.parse`; typed TOML access and the masks are
 :mod:`.computation`'s ``TableReader``), claims and the rules that judge them (:mod:`.claims`), a lazy view of a
-result's stages for selecting entries without closed forms (:mod:`.view`), mistakes as
-settings of the one core (:mod:`.diagnose`), the verdicts (:mod:`.outcomes`) and their
-report (:mod:`.report`), and claims on the stages of named definitions
-(:mod:`.program_check`).
+result's stages for selecting entries without closed forms (:mod:`.view`), the one check
+pipeline every exercise kind goes through, for ``check`` and ``grade`` alike (:mod:`.pipeline`:
+compute, select, judge, diagnose, outcome), the one mistake catalogue (:mod:`.mistakes`),
+mistakes as settings of the one core (:mod:`.diagnose`) and of named definitions
+(:mod:`.program_diagnose`), the verdicts, which print themselves (:mod:`.outcomes`), and the
+command line's report (:mod:`.report`).
 
 Grading a course: the answer key of an exercise (:mod:`.answer_key`), who the students are
 (:mod:`.roster`), reading their solutions (:mod:`.submissions`, the grammar of a solution's

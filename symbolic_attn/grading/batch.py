@@ -14,19 +14,12 @@ Isolation: a worker process holds only what comes from the exercise (the exact r
 its intervals, the mistaken variants); everything a student wrote lives in the call that
 grades that student, and a student's diagnosis sees only that student's claims.
 
-The checker is reached through :class:`_Core` alone, a thin adapter; re-point it when
-those modules change.  What it uses today:
-
-* :mod:`.claims`: ``Claim`` (built per answer, ``index`` = question number),
-  ``judge_element(value, element, rule, ball)`` (``.ok``, ``.note`` starting "undecided"),
-  ``QUANTITIES``; :mod:`.submissions` uses ``parse_claimed``, :mod:`.answer_key` ``parse_rule``;
-* :mod:`.diagnose`: ``compute(spec)`` (the exact result), ``MISTAKES`` (order of ids),
-  ``Diagnoser(exercise, result).details(claim)`` -> ``[(id, detail)]`` on a copy of the
-  exercise whose ``claims`` are this student's answers; two optional speed-ups that
-  degrade to "slower" if renamed: the ``_cache`` dict of exercise-level variants is shared
-  between students, and ``_reproduces(candidate, claim)`` is pre-empted when intervals of
-  ``candidate.result`` already refute the claim;
-* :mod:`.exercise`: ``parse_exercise``, ``LIMITS``, ``Exercise.quantity_shape``.
+The exercise is checked by the one check pipeline
+(:class:`symbolic_attn.grading.pipeline.Checker`, the same as ``check``'s), built once per
+worker in :class:`_Core`; a question adds its points and its rules on how precisely a
+number must be written.  The verdicts are :class:`~symbolic_attn.grading.outcomes.Verdict`
+members, and a student's result prints its own grade files (``json()``, ``csv_row()``,
+``gradescope_json()``, ``prairielearn_json()``).
 
 >>> from symbolic_attn.grading.answer_key import parse_answer_key
 >>> from symbolic_attn.grading.submissions import parse_submission
@@ -41,9 +34,9 @@ those modules change.  What it uses today:
 ... ''')
 >>> result = grade(key, "ann", parse_submission("$w = [0.25, 0.75]$"))
 >>> result.score, result.questions[0].verdict
-(Fraction(2, 1), 'pass')
+(Fraction(2, 1), <Verdict.PASS: 'pass'>)
 >>> result = grade(key, "bob", parse_submission("w = [0.25, 0.6]"))
->>> result.score, result.questions[0].verdict, result.questions[0].wrong
+>>> result.score, str(result.questions[0].verdict), result.questions[0].wrong
 (Fraction(1, 1), 'fail', [(1, 2)])
 """
 
@@ -63,11 +56,13 @@ from symbolic_attn.proofs.parallel import MAX_TASKS, available_cores, map_forked
 from symbolic_attn.grading import feedback as feedback_text
 # discover and read_student live in .roster; re-exported here, where callers have always found them.
 from symbolic_attn.grading.roster import MAX_FILES_PER_STUDENT, MAX_STUDENTS, discover, read_student  # noqa: F401
+from symbolic_attn.grading import claims as claim_rules
+from symbolic_attn.grading.outcomes import Verdict
+from symbolic_attn.grading.pipeline import Checker
 from symbolic_attn.grading.submissions import Submission
 
 __all__ = ["QuestionResult", "StudentResult", "discover", "grade", "grade_all", "default_jobs"]
 
-_INTERVAL_BITS = 128
 _EXACT_TEXT = 2_000  # characters of a closed form kept in the results
 
 
@@ -81,7 +76,7 @@ class QuestionResult:
     col: int | None
     points: Fraction
     max_points: Fraction
-    verdict: str  # pass fail carried_forward missing unreadable undecided
+    verdict: Verdict  # pass fail carried_forward missing unreadable undecided
     claimed: str | None = None
     exact: str = ""
     decimal: str = ""
@@ -89,6 +84,15 @@ class QuestionResult:
     feedback: str = ""
     wrong: list = field(default_factory=list)  # 1-based (row, col) of the wrong entries
     line: int | None = None
+
+    def as_dict(self) -> dict:
+        """This answer's entry in the student's JSON (text from the submission escaped)."""
+        from symbolic_attn.grading.exports import export_text, number
+
+        return {"name": self.name, "quantity": self.quantity, "row": self.row, "col": self.col,
+                "points": number(self.points), "max_points": number(self.max_points), "verdict": Verdict(self.verdict).value,
+                "claimed": None if self.claimed is None else export_text(self.claimed), "exact": self.exact,
+                "decimal": self.decimal, "diagnosis": list(self.diagnosis), "feedback": export_text(self.feedback)}
 
 
 @dataclass
@@ -107,75 +111,69 @@ class StudentResult:
     def verdicts(self) -> dict:
         return {q.name: q.verdict for q in self.questions}
 
+    # The grade files, printed by the result itself (formats: :mod:`.exports`).
+
+    def json(self) -> str:
+        """``STUDENT.json``."""
+        from symbolic_attn.grading.exports import student_json
+
+        return student_json(self)
+
+    def csv_row(self, questions) -> list:
+        """This student's row of ``grades.csv`` (one points column per question of the key)."""
+        from symbolic_attn.grading.exports import student_row
+
+        return student_row(self, questions)
+
+    def gradescope_json(self) -> str:
+        from symbolic_attn.grading.exports import gradescope_json
+
+        return gradescope_json(self)
+
+    def prairielearn_json(self) -> str:
+        from symbolic_attn.grading.exports import prairielearn_json
+
+        return prairielearn_json(self)
+
 
 # ------------------------------------------------------------------ the adapter
 
 
 class _Core:
-    """Everything derived from the exercise alone, built once per process (read-only)."""
+    """Everything derived from the exercise alone, built once per process (read-only): the
+    one check pipeline's :class:`~symbolic_attn.grading.pipeline.Checker`, plus what a
+    question adds to a claim (its points, its written-precision rules)."""
 
     def __init__(self, key):
         self.key = key
         self.exercise = key.exercise
-        # An [attention] exercise has one attention result (intervals, diagnosis); a [define]
-        # exercise a trace of named definitions, whose stages are judged exactly.
-        self.result = None if self.exercise.definitions else self.exercise.compute()
-        self.trace = self.exercise.trace() if self.exercise.definitions else self.result.trace
-        self.variants = {}  # the diagnoser's cache of mistaken variants: exercise data only
-        self._balls, self._exact, self._decimals, self._selections = {}, {}, {}, {}
+        self.checker = Checker(self.exercise)
+        self.result, self.trace = self.checker.result, self.checker.trace
+        self._exact, self._decimals, self._selections = {}, {}, {}
 
     def matrix(self, quantity):
         """A stage by its path (``weights``; ``head[2].weights`` when the trace has heads)."""
         return self.trace[quantity]
 
     def shape(self, quantity):
-        rows, cols = self.matrix(quantity).shape
-        return rows, cols
+        return self.checker.shape(quantity)
 
     def selection(self, question):
-        """Where the question's entries are: :func:`symbolic_attn.model.trace.select` on a
-        lazy view of the stages (no entry is computed to find its position)."""
+        """Where the question's entries are (the pipeline's select step, remembered)."""
         if question.number not in self._selections:
-            from symbolic_attn.grading.view import StageView
-
-            if self.result is None:
-                from symbolic_attn.model.trace import select
-
-                self._selections[question.number] = select(self.trace, question.quantity, question.row, question.col)
-            else:
-                view = self.__dict__.setdefault("_view", StageView(self.result))
-                self._selections[question.number] = view.select(question.quantity, question.row, question.col)
+            self._selections[question.number] = self.checker.selection(question.quantity, question.row, question.col)
         return self._selections[question.number]
 
     def balls(self, question):
-        from symbolic_attn.model.attention import STAGES
-
-        if self.result is None or question.quantity not in STAGES:
-            return None
-        if question.quantity not in self._balls:
-            try:
-                self._balls[question.quantity] = self.result.intervals(question.quantity, _INTERVAL_BITS)
-            except SymbolicAttnError:
-                self._balls[question.quantity] = None
-        grid = self._balls[question.quantity]
-        return None if grid is None else [grid[i - 1][j - 1] for i, j in self.selection(question).positions]
+        return self.checker.balls(question.quantity, self.selection(question).positions)
 
     def values(self, question):
         """Lazy exact values: callables, so that intervals settle most claims first."""
-        cache = []
-
-        def all_values():
-            if not cache:
-                matrix = self.matrix(question.quantity)
-                cache.append([matrix[i - 1, j - 1] for i, j in self.selection(question).positions])
-            return cache[0]
-
-        return [(lambda k=k: all_values()[k]) for k in range(len(self.selection(question).positions))]
+        return self.selection(question).entries
 
     def exact_text(self, question) -> str:
         if question.number not in self._exact:
-            matrix = self.matrix(question.quantity)
-            values = [matrix[i - 1, j - 1] for i, j in self.selection(question).positions]
+            values = [entry() for entry in self.values(question)]
             self._exact[question.number] = _clip(_nested([sstr(v, order="none") for v in values], question, self))
         return self._exact[question.number]
 
@@ -183,7 +181,7 @@ class _Core:
         if question.number not in self._decimals:
             places = max(question.decimals or 0, 3) + 1
             try:
-                grid = self.trace.decimals(question.quantity, places)
+                grid = self.checker.decimals(question.quantity, places)
                 texts = [grid[i - 1][j - 1] or "-" for i, j in self.selection(question).positions]
             except SymbolicAttnError:
                 texts = ["-"] * len(self.selection(question).positions)
@@ -192,8 +190,6 @@ class _Core:
 
     def judge(self, question, claimed):
         """(ok, undecided, imprecise) per claimed number, by the question's rule."""
-        from symbolic_attn.grading.claims import judge_element
-
         verdicts = []
         balls = self.balls(question) or [None] * len(claimed.elements)
         for value, element, ball in zip(self.values(question), claimed.elements, balls):
@@ -203,41 +199,25 @@ class _Core:
             elif not _written_precision_ok(element, question):
                 verdicts.append((False, False, True))
                 continue
-            verdict = judge_element(value, element, rule, ball)
-            # bool(): the relative rule returns a SymPy boolean for rational values
-            undecided = getattr(verdict, "verdict", None) == "undecided" or verdict.note.startswith("undecided")
-            verdicts.append((bool(verdict.ok), undecided, False))
+            verdict = claim_rules.judge_element(value, element, rule, ball)
+            verdicts.append((verdict.state == Verdict.PASS, verdict.state == Verdict.UNDECIDED, False))
         return verdicts
 
     def claim(self, question, claimed):
-        from symbolic_attn.grading.claims import Claim
-
-        return Claim(question.number, question.quantity, claimed, question.row, question.col, question.name, question.rule)
+        return claim_rules.Claim(question.number, question.quantity, claimed, question.row, question.col, question.name, question.rule)
 
     def diagnose(self, question, claimed, others):
-        """Mistake ids reproducing the whole claim; ``others`` are this student's other answers."""
-        from symbolic_attn.grading.diagnose import MISTAKES
-
-        if self.result is None:  # the catalogue's mistakes are variants of the attention core
-            return [], []
-        exercise = replace(self.exercise, claims=tuple(others))
-        from symbolic_attn.grading.diagnose import Diagnoser
-
-        # The diagnoser itself rules variants out by intervals before building them exactly.
-        diagnoser = Diagnoser(exercise, self.result)
-        # Share the variants of the exercise between students (they hold no student data);
-        # a diagnoser without this cache is only slower.
-        diagnoser.__dict__["_cache"] = self.variants
+        """Mistake ids reproducing the whole claim, and their details; ``others`` are this
+        student's other answers (the pipeline's diagnose step: the attention core's mistakes
+        and the follow-through, or the model's mistakes of a ``[define]`` key)."""
+        # Numbered after every other answer: the diagnoser follows through from the
+        # claims "before" it, and itself keeps only those upstream in the computation.
+        last = max([c.index for c in others], default=0) + 1
         try:
-            # Numbered after every other answer: the diagnoser follows through from the
-            # claims "before" it, and itself keeps only those upstream in the computation.
-            last = max([c.index for c in others], default=0) + 1
-            details = diagnoser.details(replace(self.claim(question, claimed), index=last))
+            details = self.checker.diagnose(replace(self.claim(question, claimed), index=last), others)
         except (SymbolicAttnError, ValueError, IndexError):
             return [], []
-        order = list(MISTAKES)
-        ids = sorted({mistake for mistake, _ in details}, key=lambda m: order.index(m) if m in order else len(order))
-        return ids, details
+        return list(dict.fromkeys(mistake for mistake, _ in details)), details
 
 
 def _written_precision_ok(element, question) -> bool:
@@ -280,7 +260,7 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
     max_score = key.max_score
     if submission.refused:
         return StudentResult(student, Fraction(0), max_score, False, submission.refused,
-                             [_empty(q, "unreadable", core, feedback_text.refused(submission.refused)) for q in key.questions])
+                             [_empty(q, Verdict.UNREADABLE, core, feedback_text.refused(submission.refused)) for q in key.questions])
     problems = [(p.line, p.message) for p in submission.problems]
     keys = set().union(*(q.keys for q in key.questions)) if key.questions else set()
     answers = [s for s in submission.statements if s.name in keys]
@@ -392,7 +372,7 @@ def _edits(a: str, b: str, limit: int) -> int:
 def _mention_close_names(results, key, unmatched):
     """A missing answer whose name the student wrote differently says so."""
     for result, question in zip(results, key.questions):
-        if result.verdict != "missing":
+        if result.verdict != Verdict.MISSING:
             continue
         for statement, suggestion in unmatched:
             if suggestion is question:
@@ -438,7 +418,7 @@ def _empty_files(files) -> str:
 def _undecidable(core, question, statement, error):
     reason = " ".join(str(error).split())[:120] or type(error).__name__
     where = f" on line {statement.line}" if statement is not None else ""
-    result = _empty(question, "undecided", core, f"Your answer{where} could not be compared with the right value "
+    result = _empty(question, Verdict.UNDECIDED, core, f"Your answer{where} could not be compared with the right value "
                     f"({reason}): write it as a decimal or a simpler expression.")
     if statement is not None:
         result.claimed, result.line = statement.text or getattr(statement.claimed, "text", None), statement.line
@@ -456,12 +436,12 @@ def _empty(question, verdict, core, message):
 
 
 def _grade_question(core, question, statement, others) -> QuestionResult:
-    result = _empty(question, "missing", core, feedback_text.missing(question, *_answer_shape(core, question)))
+    result = _empty(question, Verdict.MISSING, core, feedback_text.missing(question, *_answer_shape(core, question)))
     if statement is None:
         return result
     result.line = statement.line
     if statement.claimed is None:
-        result.verdict = "unreadable"
+        result.verdict = Verdict.UNREADABLE
         result.feedback = feedback_text.unreadable(statement.line, statement.problem)
         return result
     claimed = statement.claimed
@@ -469,12 +449,12 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
     count = len(core.selection(question).positions)
     problem = _shape_problem(claimed, question, core, statement.text)
     if problem == "transposed":
-        result.verdict, result.diagnosis = "fail", ["transposed"]
+        result.verdict, result.diagnosis = Verdict.FAIL, ["transposed"]
         result.wrong = core.selection(question).positions
         result.feedback = feedback_text.transposed_shape(question, *core.shape(question.quantity))
         return result
     if problem:
-        result.verdict = "unreadable"
+        result.verdict = Verdict.UNREADABLE
         result.feedback = feedback_text.unreadable(statement.line, problem)
         return result
     verdicts = core.judge(question, claimed)
@@ -483,7 +463,7 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
     imprecise = [claimed.elements[k].text for k, (_, _, p) in enumerate(verdicts) if p]
     result.points = question.points * right / count
     if right == count:
-        result.verdict = "pass"
+        result.verdict = Verdict.PASS
         result.feedback = feedback_text.passed(question)
         return result
     positions = core.selection(question).positions
@@ -492,19 +472,19 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
     # Too few digits written is the whole story, unless the digits are right and the
     # decimal point is not (2.84 for 0.284 keeps its 3 figures but shows 2 decimals).
     if len(imprecise) == count - right and "decimal_point" not in diagnosis:
-        result.verdict = "fail"
+        result.verdict = Verdict.FAIL
         result.feedback = feedback_text.imprecise(question, imprecise, result, count)
         return result
     result.diagnosis = diagnosis
     share = core.key.carried_forward
     if "follows_from_claimed" in diagnosis and share > 0:
         # Every wrong entry follows from the student's own answers: each earns the share.
-        result.verdict = "carried_forward"
+        result.verdict = Verdict.CARRIED_FORWARD
         result.points = question.points * (right + share * (count - right)) / count
     elif undecided and all(ok or u for ok, u, _ in verdicts):
-        result.verdict = "undecided"
+        result.verdict = Verdict.UNDECIDED
     else:
-        result.verdict = "fail"
+        result.verdict = Verdict.FAIL
     result.feedback = feedback_text.for_result(result, question, core.exercise, details, share, count)
     return result
 
@@ -547,7 +527,7 @@ def _grade_files(job):
         # One student's pathological text (or a checker bug it triggers) never stops the batch.
         reason = f"could not be graded ({type(error).__name__}: {' '.join(str(error).split())[:120]})"
         # One entry per question all the same: the table's and the files' columns stay aligned.
-        questions = [_empty(q, "undecided", core, f"This submission could not be graded: {reason}.") for q in core.key.questions]
+        questions = [_empty(q, Verdict.UNDECIDED, core, f"This submission could not be graded: {reason}.") for q in core.key.questions]
         return StudentResult(student, Fraction(0), core.key.max_score, False, reason, questions)
 
 

@@ -50,6 +50,7 @@ from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.exact.syntax import Matrix, Node, Number, UnaryOp, matrix_entries, parse, to_text
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
+from symbolic_attn.grading.outcomes import Verdict
 
 __all__ = [
     "Element",
@@ -149,15 +150,15 @@ class ElementVerdict:
     undecided: bool = False
 
     @property
-    def state(self) -> str:
-        """``"pass"``, ``"fail"`` or ``"undecided"``."""
-        return "undecided" if self.undecided else "pass" if self.ok else "fail"
+    def state(self) -> Verdict:
+        """``Verdict.PASS``, ``Verdict.FAIL`` or ``Verdict.UNDECIDED``."""
+        return Verdict.UNDECIDED if self.undecided else Verdict.PASS if self.ok else Verdict.FAIL
 
 
-def verdict_of(verdicts) -> str:
+def verdict_of(verdicts) -> Verdict:
     """A claim's verdict from its entries': any fail fails; else any undecided is undecided."""
     states = {v.state for v in verdicts}
-    return "fail" if "fail" in states else "undecided" if "undecided" in states else "pass"
+    return Verdict.FAIL if Verdict.FAIL in states else Verdict.UNDECIDED if Verdict.UNDECIDED in states else Verdict.PASS
 
 
 # ----------------------------------------------------------------- parsing claimed text

@@ -63,53 +63,16 @@ import sympy
 from symbolic_attn.errors import SymbolicAttnError
 from symbolic_attn.exact.parse import decimal_value
 from symbolic_attn.grading.claims import all_pass
+from symbolic_attn.grading.mistakes import CATALOGUE
 from symbolic_attn.grading.view import StageView
 from symbolic_attn.model.compose import product
 from symbolic_attn.model.masks import Mask
 
-__all__ = ["MISTAKES", "REMEDIES", "Diagnoser", "Candidate", "explain"]
+__all__ = ["MISTAKES", "Diagnoser", "Candidate"]
 
-MISTAKES = {
-    "unscaled": "1/sqrt(d_k) forgotten",
-    "scaled_by_dk": "divided by d_k instead of sqrt(d_k)",
-    "scaled_twice": "scaled twice",
-    "wrong_scale": "the wrong scale",
-    "mask_ignored": "the mask left out",
-    "zeroed_not_renormalized": "blocked weights zeroed after softmax, not renormalized",
-    "mask_score_zero": "blocked scores set to 0 instead of removed",
-    "mask_inverted": "mask polarity swapped (keep/block)",
-    "mask_shifted": "causal mask off by one",
-    "softmax_columns": "softmax over the wrong axis (columns)",
-    "sum_normalized": "scores divided by their row sum instead of softmax",
-    "keys_as_values": "keys used as values",
-    "transposed": "the matrix written transposed",
-    "decimal_point": "decimal point misplaced",
-    "rounded_intermediates": "computed from rounded intermediates",
-    "forced_row_sum": "rounded weights forced to sum to 1",
-    "follows_from_claimed": "follows from the solution's own earlier claim",
-}
-#: One sentence per mistake, with the remedy, for feedback a student understands.
-REMEDIES = {
-    "unscaled": "These are the softmax of the unscaled scores: divide the scores by sqrt(d_k) first.",
-    "scaled_by_dk": "The scores were divided by d_k: divide them by sqrt(d_k) instead.",
-    "scaled_twice": "The scale was applied twice: multiply the scores by it once.",
-    "wrong_scale": "The scores were scaled by the wrong factor: use the scale the exercise gives.",
-    "mask_ignored": "The mask was left out: blocked keys get weight exactly 0.",
-    "zeroed_not_renormalized": "Blocked weights were set to 0 after the softmax: remove blocked keys before it, "
-                               "so that each row still sums to 1.",
-    "mask_score_zero": "Blocked scores were set to 0, but exp(0) = 1 still counts: leave blocked keys out of the sum.",
-    "mask_inverted": "The mask was read the wrong way round: 1 means the key may be attended to.",
-    "mask_shifted": "The causal mask is off by one: query i sees keys 1..i (plus the offset the exercise gives).",
-    "softmax_columns": "The softmax normalized each column: normalize each row (over the keys) instead.",
-    "sum_normalized": "The scores were divided by their row sum: take the softmax, exp of each score over the sum "
-                      "of the exps of its row.",
-    "keys_as_values": "K was used where V belongs: the output is the weights times V.",
-    "transposed": "The right numbers, transposed: row i belongs to query i.",
-    "decimal_point": "The right digits with the decimal point misplaced.",
-    "rounded_intermediates": "Intermediate values were rounded before continuing: keep full precision until the end.",
-    "forced_row_sum": "Rounded weights were adjusted to sum to 1: report each weight correctly rounded instead.",
-    "follows_from_claimed": "This follows correctly from your own earlier (wrong) values.",
-}
+#: The ids this module reproduces, with their descriptions: the attention core's, the
+#: written and the follow-through rows of the one catalogue (:mod:`.mistakes`), in its order.
+MISTAKES = {row.id: row.description for row in CATALOGUE.values() if row.kind != "model"}
 _ROUNDINGS = (1, 2, 3, 4)
 _POWERS = (-3, -2, -1, 1, 2, 3)
 
@@ -479,17 +442,3 @@ def _overlay(view, path, claims):
         exact = view.exact(path)
     return [[written[(i, j)] if (i, j) in written else exact[i - 1, j - 1] for j in range(1, cols + 1)]
             for i in range(1, rows + 1)]
-
-
-def explain(mistake: str, detail: str = "") -> str:
-    """The feedback sentence for a diagnosis, with its detail when one is known.
-
-    >>> explain("unscaled")
-    'These are the softmax of the unscaled scores: divide the scores by sqrt(d_k) first.'
-    >>> explain("decimal_point", "the right values times 10^1")
-    'The right digits with the decimal point misplaced (the right values times 10^1).'
-    """
-    sentence = REMEDIES.get(mistake, MISTAKES.get(mistake, mistake))
-    return f"{sentence[:-1]} ({detail})." if detail and mistake in ("decimal_point", "wrong_scale",
-                                                                     "rounded_intermediates", "forced_row_sum",
-                                                                     "mask_shifted") else sentence

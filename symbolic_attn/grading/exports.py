@@ -30,7 +30,7 @@ from fractions import Fraction
 
 from symbolic_attn.grading.feedback import points_text
 
-__all__ = ["export_text", "csv_cell", "number", "grades_csv", "student_json", "gradescope_json", "prairielearn_json",
+__all__ = ["export_text", "csv_cell", "number", "grades_csv", "student_row", "student_json", "gradescope_json", "prairielearn_json",
            "file_name"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -77,11 +77,16 @@ def grades_csv(results, key) -> str:
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(["student", "score", "max_score", "gradable", "reason"] + [csv_cell(q.name) for q in key.questions])
     for result in results:
-        points = {q.name: points_text(q.points) for q in result.questions}
-        writer.writerow([csv_cell(result.student), points_text(result.score), points_text(result.max_score),
-                         "true" if result.gradable else "false", "" if result.gradable else csv_cell(result.reason)]
-                        + [points.get(q.name, "0") for q in key.questions])
+        writer.writerow(student_row(result, key.questions))
     return stream.getvalue()
+
+
+def student_row(result, questions) -> list:
+    """One student's cells of ``grades.csv``."""
+    points = {q.name: points_text(q.points) for q in result.questions}
+    return ([csv_cell(result.student), points_text(result.score), points_text(result.max_score),
+             "true" if result.gradable else "false", "" if result.gradable else csv_cell(result.reason)]
+            + [points.get(q.name, "0") for q in questions])
 
 
 def _dump(data) -> str:
@@ -100,12 +105,7 @@ def student_json(result) -> str:
         # Everything read from the submission, so that a grader sees what was taken.
         "read": [{"name": export_text(name), "text": export_text(text), "line": line}
                  for name, text, line in getattr(result, "read", [])[:1000]],
-        "questions": [{
-            "name": q.name, "quantity": q.quantity, "row": q.row, "col": q.col,
-            "points": number(q.points), "max_points": number(q.max_points), "verdict": q.verdict,
-            "claimed": None if q.claimed is None else export_text(q.claimed), "exact": q.exact, "decimal": q.decimal,
-            "diagnosis": list(q.diagnosis), "feedback": export_text(q.feedback),
-        } for q in result.questions],
+        "questions": [q.as_dict() for q in result.questions],
     })
 
 

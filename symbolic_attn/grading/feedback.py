@@ -1,4 +1,8 @@
-r"""Feedback a student understands: one sentence with the remedy per diagnosis id.
+r"""Feedback a student understands: the remedy of each diagnosis, with the exercise's numbers.
+
+The remedies themselves are rows of the one mistake catalogue
+(:data:`symbolic_attn.grading.mistakes.CATALOGUE`); this module fills in the exercise's
+own scale and d_k and puts the sentences of one answer together.
 
 The sentences name the numbers of the exercise (``√d_k = √2``, the scale it gives), never
 the exact answer itself.  Whole-matrix answers say which entries are wrong.
@@ -7,45 +11,22 @@ the exact answer itself.  Whole-matrix answers say which entries are wrong.
 >>> spec = NS(shape=(3, 3, 2, 2), scale="default", mask_kind="none")
 >>> sentence("unscaled", NS(attention=spec))
 'These values come from the unscaled scores: divide the scores by √d_k = √2 before the softmax.'
->>> sorted(set(SENTENCES) - {"unscaled"})[:3]
-['decimal_point', 'follows_from_claimed', 'forced_row_sum']
+>>> sentence("layer_norm_unbiased", NS(attention=None))[:40]
+'The variance was divided by d - 1: Layer'
 """
 
 from fractions import Fraction
 
-__all__ = ["SENTENCES", "sentence", "for_result", "missing", "placeholder", "unreadable", "refused", "passed", "imprecise",
+from symbolic_attn.grading.mistakes import CATALOGUE
+
+__all__ = ["sentence", "for_result", "missing", "placeholder", "unreadable", "refused", "passed", "imprecise",
            "transposed_shape", "points_text", "unmatched_name", "close_name"]
 
-SENTENCES = {
-    "unscaled": "These values come from the unscaled scores: {unscaled_remedy}.",
-    "scaled_by_dk": "The scores were divided by d_k = {d_k}: divide them by √d_k = √{d_k} instead.",
-    "scaled_twice": "The scale was applied twice: scale the scores once ({scale}).",
-    "wrong_scale": "The scores were scaled by the wrong factor: this exercise scales them by {scale}.",
-    "zeroed_not_renormalized": "The softmax was taken over all keys and the blocked weights zeroed afterwards: "
-                               "leave blocked keys out of the softmax, so that the allowed weights of each row sum to 1.",
-    "mask_score_zero": "The blocked scores were set to 0, but exp(0) = 1 still counts: blocked keys get weight "
-                       "exactly 0 and leave the denominator.",
-    "mask_ignored": "The mask was ignored: blocked keys get weight exactly 0 and leave the softmax of their row.",
-    "mask_inverted": "The mask is the wrong way round: keep the allowed positions and block the others.",
-    "mask_shifted": "The causal mask is off by one: query i sees keys 1 to i, itself included.",
-    "softmax_columns": "The softmax was taken down the columns: normalize each row (the keys of one query) so "
-                       "that it sums to 1.",
-    "sum_normalized": "The scores were divided by their row sum (a simple normalization), not passed through the "
-                      "softmax: each weight is exp(score) over the sum of the exps of its row.",
-    "keys_as_values": "The keys K were used where the values V belong: the output is the weights times V.",
-    "rounded_intermediates": "These follow from rounded intermediate values{detail}: keep exact values (or more "
-                             "digits) until the final answer.",
-    "forced_row_sum": "Rounded weights were adjusted so that the row sums to 1: give each weight correctly "
-                      "rounded, even when the rounded row does not sum to exactly 1.",
-    "follows_from_claimed": "This follows from your own earlier answers as you wrote them, which were wrong: the method is "
-                            "right, fix the earlier step.",
-    "decimal_point": "The decimal point is misplaced (the value is off by a power of ten): check the magnitude.",
-    "transposed": "The matrix is transposed: row i belongs to query i.",
-}
-
-
 def _context(exercise) -> dict:
-    spec = exercise.attention
+    """The exercise's own numbers for the remedies ({} for one without ``[attention]``)."""
+    spec = getattr(exercise, "attention", None)
+    if spec is None:
+        return {}
     d_k = spec.shape[2]
     if spec.scale == "default" and d_k is not None:
         scale = f"1/√d_k = 1/√{d_k}"
@@ -56,17 +37,15 @@ def _context(exercise) -> dict:
     else:
         scale = f"the factor {spec.scale} the exercise gives"
         remedy = f"multiply the scores by {spec.scale} before the softmax"
-    return {"d_k": d_k if d_k is not None else "d_k", "scale": scale, "unscaled_remedy": remedy, "detail": ""}
+    return {"d_k": d_k if d_k is not None else "d_k", "scale": scale, "unscaled_remedy": remedy}
 
 
 def sentence(mistake: str, exercise, detail: str = "") -> str:
-    """The sentence for one diagnosis id (a plain fallback for an id added later)."""
-    context = _context(exercise)
-    context["detail"] = f" ({detail})" if detail and mistake == "rounded_intermediates" else ""
-    template = SENTENCES.get(mistake)
-    if template is None:
+    """The remedy of one diagnosis id (a plain fallback for an id the catalogue lacks)."""
+    row = CATALOGUE.get(mistake)
+    if row is None:
         return f"Known mistake: {mistake.replace('_', ' ')}."
-    return template.format(**context)
+    return row.sentence(_context(exercise), detail if mistake == "rounded_intermediates" else "")
 
 
 def points_text(value: Fraction) -> str:

@@ -1,28 +1,62 @@
-"""The verdicts of a check: one :class:`ClaimOutcome` per claim, gathered in a :class:`CheckReport`.
+r"""The verdicts of a check, as enums and plain data that print themselves.
 
-Plain data, shared by the two ways of checking an exercise: the attention claims of
-:func:`symbolic_attn.grading.report.check_exercise` and the claims on named definitions of
-:func:`symbolic_attn.grading.program_check.check_program`.  Both fill the same outcomes, so
-the one renderer (:mod:`symbolic_attn.grading.report`: a text table or JSON) prints either.
+:class:`Verdict` is the closed set of verdicts: a claimed entry or claim is ``pass``,
+``fail`` or ``undecided`` (a comparison that could not be settled within its budget; never a
+pass); a graded answer may also be ``carried_forward``, ``missing`` or ``unreadable``.  It is
+a string enum: ``Verdict.PASS == "pass"``, and it is written as ``pass`` in JSON and CSV.
+
+A :class:`ClaimOutcome` is the verdict on one claim, a :class:`CheckReport` those of one
+exercise file; both are filled by the one check pipeline
+(:class:`symbolic_attn.grading.pipeline.Checker`) and print themselves: a table row and a
+JSON object per outcome, the whole table (:meth:`CheckReport.text`) or JSON document
+(:meth:`CheckReport.json`) per report.  A graded student prints itself too
+(:class:`symbolic_attn.grading.batch.StudentResult`: ``json()``, ``csv_row()``).
 
 An outcome keeps its claim's entries as functions (:attr:`ClaimOutcome.selection`): the
 closed forms are built only when first printed.
 
 >>> from types import SimpleNamespace
 >>> entries = SimpleNamespace(entries=[lambda: 1, lambda: 2], positions=[(1, 1), (1, 2)])
->>> outcome = ClaimOutcome(None, "pass", (2,), "exact", ["1.0", "2.0"], entries)
+>>> outcome = ClaimOutcome(None, Verdict.PASS, (2,), "exact", ["1.0", "2.0"], entries)
 >>> outcome.exact_text(), outcome.decimal_text()
 ('[1, 2]', '[1.0, 2.0]')
 >>> CheckReport("row.toml", "", [outcome]).passed
 1
+>>> Verdict("carried_forward") is Verdict.CARRIED_FORWARD, f"{Verdict.FAIL}"
+(True, 'fail')
 """
 
+import json
 from dataclasses import dataclass, field
+
+from enum import StrEnum
 
 import sympy
 from sympy.printing.str import sstr
 
-__all__ = ["ClaimOutcome", "CheckReport"]
+from symbolic_attn.errors import shown
+
+__all__ = ["Verdict", "ClaimOutcome", "CheckReport"]
+
+_TEXT_WIDTH = 48  # longest closed form shown in the text table
+_TEXT_SIZE = 64  # entries x softmax terms above which the text table does not build the closed form
+_JSON_SIZE = 256  # the same bound for JSON: a bigger closed form is left out, with a note
+
+
+class Verdict(StrEnum):
+    """Every verdict there is (a claim's or a graded answer's)."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    UNDECIDED = "undecided"
+    CARRIED_FORWARD = "carried_forward"  # wrong, but follows from the student's own earlier answers
+    MISSING = "missing"  # no answer to the question
+    UNREADABLE = "unreadable"  # an answer that could not be read
+
+    @property
+    def shouted(self) -> str:
+        """As the text table writes it: a failure stands out (``FAIL``, ``UNDECIDED``)."""
+        return self.value if self is Verdict.PASS else self.value.upper()
 
 
 @dataclass
@@ -35,7 +69,7 @@ class ClaimOutcome:
     """
 
     claim: object
-    verdict: str
+    verdict: Verdict
     shape: tuple | None
     rule: str
     decimals: list
@@ -81,6 +115,35 @@ class ClaimOutcome:
                 parts.append(f"{word} at {shown}")
         return "; ".join(parts)
 
+    def as_dict(self) -> dict:
+        """The JSON object of this claim (see :meth:`CheckReport.json` for the schema)."""
+        c = self.claim
+        small = self.size <= _JSON_SIZE
+        note = "; ".join(shown(n, 200) for n in self.notes)
+        if not small:
+            note = (note + "; " if note else "") + (
+                f"closed form not printed: about {self.size} terms, over the bound of {_JSON_SIZE}")
+        return {
+            "label": c.name, "quantity": c.quantity, "row": c.row, "col": c.col,
+            "claimed": c.claimed.text, "exact": self.exact_text() if small else None,
+            "exact_latex": self.exact_latex() if small else None,
+            "decimal": self.decimal_text(), "rule": self.rule, "verdict": self.verdict.value,
+            "diagnosis": self.diagnosis,
+            "wrong_entries": [list(p) for p in self.wrong], "undecided_entries": [list(p) for p in self.undecided],
+            "note": note,
+        }
+
+    def row(self) -> tuple:
+        """The text table's cells: label, verdict, exact value, certified decimals, rule, diagnosis."""
+        diagnosis = ", ".join(self.diagnosis) if self.diagnosis else "-"
+        where = self.wrong_text()
+        if where:
+            diagnosis += f" ({where})"
+        if self.notes:
+            diagnosis += " (" + shown(self.notes[0], 60) + ")"
+        exact = _clip(self.exact_text()) if self.size <= _TEXT_SIZE else "(large: not printed)"
+        return (self.claim.name, Verdict(self.verdict).shouted, exact, _clip(self.decimal_text()), self.rule, diagnosis)
+
 
 @dataclass
 class CheckReport:
@@ -102,6 +165,35 @@ class CheckReport:
     def undecided(self) -> int:
         return sum(o.verdict == "undecided" for o in self.outcomes)
 
+    def summary(self) -> str:
+        """``"file.toml: 3 passed, 1 failed"`` (``, 2 undecided`` when any), then the title."""
+        line = f"{shown(self.source, 200)}: {self.passed} passed, {self.failed} failed"
+        if self.undecided:
+            line += f", {self.undecided} undecided"
+        if self.title:
+            line += f" ({shown(self.title, 80)})"
+        return line
+
+    def text(self) -> str:
+        """The summary line, then one table row per claim."""
+        header = ("label", "verdict", "exact", "decimal", "rule", "diagnosis")
+        rows = [outcome.row() for outcome in self.outcomes]
+        widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header) - 1)]
+        lines = [self.summary()]
+        for row in [header, tuple("-" * len(h) for h in header)] + rows:
+            cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
+            lines.append("  ".join(cells).rstrip())
+        return "\n".join(lines) + "\n"
+
+    def json(self) -> str:
+        """The schema: claims (label, quantity, row, col, claimed, exact, exact_latex, decimal,
+        rule, verdict, diagnosis, wrong_entries, undecided_entries, note), passed, failed,
+        undecided.  ``exact`` and ``exact_latex`` are null for a closed form over the size
+        bound (``note`` says so).  Keys sorted: byte-stable output."""
+        summary = {"claims": [outcome.as_dict() for outcome in self.outcomes],
+                   "passed": self.passed, "failed": self.failed, "undecided": self.undecided}
+        return json.dumps(summary, indent=2, sort_keys=True) + "\n"
+
 
 def _nested(items, shape, show) -> str:
     if shape is None:
@@ -110,3 +202,7 @@ def _nested(items, shape, show) -> str:
         return "[" + ", ".join(show(x) for x in items) + "]"
     rows = [items[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
     return "[" + ", ".join("[" + ", ".join(show(x) for x in row) + "]" for row in rows) + "]"
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _TEXT_WIDTH else text[: _TEXT_WIDTH - 3] + "..."

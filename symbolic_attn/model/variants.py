@@ -4,7 +4,9 @@ implementation, never a second one.
 A variant maps an operation of :mod:`symbolic_attn.model.program` (``layer_norm``,
 ``multihead``, ``sinusoidal``, ``rope``, ``block``) to settings that override it wherever
 it is used (inside blocks too).  Diagnosis re-runs the same definitions under a variant
-and compares the claimed numbers with the variant's trace at the same stage path.
+and compares the claimed numbers with the variant's trace at the same stage path.  What
+each mistake means, and its remedy, are rows of the grading layer's one catalogue
+(``symbolic_attn.grading.mistakes``); this module holds only how to make it.
 
 >>> import sympy
 >>> inputs = {"z": sympy.Matrix([[1, 3]])}
@@ -23,7 +25,7 @@ from symbolic_attn.errors import StageError, SymbolicAttnError
 from symbolic_attn.model.program import run_program
 from symbolic_attn.model.trace import Trace
 
-__all__ = ["VARIANTS", "DESCRIPTIONS", "variant_trace", "applicable", "variant_traces"]
+__all__ = ["VARIANTS", "variant_trace", "applicable", "variant_traces"]
 
 VARIANTS: dict[str, dict] = {
     "layer_norm_unbiased": {"layer_norm": {"variance": "unbiased"}},
@@ -35,18 +37,6 @@ VARIANTS: dict[str, dict] = {
     "output_projection_missing": {"multihead": {"project": False}},
     "norm_order": {"block": {"flip_norm": True}},
     "residual_missing": {"block": {"residual": False}},
-}
-
-DESCRIPTIONS = {
-    "layer_norm_unbiased": "LayerNorm with the unbiased variance (divided by d - 1 instead of d)",
-    "layer_norm_eps_outside": "LayerNorm with eps added after the square root: sqrt(variance) + eps",
-    "layer_norm_no_affine": "LayerNorm without gamma and beta (the affine step forgotten)",
-    "positions_from_one": "positions counted from 1 instead of 0",
-    "sin_cos_swapped": "cos on the even columns and sin on the odd ones",
-    "heads_order": "heads concatenated in the reverse order",
-    "output_projection_missing": "the output projection W_O forgotten (the concatenation as output)",
-    "norm_order": "Pre-LN computed for Post-LN, or the reverse",
-    "residual_missing": "the residual addition forgotten (Sublayer(x) instead of x + Sublayer(x))",
 }
 
 #: Which functions a variant changes: it can only matter when one of them is called.
