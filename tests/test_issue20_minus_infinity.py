@@ -308,3 +308,26 @@ def test_variants_of_an_exercise_keep_the_minus_inf_mask():
     variant = exercise.compute(masking="zero_after_softmax")
     assert variant.mask == Mask.causal(2) and variant.stage("masked")[0, 1] is sympy.S.NegativeInfinity
     assert variant.weights.row(0) == sympy.Matrix([[HALF, 0]])  # the mistake: softmax over both keys, then zeroed
+
+
+def test_masked_scores_is_another_name_of_the_masked_stage():
+    """The issue's own spelling, ``A.masked_scores``, names the stage ``masked`` (S' + M)."""
+    from symbolic_attn.grading.answer_key import parse_answer_key
+    from symbolic_attn.grading.batch import grade
+    from symbolic_attn.grading.exercise import parse_exercise
+    from symbolic_attn.grading.report import check_exercise
+    from symbolic_attn.grading.submissions import parse_submission
+
+    define = ('[inputs]\nX = [[1, 0], [0, 1]]\n[define]\nA = "attention(Q = X, K = X, V = X, mask = \'causal\')"\n')
+    for quantity in ("A.masked_scores", "A.masked"):
+        for claimed, verdict in (("[[0.707, -inf], [0, 0.707]]", "pass"), ("[[0.707, 0], [0, 0.707]]", "fail")):
+            exercise = parse_exercise(define + f'[[claims]]\nquantity = "{quantity}"\nvalue = "{claimed}"\n')
+            assert exercise.claims[0].quantity == "A.masked"
+            assert check_exercise(exercise).outcomes[0].verdict == verdict
+    key = parse_answer_key(define + '[[questions]]\nname = "M"\nquantity = "A.masked_scores"\npoints = 4\n')
+    result = grade(key, "ann", parse_submission("M = [[0.7071, -inf], [0, 0.7071]]"))
+    assert result.questions[0].verdict == "pass" and result.score == 4
+    # A definition that is itself called masked_scores keeps its own name.
+    own = parse_exercise('[inputs]\nX = [[1]]\n[define]\nmasked_scores = "2*X"\n'
+                         '[[claims]]\nquantity = "masked_scores"\nvalue = "2"\n')
+    assert own.claims[0].quantity == "masked_scores"

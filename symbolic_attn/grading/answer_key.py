@@ -58,6 +58,7 @@ from symbolic_attn.exact.source import EXERCISE, read_toml
 from symbolic_attn.grading.exercise import exercise_from_table, exercise_table
 from symbolic_attn.grading.computation import TomlFloat
 from symbolic_attn.grading.submissions import name_problem, normalize_name, position_key
+from symbolic_attn.model.trace import known_path
 
 __all__ = ["Question", "AnswerKey", "load_answer_key", "parse_answer_key", "MAX_QUESTIONS"]
 
@@ -205,7 +206,7 @@ class _KeyReader:
             if not isinstance(alias, str) or not normalize_name(alias):
                 why = name_problem(alias) if isinstance(alias, str) else "not a string"
                 raise self.fail(f"{prefix}aliases[{number}]", f"{_show(alias)} is not a name ({why})")
-        quantity = entry.get("quantity")
+        quantity = known_path(entry.get("quantity"), self.paths())  # masked_scores: the stage masked
         rows, cols = self.stage_shape(prefix + "quantity", quantity)
         row = self.index(entry, "row", prefix, rows, quantity)
         col = self.index(entry, "col", prefix, cols, quantity)

@@ -54,6 +54,7 @@ from symbolic_attn.grading.computation import (LIMITS, AttentionSpec, Computatio
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact.source import EXERCISE, decode_text, parse_toml, read_bytes
 from symbolic_attn.model.attention import Options, as_mask, attention, attention_from_scores
+from symbolic_attn.model.trace import known_path
 
 __all__ = ["Exercise", "AttentionSpec", "load_exercise", "parse_exercise", "exercise_table", "exercise_from_table",
            "LIMITS"]
@@ -248,6 +249,7 @@ class _Reader(ComputationReader):
         label = self.typed(entry, "label", prefix, (str,))
         quantity = self.typed(entry, "quantity", prefix, (str,), required=True)
         quantities = exercise.quantities()
+        quantity = known_path(quantity, quantities)  # masked_scores: the stage masked
         if quantity not in quantities:
             if quantity in ("query", "key") and not exercise.definitions:
                 raise self.fail(prefix + "quantity", f"no {quantity} in this exercise (scores were given directly)")

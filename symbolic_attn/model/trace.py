@@ -45,7 +45,7 @@ import sympy
 
 from symbolic_attn.errors import StageError, shown
 
-__all__ = ["Trace", "Selection", "select", "check_path", "stage_matrix", "PATH"]
+__all__ = ["Trace", "Selection", "select", "check_path", "stage_matrix", "PATH", "STAGE_ALIASES", "known_path"]
 
 #: A stage path: dotted names, each optionally indexed from 1 (``head[2].weights``).
 PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[1-9][0-9]{0,3}\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[1-9][0-9]{0,3}\])?)*$")
@@ -68,6 +68,25 @@ def check_path(path) -> str:
             "indexed from 1, as in 'weights' or 'head[2].weights'"
         )
     return path
+
+
+#: Other names sources give a stage, read as the stage itself where no stage has the name:
+#: the masked scores S' + M (PyTorch's and the issue's ``A.masked_scores``) are ``masked``.
+STAGE_ALIASES = {"masked_scores": "masked"}
+
+
+def known_path(path, paths):
+    """``path`` if it is one of ``paths``; else the stage it is another name for, when that
+    one is (``A.masked_scores`` -> ``A.masked``); else ``path`` unchanged.
+
+    >>> known_path("A.masked_scores", ["A.scores", "A.masked"]), known_path("masked_scores", ["masked_scores"])
+    ('A.masked', 'masked_scores')
+    """
+    if not isinstance(path, str) or path in paths:
+        return path
+    head, dot, last = path.rpartition(".")
+    other = head + dot + STAGE_ALIASES.get(last, last)
+    return other if other in paths else path
 
 
 class Trace(Mapping):
