@@ -6,7 +6,8 @@ the one file reader, :mod:`symbolic_attn.exact.source`, and every value through 
 input language, :mod:`symbolic_attn.exact.parse`; typed TOML access and the masks are
 :mod:`.computation`'s ``TableReader``), claims and the rules that judge them (:mod:`.claims`), a lazy view of a
 result's stages for selecting entries without closed forms (:mod:`.view`), mistakes as
-settings of the one core (:mod:`.diagnose`), the verdicts (:mod:`.outcomes`) and their
+settings of the one core (:mod:`.diagnose`; what follows from a solution's own earlier claims
+within their rounding: :mod:`.follow_through`), the verdicts (:mod:`.outcomes`) and their
 report (:mod:`.report`), and claims on the stages of named definitions
 (:mod:`.program_check`).
 
