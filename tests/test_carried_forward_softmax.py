@@ -213,3 +213,16 @@ def test_the_issues_example_the_unscaled_mistake_earns_the_same_either_way():
         answers = graded(key, f"P_3 = [2, 1, 3]\na_3 = [0.245, 0.090, 0.665]\nz_3 = {z_3}\n")
         assert [(answers[n].verdict, answers[n].points) for n in ("P_3", "a_3", "z_3")] == [
             ("fail", Fraction(0)), ("carried_forward", Fraction(3, 2)), ("carried_forward", Fraction(1))], z_3
+
+
+@pytest.mark.parametrize("weights, verdict", [("[0.3711, 0.4384, 0.1905]", "carried_forward"),  # unrounded S
+                                              ("[0.3704, 0.4391, 0.1905]", "carried_forward"),  # rounded S
+                                              ("[0.3690, 0.4391, 0.1905]", "fail")],  # a_31 below 0.369439
+                         ids=["unrounded-scores", "rounded-scores", "below-the-range"])
+def test_a_negative_scale_turns_the_ends_of_the_box_round(weights, verdict):
+    """scale -1/2: the largest scaled score comes from the smallest reading of S."""
+    key = parse_answer_key(EXERCISE.format(query="X / 3", mask='scale = "-1/2"') + question("S_3", "scores", 2)
+                           + question("a_3", "weights", 3, decimals=4), source="key.toml")
+    a = graded(key, f"S_3 = [0.67, 0.33, 2]\na_3 = {weights}\n")["a_3"]
+    assert a.verdict == verdict
+    assert a.points == (Fraction(3, 2) if verdict == "carried_forward" else Fraction(0))
