@@ -8,7 +8,8 @@ input language, :mod:`symbolic_attn.exact.parse`; typed TOML access and the mask
 result's stages for selecting entries without closed forms (:mod:`.view`), the one check
 pipeline every exercise kind goes through, for ``check`` and ``grade`` alike (:mod:`.pipeline`:
 compute, select, judge, diagnose, outcome), the one mistake catalogue (:mod:`.mistakes`),
-mistakes as settings of the one core (:mod:`.diagnose`) and of named definitions
+mistakes as settings of the one core (:mod:`.diagnose`; what follows from a solution's own
+earlier claims within their rounding: :mod:`.follow_through`) and of named definitions
 (:mod:`.program_diagnose`), the verdicts, which print themselves (:mod:`.outcomes`), and the
 command line's report (:mod:`.report`).
 

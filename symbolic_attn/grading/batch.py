@@ -6,9 +6,9 @@ Each question earns its points when its value is right; a whole-matrix answer ea
 in proportion to its correct entries; a wrong answer that follows exactly from the
 student's own earlier answers earns ``carried_forward`` of them (per entry: the right
 entries keep their full share, the carried-forward ones earn the ``carried_forward`` part);
-the earlier answers count as written, within their rounding (an output from claimed
-weights: :meth:`Diagnoser._from_rounded_weights
-<symbolic_attn.grading.diagnose.Diagnoser._from_rounded_weights>`).
+the earlier answers count as written, within their rounding, whichever way the student
+rounded (weights from claimed scores S, S' or S' + M through the softmax, an output from
+claimed weights: :mod:`symbolic_attn.grading.follow_through`).
 
 Isolation: a worker process holds only what comes from the exercise (the exact result,
 its intervals, the mistaken variants); everything a student wrote lives in the call that

@@ -33,7 +33,8 @@ Ids (as in the grading rubric):
 ``forced_row_sum``                rounded weights adjusted so that each row sums to 1 (only
                                   when the adjustment changed what was claimed)
 ``follows_from_claimed``          follows from the solution's own earlier claims as written
-                                  (an output: within the rounding of the claimed weights)
+                                  (weights: within the rounding of the claimed scores; an
+                                  output: of the claimed weights; see :mod:`.follow_through`)
 ================================  ===================================================
 
 Rows that a variant leaves without any allowed key (an inverted or shifted mask) get zero
@@ -63,6 +64,7 @@ import sympy
 from symbolic_attn.errors import SymbolicAttnError
 from symbolic_attn.exact.parse import decimal_value
 from symbolic_attn.grading.claims import all_pass
+from symbolic_attn.grading.follow_through import output_within_rounding, weights_within_rounding
 from symbolic_attn.grading.mistakes import CATALOGUE
 from symbolic_attn.grading.view import StageView
 from symbolic_attn.model.compose import product
@@ -290,31 +292,33 @@ class Diagnoser:
         return written
 
     def _follow_through(self, claim):
-        """Recompute the claim from the solution's own earlier claims (error carried forward)."""
+        """Recompute the claim from the solution's own earlier claims (error carried forward):
+        from them exactly as written, and within their rounding (:mod:`.follow_through`)."""
         earlier = [c for c in self.exercise.claims if c.index < claim.index]
         if not earlier or claim.quantity not in self.stages:
             return []
         stage = self._order(claim.quantity)
         trace = StageView(self.result)
         out = []
-        for upstream in ("weights", "scaled", "scores"):
+        for upstream in ("weights", "masked", "scaled", "scores"):
             if self._order(upstream) >= stage or not any(c.quantity == upstream for c in earlier):
                 continue
-            overlay = _overlay(trace, upstream, [c for c in earlier if c.quantity == upstream])
+            claimed = [c for c in earlier if c.quantity == upstream]
+            overlay = _overlay(trace, upstream, claimed)
             if overlay is None:
                 continue
             try:
                 if upstream == "weights":
                     out.append(Candidate("follows_from_claimed", "from the claimed weights", self.result,
                                          self._continued(overlay)))
-                    rounded = self._from_rounded_weights(trace, overlay, [c for c in earlier if c.quantity == upstream],
-                                                         claim)
-                    if rounded is not None:
-                        out.append(rounded)
+                    rounded = self._from_rounded_weights(trace, overlay, claimed, claim)
                 else:
                     scale = self.result.scale if upstream == "scores" else 1
                     follow = self._run(scores=sympy.ImmutableMatrix(overlay), scale=scale)
                     out.append(Candidate("follows_from_claimed", f"from the claimed {upstream}", follow))
+                    rounded = self._from_rounded_scores(trace, follow, upstream, overlay, claimed, claim)
+                if rounded is not None:
+                    out.append(rounded)
             except SymbolicAttnError:
                 continue
         if claim.quantity in ("scores", "scaled", "weights", "output") and self.spec.query is not None:
@@ -331,53 +335,30 @@ class Diagnoser:
                     pass
         return out
 
-
     def _from_rounded_weights(self, view, overlay, weight_claims, claim):
-        """The output as it follows from the claimed weights *as written*: each claimed
-        weight stands for any value it rounds from (its half unit either way), so the
-        output entry (i, k) may be anything in [c - r, c + r], c = sum_j w_ij V_jk and
-        r = sum_j h_ij |V_jk| -- exact rationals, never floats.  The claim is then judged,
-        by its own rule, against the point of that interval nearest to what it says:
-        a student who kept more digits than they wrote is carried forward as one who
-        continued from the rounded numbers.  None when nothing was rounded, or the
-        claim is not of the output."""
-        if claim.quantity != "output":
-            return None
-        value = self.spec.value
-        halves = _half_units(view, "weights", weight_claims)
-        if not halves or not all(sympy.sympify(v).is_Rational for v in value):
-            return None
-        center = _product(overlay, value)
-        rows, cols = len(center), value.cols
-        radius = [[sum((halves.get((i + 1, j + 1), 0) * abs(value[j, k]) for j in range(value.rows)), sympy.S.Zero)
-                   for k in range(cols)] for i in range(rows)]
-        selection = view.select("output", claim.row, claim.col)
-        if len(selection.positions) != len(claim.claimed.elements):
-            return None
-        nearest = [row[:] for row in center]
-        for (i, k), element in zip(selection.positions, claim.claimed.elements):
-            c, r, said = center[i - 1][k - 1], radius[i - 1][k - 1], element.value
-            if r and c.is_Rational and said.is_Rational:
-                nearest[i - 1][k - 1] = min(max(said, c - r), c + r)
-        if nearest == center:
+        """The output within the rounding of the claimed weights
+        (:func:`~symbolic_attn.grading.follow_through.output_within_rounding`): a student
+        who kept more digits than they wrote is carried forward as one who continued from
+        the rounded numbers.  None when nothing was rounded, or the claim is not of the output."""
+        nearest = output_within_rounding(view, overlay, weight_claims, claim, self.spec.value)
+        if nearest is None:
             return None
         return Candidate("follows_from_claimed", "from the claimed weights, as rounded", self.result,
                          {"weights": overlay, "output": nearest})
 
-
-def _half_units(view, path, claims) -> dict:
-    """{position: half a unit of the last digit written} of every claimed decimal entry of a
-    stage (an exact entry, 1/3, has none)."""
-    halves = {}
-    for claim in claims:
-        selection = view.select(path, claim.row, claim.col)
-        if len(selection.positions) == len(claim.claimed.elements):
-            for position, element in zip(selection.positions, claim.claimed.elements):
-                if element.kind == "decimal" and element.half_unit:
-                    halves[position] = sympy.Rational(element.half_unit)
-                else:
-                    halves.pop(position, None)
-    return halves
+    def _from_rounded_scores(self, view, follow, path, overlay, score_claims, claim):
+        """The weights within the rounding of the claimed scores of ``path`` (``scores``,
+        ``scaled`` or ``masked``;
+        :func:`~symbolic_attn.grading.follow_through.weights_within_rounding`): per entry,
+        the exact range of the core's softmax over the box of values the written scores
+        round from, with the exercise's mask and scale -- carried forward whether the
+        weights were computed from the rounded scores or from digits not written.
+        ``follow`` is the result from the scores as written.  None when nothing was
+        rounded, the claim is not of the weights, or the range cannot be decided."""
+        nearest = weights_within_rounding(view, follow, path, overlay, score_claims, claim)
+        if nearest is None:
+            return None
+        return Candidate("follows_from_claimed", f"from the claimed {path}, as rounded", follow, {"weights": nearest})
 
 
 def _rounded(result, stage: str, places: int) -> list:
