@@ -181,6 +181,82 @@ def _plainly_algebraic(expr: Any) -> bool | None:  # None (falsy): SymPy's fuzzy
 
 #: Above this many operations the exact zero test gives up (it is then "not proved").
 MAX_ZERO_TEST_OPS = 400
+#: The largest power of one generator the exponential zero test builds (exp(1000) next to
+#: exp(1/1000) would be g**1000000): beyond it, "not proved".
+MAX_GENERATOR_POWER = 64
+
+
+def _zero_in_exponentials(expr: sympy.Expr) -> bool:
+    r"""True when ``expr``, read as a rational function of exponentials, is the zero function.
+
+    Softmax weights are quotients of sums of ``exp(q*a)`` (q rational, a an "atom" such as
+    1 or sqrt(2)); ``expand`` cannot see that e^{3a/2}/(e^{a/2} + e^{a} + e^{3a/2}) equals
+    e^{a}/(1 + e^{a/2} + e^{a}).  Here every ``exp(q1*a1 + q2*a2 + ...)`` becomes
+    ``g1**(q1*d1) * g2**(q2*d2) * ...`` with one positive indeterminate ``g`` per atom
+    (standing for ``exp(a/d)``, d the common denominator of its coefficients), so the
+    expression becomes a rational function of the g's with algebraic coefficients.  That
+    map respects sums and products (exp(x + y) = exp(x) exp(y)), so if the function is
+    identically 0 -- its numerator over one denominator expands to 0 -- then so is its
+    value at g = exp(a/d), where the expression was defined.  Sound whatever the atoms
+    are (whether or not they are related); when the numerator does not vanish identically,
+    the answer is "not proved", never "nonzero".
+
+    >>> a = sympy.sqrt(2)
+    >>> w1 = sympy.exp(3 * a / 2) / (sympy.exp(a / 2) + sympy.exp(a) + sympy.exp(3 * a / 2))
+    >>> w2 = sympy.exp(a) / (1 + sympy.exp(a / 2) + sympy.exp(a))
+    >>> _zero_in_exponentials(w1 - w2), _zero_in_exponentials(w1 - 2 * w2)
+    (True, False)
+    >>> _zero_in_exponentials(sympy.E / (1 + sympy.E) - 1 / (1 + sympy.exp(-1)))
+    True
+    """
+    powers = [node for node in sympy.preorder_traversal(expr) if isinstance(node, sympy.exp) or node is sympy.E]
+    if not powers:
+        return False
+    exponents: dict = {}  # the linear form of each exponent: {atom: rational coefficient}
+    for node in set(powers):
+        argument = sympy.S.One if node is sympy.E else node.args[0]
+        if argument.free_symbols or argument.has(sympy.exp, sympy.E):
+            return False  # nested exponentials: not a rational function of a few generators
+        form: dict = {}
+        for term in sympy.Add.make_args(sympy.expand(argument)):
+            coefficient, atom = term.as_coeff_Mul()
+            if not coefficient.is_Rational:
+                return False
+            form[atom] = form.get(atom, sympy.S.Zero) + coefficient
+        exponents[node] = form
+    denominators: dict = {}
+    for form in exponents.values():
+        for atom, coefficient in form.items():
+            denominators[atom] = sympy.ilcm(denominators.get(atom, 1), coefficient.q)
+    generators = {atom: sympy.Dummy("g", positive=True) for atom in denominators}
+    images = {}
+    for node, form in exponents.items():
+        image = sympy.S.One
+        for atom, coefficient in form.items():
+            power = coefficient * denominators[atom]
+            if abs(power) > MAX_GENERATOR_POWER:
+                return False
+            image *= generators[atom] ** int(power)
+        images[node] = image
+    mapped = expr.xreplace(images)
+    if not _rational_in(mapped, set(generators.values())):
+        return False
+    numerator, _ = sympy.fraction(sympy.together(mapped))
+    return bool(sympy.expand(numerator) == 0)
+
+
+def _rational_in(expr: sympy.Expr, generators: set) -> bool:
+    """Whether ``expr`` is built from the generators and plainly algebraic numbers by
+    sums, products and integer powers (a rational function with algebraic coefficients)."""
+    if expr in generators or expr.is_Rational:
+        return True
+    if not expr.free_symbols:
+        return _plainly_algebraic(expr)
+    if isinstance(expr, (sympy.Add, sympy.Mul)):
+        return all(_rational_in(arg, generators) for arg in expr.args)
+    if isinstance(expr, sympy.Pow):
+        return expr.exp.is_Integer and _rational_in(expr.base, generators)
+    return False
 
 
 def proved_zero(expr: Any) -> bool:
@@ -205,6 +281,8 @@ def proved_zero(expr: Any) -> bool:
         return False
     expanded = sympy.expand(expr)
     if expanded == 0:
+        return True
+    if _zero_in_exponentials(expanded):
         return True
     if not _plainly_algebraic(expanded):
         return False
