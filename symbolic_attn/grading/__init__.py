@@ -8,7 +8,8 @@ input language, :mod:`symbolic_attn.exact.parse`; typed TOML access and the mask
 result's stages for selecting entries without closed forms (:mod:`.view`), mistakes as
 settings of the one core (:mod:`.diagnose`), the verdicts (:mod:`.outcomes`) and their
 report (:mod:`.report`), and claims on the stages of named definitions
-(:mod:`.program_check`).
+(:mod:`.program_check`); inputs declared printed-rounded, whose claims are judged over
+every input that rounds to the printed one (:mod:`.rounded_inputs`).
 
 Grading a course: the answer key of an exercise (:mod:`.answer_key`), who the students are
 (:mod:`.roster`), reading their solutions (:mod:`.submissions`, the grammar of a solution's

@@ -196,14 +196,17 @@ class _Core:
 
         verdicts = []
         balls = self.balls(question) or [None] * len(claimed.elements)
-        for value, element, ball in zip(self.values(question), claimed.elements, balls):
+        rounded = self.exercise.rounded  # inputs printed rounded: grading.rounded_inputs judges over their boxes
+        functions = rounded.entries(question.quantity, question.row, question.col) if rounded else balls
+        for value, element, ball, function in zip(self.values(question), claimed.elements, balls, functions):
             rule = question.rule
             if element.kind != "decimal" and (question.decimals is not None or question.strict_sig_figs is not None):
                 rule = None  # an exact answer (1/3, 0) to a decimals question is judged exactly
             elif not _written_precision_ok(element, question):
                 verdicts.append((False, False, True))
                 continue
-            verdict = judge_element(value, element, rule, ball)
+            verdict = rounded.judge_element(function, value, element, rule, ball) if rounded else \
+                judge_element(value, element, rule, ball)
             # bool(): the relative rule returns a SymPy boolean for rational values
             undecided = getattr(verdict, "verdict", None) == "undecided" or verdict.note.startswith("undecided")
             verdicts.append((bool(verdict.ok), undecided, False))

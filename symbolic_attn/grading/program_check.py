@@ -80,7 +80,9 @@ def check_program(exercise, progress=None) -> CheckReport:
         named = f"claim {claim.index}" + (f" ({shown(claim.label, 40)!r})" if claim.label else "")
         progress(f"judging {named}")
         selection = select(trace, claim.quantity, claim.row, claim.col)
-        verdicts = judge_values(selection.entries, claim.claimed, claim.rule)
+        verdicts = judge_values(selection.entries, claim.claimed, claim.rule) if exercise.rounded is None else \
+            exercise.rounded.judge_values(claim.quantity, claim.row, claim.col, selection.entries, claim.claimed,
+                                          claim.rule)  # inputs printed rounded: grading.rounded_inputs
         shape = selection.shape
         if shape is not None and (claim.claimed.shape is None or len(claim.claimed.shape) < len(shape)):
             shape = claim.claimed.shape  # show as claimed: [a, b, c] for a one-row matrix, 2 for [[2]]

@@ -97,7 +97,9 @@ def _check(exercise, result, progress) -> CheckReport:
         progress(f"judging {named}")
         selection = view.select(claim.quantity, claim.row, claim.col)
         balls = view.balls(claim.quantity, selection.positions)
-        verdicts = judge_values(selection.entries, claim.claimed, claim.rule, balls)
+        verdicts = judge_values(selection.entries, claim.claimed, claim.rule, balls) if exercise.rounded is None else \
+            exercise.rounded.judge_values(claim.quantity, claim.row, claim.col, selection.entries, claim.claimed,
+                                          claim.rule, balls)  # inputs printed rounded: grading.rounded_inputs
         shape = selection.shape
         if shape is not None and (claim.claimed.shape is None or len(claim.claimed.shape) < len(shape)):
             shape = claim.claimed.shape  # show as claimed: [a, b, c] for a one-row matrix, 2 for [[2]]
