@@ -275,3 +275,12 @@ def test_the_check_command(tmp_path):
     assert refused.returncode == 2
     assert refused.stderr.strip().endswith("inputs.Q.value[0][0]: 0.0004 has more decimals than the 3 declared by "
                                            "rounded")
+
+
+def test_the_readme_example_says_what_it_does():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("**Inputs printed rounded.**", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    (outcome,) = check_exercise(parse_exercise(block, source="README.md")).outcomes
+    assert outcome.verdict == "pass"
+    plain = block.replace("{value = ", "").replace(", rounded = 4}", "").replace("    # or value", "  # or value")
+    assert check_exercise(parse_exercise(plain, source="README.md")).outcomes[0].wrong == [(1, 2)]
