@@ -229,6 +229,19 @@ def test_bad_rounded_inputs_are_refused(line, message):
         parse_exercise(f"[inputs]\n{line}\nK = [[1]]\n{BASE}", source="r.toml")
 
 
+def test_a_rounded_value_belongs_in_inputs():
+    with pytest.raises(ExerciseError, match=r"^r.toml: attention.query: declare a rounded value in \[inputs\] "):
+        parse_exercise('[attention]\nquery = {value = [["0.5"]], rounded = 1}\nkey = [[1]]\nvalue = [[1]]\n',
+                       source="r.toml")
+
+
+def test_a_rounded_scale_is_refused():
+    with pytest.raises(ExerciseError, match=r"^r.toml: inputs.c.rounded: the computation cannot follow rounded inputs: "
+                                            r"attention.scale: expected \"default\", \"none\" or a number, got 'c'$"):
+        parse_exercise('[inputs]\nc = {value = "0.5", rounded = 1}\n[attention]\nquery = [[1]]\nkey = [[1]]\n'
+                       'value = [[1]]\nscale = "c"\n', source="r.toml")
+
+
 def test_a_symbolic_entry_and_too_many_entries_are_refused():
     with pytest.raises(ExerciseError, match=r"^r.toml: inputs.Q.value\[0\]\[0\]: a rounded input's entries must be "
                                             r"printed numbers, got 'a'$"):

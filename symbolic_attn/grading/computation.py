@@ -404,6 +404,9 @@ class ComputationReader(TableReader):
         prefix = "attention."
         self.only_keys(table, _ATTENTION_KEYS, prefix)
         for key in _ATTENTION_KEYS - {"mask"}:
+            if isinstance(table.get(key), dict) and "rounded" in table[key]:
+                raise self.fail(prefix + key, "declare a rounded value in [inputs] (Q = {value = ..., rounded = 4}) "
+                                "and name it here")
             self.typed(table, key, prefix, (int, str, list))
         if "value" not in table:
             raise self.fail(prefix + "value", "missing")

@@ -121,9 +121,10 @@ class RoundedInputs:
                 else:
                     result = attention(spec.query, spec.key, spec.value, spec.mask, spec.scale)
                 trace = result.trace
-        except ExerciseError as error:
+        except ExerciseError as error:  # its message names the file already
+            text = str(error).removeprefix(f"{reader.source}: ")
             raise reader.fail(f"inputs.{next(iter(places))}.rounded",
-                              f"the computation cannot follow rounded inputs: {error}") from None
+                              f"the computation cannot follow rounded inputs: {text}") from None
         except SymbolicAttnError as error:
             raise reader.fail(f"inputs.{next(iter(places))}.rounded", "the computation cannot follow rounded "
                               f"inputs (entries as unknowns in their rounding): {' '.join(str(error).split())}") from None
