@@ -23,7 +23,10 @@ the point lo = hi = 1/3):
 * **undecided** otherwise, with a note saying so -- never a pass.
 
 Each entry is judged on its own: different entries of one claim may be explained by
-different inputs within the box (a claim is not checked for one common choice).
+different inputs within the box (a claim is not checked for one common choice).  The
+computation is run once with the rounded entries as unknowns when the file is read; one
+that cannot follow them (a rounded ``scale``, closed forms over the program's size bounds)
+is refused then, naming the input, rather than judged as if nothing were rounded.
 
 >>> from symbolic_attn.grading.exercise import parse_exercise
 >>> exercise = parse_exercise('''
@@ -51,7 +54,7 @@ from __future__ import annotations
 import flint
 import sympy
 
-from symbolic_attn.errors import ExerciseError, SymbolicAttnError, UndecidedError, shown
+from symbolic_attn.errors import ExerciseError, ParseError, SymbolicAttnError, UndecidedError, shown
 from symbolic_attn.exact.certified import decimal_string
 from symbolic_attn.exact.intervals import certified_sign, to_arb, to_arb_over, working_precision
 from symbolic_attn.grading.claims import ElementVerdict, judge_element, rule_bound, rule_text
@@ -143,6 +146,8 @@ class RoundedInputs:
         """The verdicts of :func:`~symbolic_attn.grading.claims.judge_values` for a claim of
         ``quantity`` at ``row``/``col`` (``values``: the exact entries at the printed inputs)."""
         functions = self.entries(quantity, row, col)
+        if not len(functions) == len(values) == len(claimed.elements):
+            raise ParseError(f"{len(claimed.elements)} claimed numbers for {len(values)} values")
         balls = balls if balls is not None else [None] * len(values)
         return [self.judge_element(f, v, e, rule, b) for f, v, e, b in zip(functions, values, claimed.elements, balls)]
 
