@@ -191,6 +191,9 @@ value = "[{', '.join(PUBLISHED)}]"
     assert check_exercise(parse_exercise(text, source="d.toml")).outcomes[0].verdict == "pass"
     plain = text.replace("{value = ", "").replace(", rounded = 4}", "")
     assert check_exercise(parse_exercise(plain, source="d.toml")).outcomes[0].verdict == "fail"
+    question = '[[questions]]\nname = "w"\nquantity = "A.weights"\nrow = 1\ncol = 2\npoints = 1\n'
+    assert grade(parse_answer_key(text + question), "s", parse_submission("w = 0.3409")).questions[0].verdict == "pass"
+    assert grade(parse_answer_key(plain + question), "s", parse_submission("w = 0.3409")).questions[0].verdict == "fail"
 
 
 def test_a_computation_file_runs_at_the_printed_values():
