@@ -15,7 +15,7 @@ decides divisors with them; :mod:`.certified` builds certified decimals on them.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any, SupportsIndex, TypeVar, cast
@@ -25,7 +25,7 @@ import sympy
 
 from symbolic_attn.errors import DigitsError, UndecidedError, shown
 
-__all__ = ["to_arb", "working_precision", "check_precision", "with_rising_precision", "certified_sign",
+__all__ = ["to_arb", "to_arb_over", "working_precision", "check_precision", "with_rising_precision", "certified_sign",
            "proved_zero", "START_PRECISION", "MAX_PRECISION", "MAX_ZERO_TEST_OPS"]
 
 _T = TypeVar("_T")
@@ -80,7 +80,31 @@ def to_arb(expr: Any) -> flint.arb:
     return value
 
 
-def _arb_of(expr: Any) -> flint.arb:
+def to_arb_over(expr: Any, balls: Mapping) -> flint.arb:
+    """An ``arb`` ball containing every value of ``expr`` as each symbol in ``balls`` ranges
+    over its ball (interval arithmetic: rigorous, possibly wide).
+
+    Call it inside :func:`working_precision`.  A symbol not in ``balls``, a function
+    without a certified evaluation, or a non-finite result raises :class:`UndecidedError`.
+
+    >>> x = sympy.Symbol("x")
+    >>> with working_precision(64):
+    ...     ball = to_arb_over(x**2 - x, {x: flint.arb(2) + flint.arb(1).union(-flint.arb(1)) / 10})
+    >>> bool(ball > 1), bool(ball < 3)
+    (True, True)
+    """
+    missing = set(getattr(expr, "free_symbols", ())) - set(balls)
+    if missing:
+        raise UndecidedError(f"{shown(expr)} has free symbols {sorted(map(str, missing))} without a range")
+    value = _arb_of(expr, balls)
+    if not value.is_finite():
+        raise UndecidedError(f"{shown(expr)} has no finite enclosure over the given ranges")
+    return value
+
+
+def _arb_of(expr: Any, env: Mapping | None = None) -> flint.arb:
+    if env is not None and expr.is_Symbol and expr in env:  # a symbol ranging over a ball (to_arb_over)
+        return env[expr]
     if expr.is_Rational:
         return flint.arb(flint.fmpq(int(expr.p), int(expr.q)))
     if expr is sympy.pi:
@@ -90,31 +114,31 @@ def _arb_of(expr: Any) -> flint.arb:
     if expr.is_Add:
         total = flint.arb(0)
         for term in expr.args:
-            total += _arb_of(term)
+            total += _arb_of(term, env)
         return total
     if expr.is_Mul:
         product = flint.arb(1)
         for factor in expr.args:
-            product *= _arb_of(factor)
+            product *= _arb_of(factor, env)
         return product
     if expr.is_Pow:
         base, exponent = expr.args
         if exponent.is_Integer:
-            return _arb_of(base) ** int(exponent)
+            return _arb_of(base, env) ** int(exponent)
         if exponent.is_Rational:
-            return _arb_of(base) ** flint.fmpq(int(exponent.p), int(exponent.q))
-        return _arb_of(base) ** _arb_of(exponent)
+            return _arb_of(base, env) ** flint.fmpq(int(exponent.p), int(exponent.q))
+        return _arb_of(base, env) ** _arb_of(exponent, env)
     if isinstance(expr, sympy.exp):
-        return _arb_of(expr.args[0]).exp()
+        return _arb_of(expr.args[0], env).exp()
     if isinstance(expr, sympy.log) and len(expr.args) == 1:
-        return _arb_of(expr.args[0]).log()
+        return _arb_of(expr.args[0], env).log()
     if isinstance(expr, (sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh, sympy.atan, sympy.erf)):
-        return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
+        return getattr(_arb_of(expr.args[0], env), type(expr).__name__)()
     if isinstance(expr, (sympy.asin, sympy.acos)):
         # Outside [-1, 1] arb returns a non-finite ball: the value is then undecided.
-        return getattr(_arb_of(expr.args[0]), type(expr).__name__)()
+        return getattr(_arb_of(expr.args[0], env), type(expr).__name__)()
     if isinstance(expr, sympy.Abs):
-        return abs(_arb_of(expr.args[0]))
+        return abs(_arb_of(expr.args[0], env))
     raise UndecidedError(f"no certified evaluation for {type(expr).__name__} in {shown(expr)}")
 
 

@@ -10,8 +10,9 @@ pipeline every exercise kind goes through, for ``check`` and ``grade`` alike (:m
 compute, select, judge, diagnose, outcome), the one mistake catalogue (:mod:`.mistakes`),
 mistakes as settings of the one core (:mod:`.diagnose`; what follows from a solution's own
 earlier claims within their rounding: :mod:`.follow_through`) and of named definitions
-(:mod:`.program_diagnose`), the verdicts, which print themselves (:mod:`.outcomes`), and the
-command line's report (:mod:`.report`).
+(:mod:`.program_diagnose`), inputs declared printed-rounded, whose claims are judged over
+every input that rounds to the printed one (:mod:`.rounded_inputs`), the verdicts, which
+print themselves (:mod:`.outcomes`), and the command line's report (:mod:`.report`).
 
 Grading a course: the answer key of an exercise (:mod:`.answer_key`), who the students are
 (:mod:`.roster`), reading their solutions (:mod:`.submissions`, the grammar of a solution's

@@ -192,14 +192,17 @@ class _Core:
         """(ok, undecided, imprecise) per claimed number, by the question's rule."""
         verdicts = []
         balls = self.balls(question) or [None] * len(claimed.elements)
-        for value, element, ball in zip(self.values(question), claimed.elements, balls):
+        rounded = self.exercise.rounded  # inputs printed rounded: grading.rounded_inputs judges over their boxes
+        functions = rounded.entries(question.quantity, question.row, question.col) if rounded else balls
+        for value, element, ball, function in zip(self.values(question), claimed.elements, balls, functions):
             rule = question.rule
             if element.kind != "decimal" and (question.decimals is not None or question.strict_sig_figs is not None):
                 rule = None  # an exact answer (1/3, 0) to a decimals question is judged exactly
             elif not _written_precision_ok(element, question):
                 verdicts.append((False, False, True))
                 continue
-            verdict = claim_rules.judge_element(value, element, rule, ball)
+            verdict = rounded.judge_element(function, value, element, rule, ball) if rounded else \
+                claim_rules.judge_element(value, element, rule, ball)
             verdicts.append((verdict.state == Verdict.PASS, verdict.state == Verdict.UNDECIDED, False))
         return verdicts
 

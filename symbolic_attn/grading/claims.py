@@ -64,6 +64,7 @@ __all__ = [
     "judge_element",
     "judge_values",
     "rule_text",
+    "rule_bound",
     "verdict_of",
     "all_pass",
     "small_enough",
@@ -297,6 +298,21 @@ def rule_text(element: Element, rule: Tolerance | None = None) -> str:
     return "exact"
 
 
+def rule_bound(element: Element, rule: Tolerance | None = None):
+    """How far from the claimed number the value may be: half a unit of its last written
+    digit, the rule's tolerance or significant figures, 0 for an exact claim, None for a
+    relative rule (its bound depends on the value).
+
+    >>> rule_bound(parse_claimed("0.140").elements[0]), rule_bound(parse_claimed("1/3").elements[0])
+    (1/2000, 0)
+    """
+    if rule is not None and rule.kind == "relative":
+        return None
+    if rule is not None:
+        return rule.amount if rule.kind == "tolerance" else _sig_fig_half_unit(element.value, rule.amount)
+    return element.half_unit if element.kind == "decimal" else sympy.Integer(0)
+
+
 def judge_element(exact, element: Element, rule: Tolerance | None = None, ball=None) -> ElementVerdict:
     """Judge one claimed number (lazily: ``exact`` may be a callable giving the value).
 
@@ -307,12 +323,7 @@ def judge_element(exact, element: Element, rule: Tolerance | None = None, ball=N
     claimed = element.value
     if claimed is _MINUS_INFINITY:
         return _judge_minus_infinity(exact() if callable(exact) else exact, element, label)
-    if rule is not None and rule.kind == "relative":
-        bound = None
-    elif rule is not None:
-        bound = rule.amount if rule.kind == "tolerance" else _sig_fig_half_unit(claimed, rule.amount)
-    else:
-        bound = element.half_unit if element.kind == "decimal" else sympy.Integer(0)
+    bound = rule_bound(element, rule)
     if ball is not None and bound is not None and claimed.is_Rational:
         decided = _ball_within(ball, claimed, bound)
         if decided is not None:

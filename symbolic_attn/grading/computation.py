@@ -54,7 +54,7 @@ from symbolic_attn.model.masks import Mask
 
 __all__ = ["Computation", "AttentionSpec", "ComputationReader", "load_computation", "parse_computation",
            "read_definitions", "attention_definition", "COMPUTATION_KEYS",
-           "LIMITS", "TomlFloat", "TableReader", "type_name", "show"]
+           "LIMITS", "MAX_ROUNDED_PLACES", "TomlFloat", "TableReader", "type_name", "show"]
 
 #: Bounds checked before anything is built (a 64x64 attention with every entry claimed
 #: fits), by key: the one set of bounds (exact.limits, exact.source), named for messages.
@@ -193,6 +193,18 @@ class TableReader:
             raise self.fail(where, f"row {empty[0] + 1} allows no key: there is no distribution to normalize")
 
 
+def _decimal_text(value) -> str:
+    """A rational as the decimal it was written as, when it is one (``43051/100000`` ->
+    ``0.43051``); otherwise as a fraction."""
+    for places in range(61):
+        scaled = value * 10**places
+        if scaled.is_Integer:
+            digits = str(abs(int(scaled))).rjust(places + 1, "0")
+            text = digits[:len(digits) - places] + ("." + digits[len(digits) - places:] if places else "")
+            return ("-" if value < 0 else "") + text
+    return str(value)
+
+
 def type_name(kind) -> str:
     return {str: "a string", int: "an integer", list: "an array", dict: "a table", bool: "a boolean",
             TomlFloat: "a float"}.get(kind, kind.__name__)
@@ -213,6 +225,8 @@ COMPUTATION_KEYS = {"title", "description", "symbols", "inputs", "attention", "d
                     "questions"}
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 _RESERVED = {"sqrt", "exp", "ln", "log", "e", "E", "pi"}
+#: The most decimal places a rounded input may declare (``{value = ..., rounded = 4}``).
+MAX_ROUNDED_PLACES = 20
 _ATTENTION_KEYS = {"query", "key", "value", "scores", "mask", "scale"}
 
 
@@ -286,14 +300,47 @@ class ComputationReader(TableReader):
         if len(table) > LIMITS["inputs"]:
             raise self.fail("inputs", f"{len(table)} inputs exceed the limit of {LIMITS['inputs']}")
         result = {}
+        self.rounded = {}  # name -> decimal places, of inputs declared printed-rounded
         for name, value in table.items():
             key = f"inputs.{name}"
             # ``E`` may name an input (an encoder output, ``key = E``): bound, it shadows Euler's ``e``.
             if not _NAME.match(name) or (name in _RESERVED and name != "E") or name in symbols:
                 raise self.fail(key, "not a usable input name (letters, digits, _; not a function, constant or symbol)")
+            if isinstance(value, dict):  # {value = ..., rounded = 4}: printed rounded (grading.rounded_inputs)
+                result[name], self.rounded[name] = self.rounded_input(key, value, symbols)
+                continue
             self.check_value(key, value)
             result[name] = self.exact(key, value, symbols)
         return result
+
+    def rounded_input(self, key: str, table: dict, symbols: dict) -> tuple:
+        """(printed value, places) of ``{value = ..., rounded = 4}``: every entry of the
+        value is a number printed rounded to that many decimal places.
+
+        The value takes the forms of any input (decimals as strings: a TOML float is
+        refused here as everywhere, by :meth:`check_value` of the whole table).
+        """
+        self.only_keys(table, {"value", "rounded"}, key + ".")
+        for part in ("value", "rounded"):
+            if part not in table:
+                raise self.fail(f"{key}.{part}", "missing (a rounded input is {value = ..., rounded = places})")
+        places = table["rounded"]
+        if isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= MAX_ROUNDED_PLACES:
+            raise self.fail(f"{key}.rounded", f"expected the decimal places, a whole number from 0 to "
+                            f"{MAX_ROUNDED_PLACES}, got {show(places)}")
+        printed = self.exact(f"{key}.value", table["value"], symbols)
+        flat = not isinstance(printed, sympy.MatrixBase)
+        grid = sympy.ImmutableMatrix([[printed]]) if flat else printed
+        unit = sympy.Integer(10) ** places
+        for i in range(grid.rows):
+            for j in range(grid.cols):
+                entry, where = grid[i, j], f"{key}.value" + ("" if flat else f"[{i}][{j}]")
+                if not entry.is_Rational:
+                    raise self.fail(where, f"a rounded input's entries must be printed numbers, got {show(str(entry))}")
+                if not (entry * unit).is_Integer:
+                    raise self.fail(where, f"{_decimal_text(entry)} has more decimals than the {places} declared by "
+                                    "rounded")
+        return printed, places
 
     def exact(self, key: str, value, names: dict):
         """An integer, a value text, or an array of those -> exact value.
@@ -357,6 +404,9 @@ class ComputationReader(TableReader):
         prefix = "attention."
         self.only_keys(table, _ATTENTION_KEYS, prefix)
         for key in _ATTENTION_KEYS - {"mask"}:
+            if isinstance(table.get(key), dict) and "rounded" in table[key]:
+                raise self.fail(prefix + key, "declare a rounded value in [inputs] (Q = {value = ..., rounded = 4}) "
+                                "and name it here")
             self.typed(table, key, prefix, (int, str, list))
         if "value" not in table:
             raise self.fail(prefix + "value", "missing")

@@ -51,6 +51,7 @@ from symbolic_attn.errors import ExerciseError, ShapeError, StageError, Symbolic
 from symbolic_attn.grading.claims import Claim, parse_claimed, parse_rule
 from symbolic_attn.grading.computation import (LIMITS, AttentionSpec, ComputationReader, TomlFloat, read_definitions, show,
                                                 type_name)
+from symbolic_attn.grading.rounded_inputs import RoundedInputs
 from symbolic_attn.exact.convert import to_exact
 from symbolic_attn.exact.source import EXERCISE, decode_text, parse_toml, read_bytes
 from symbolic_attn.model.attention import Options, as_mask, attention, attention_from_scores
@@ -81,6 +82,7 @@ class Exercise:
     inputs: dict = field(default_factory=dict)
     symbols: dict = field(default_factory=dict)
     definitions: tuple = ()
+    rounded: object = None  # a grading.rounded_inputs.RoundedInputs when inputs were printed rounded
 
     def trace(self, variant=None):
         """The stages claims name: the program's trace for ``[define]`` (under a
@@ -212,7 +214,8 @@ class _Reader(ComputationReader):
         except SymbolicAttnError as error:
             raise self.wrap("attention", error) from None
         claims = tuple(self.claim(index, entry, exercise) for index, entry in enumerate(claims_table))
-        loaded = Exercise(self.source, title, attention, claims, inputs, symbols)
+        rounded = RoundedInputs.read(self, table, symbols, inputs)
+        loaded = Exercise(self.source, title, attention, claims, inputs, symbols, rounded=rounded)
         object.__setattr__(loaded, "_result", exercise.compute())
         return loaded
 
@@ -226,7 +229,7 @@ class _Reader(ComputationReader):
         except SymbolicAttnError as error:
             raise self.wrap("define", error) from None
         claims = tuple(self.claim(index, entry, exercise) for index, entry in enumerate(claims_table))
-        loaded = dataclasses.replace(exercise, claims=claims)
+        loaded = dataclasses.replace(exercise, claims=claims, rounded=RoundedInputs.read(self, table, symbols, inputs))
         object.__setattr__(loaded, "_trace", exercise.trace())
         return loaded
 

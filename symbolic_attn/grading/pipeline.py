@@ -12,7 +12,9 @@ steps: the one computation reader and the exercise's trace.)
 * **select**: a claim's entries by stage path, with the one helper
   :func:`symbolic_attn.model.trace.select` (through the lazy
   :class:`~symbolic_attn.grading.view.StageView` for an attention result).
-* **judge**: :func:`symbolic_attn.grading.claims.judge_values`, by the claim's rule.
+* **judge**: :func:`symbolic_attn.grading.claims.judge_values`, by the claim's rule (over
+  every input that rounds to the printed one when inputs are declared printed-rounded:
+  :mod:`symbolic_attn.grading.rounded_inputs`).
 * **diagnose**: the attention core's mistakes (:class:`~symbolic_attn.grading.diagnose.Diagnoser`,
   with the follow-through from the solution's own earlier claims), or, with ``[define]``,
   the model's and the core's mistakes in every call
@@ -132,6 +134,10 @@ class Checker:
         """One verdict per claimed entry (:class:`~symbolic_attn.grading.claims.ElementVerdict`)."""
         selection = self.selection(claim.quantity, claim.row, claim.col)
         balls = self.balls(claim.quantity, selection.positions)
+        rounded = self.exercise.rounded  # inputs printed rounded: judged over every input they round from
+        if rounded is not None:
+            return rounded.judge_values(claim.quantity, claim.row, claim.col, selection.entries, claim.claimed,
+                                        claim.rule, balls)
         return judge_values(selection.entries, claim.claimed, claim.rule, balls)
 
     def diagnose(self, claim, others=None) -> list:
