@@ -15,8 +15,9 @@ every input that rounds to the printed one (:mod:`.rounded_inputs`), the verdict
 print themselves (:mod:`.outcomes`), and the command line's report (:mod:`.report`).
 
 Grading a course: the answer key of an exercise (:mod:`.answer_key`), who the students are
-(:mod:`.roster`), reading their solutions (:mod:`.submissions`, the grammar of a solution's
-values in :mod:`.solution_values`), points for every student (:mod:`.batch`), a sentence of
+(:mod:`.roster`), reading their solutions (:mod:`.submissions`: the statements; their tokens in
+:mod:`.solution_tokens`, their names in :mod:`.solution_names`, the grammar of their values in
+:mod:`.solution_values`), points for every student (:mod:`.batch`), a sentence of
 feedback per diagnosis (:mod:`.feedback`) and the grade files (:mod:`.exports`); one
 platform upload graded as one submission, and the Gradescope and PrairieLearn bundles that
 do it (:mod:`.bundles`).

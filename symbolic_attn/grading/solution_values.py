@@ -11,11 +11,11 @@ A right-hand side that is a formula with names (``softmax(QK^T) V``) raises
 :class:`Formula`; one that looks numeric but breaks the grammar raises :class:`Unreadable`
 with what was wrong.
 
->>> from symbolic_attn.grading.submissions import _tokens
+>>> from symbolic_attn.grading.solution_tokens import tokenize
 >>> from symbolic_attn.exact.syntax import to_text
->>> to_text(claimed_tree(_tokens(r"\frac{1}{1+e^{-2}}", False)[0]))
+>>> to_text(claimed_tree(tokenize(r"\frac{1}{1+e^{-2}}", False)[0]))
 '1/(1 + e^(-2))'
->>> claimed_tree(_tokens(r"2.8 \times 10^{-1}", False)[0]).text
+>>> claimed_tree(tokenize(r"2.8 \times 10^{-1}", False)[0]).text
 '2.8e-1'
 """
 

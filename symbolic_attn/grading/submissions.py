@@ -1,7 +1,8 @@
 r"""Reading a student's solution: Markdown, LaTeX or plain text -> named claimed values.
 
-A solution is data written by a student.  This module never evaluates it: a small
-tokenizer and a hand-written grammar turn each statement ``NAME = VALUE`` (or ``\approx``,
+A solution is data written by a student.  This module never evaluates it: its tokens
+(:mod:`.solution_tokens`), its names (:mod:`.solution_names`) and a hand-written grammar
+of values (:mod:`.solution_values`) turn each statement ``NAME = VALUE`` (or ``\approx``,
 ``≈``, ``\simeq``, ``:=``) into a :class:`~symbolic_attn.grading.claims.Claimed` value, the
 same object a ``[[claims]]`` entry gives, so decimals keep their written precision.
 
@@ -60,57 +61,25 @@ with a byte-order mark (the one file reader, :mod:`symbolic_attn.exact.source`).
 
 import os
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from symbolic_attn.errors import InputFileError, SymbolicAttnError, shown
 from symbolic_attn.exact.source import SOLUTION, parse_toml, read_text
 from symbolic_attn.exact.syntax import to_text
 from symbolic_attn.grading.claims import claimed_from_tree
-from symbolic_attn.grading.solution_values import (FRACS, FUNCS, IGNORED, MATRICES, MAX_DIMENSION, RELATIONS,
-                                                   SEPARATING, TIMES, UNICODE, WRAPPERS, Formula, Unreadable,
-                                                   claimed_tree)
+# The tokens and the names are read by modules of their own; re-exported here, where
+# callers have always found them.
+from symbolic_attn.grading.solution_names import BadName, name_at, name_problem, normalize_name
+from symbolic_attn.grading.solution_tokens import MAX_TOKENS, Problem, tokenize, without_hidden_text
+from symbolic_attn.grading.solution_values import (FUNCS, MATRICES, MAX_DIMENSION, RELATIONS, SEPARATING, Formula,
+                                                   Unreadable, claimed_tree)
 
 __all__ = ["MAX_BYTES", "Statement", "Problem", "Submission", "normalize_name", "name_problem", "parse_submission",
            "read_submission", "position_key", "EXTENSIONS"]
 
 MAX_BYTES = SOLUTION.limit  # bytes in one solution file, checked before reading
-MAX_TOKENS = 300_000
 MAX_STATEMENTS = 10_000
 EXTENSIONS = (".md", ".markdown", ".tex", ".txt", ".toml")
-
-_TOKEN = re.compile(r"""
-    (?P<nl>\n)
-  | (?P<space>[ \t\r\f\v]+)
-  | (?P<begin>\\begin\s*\{\s*(?P<benv>[A-Za-z*]+)\s*\})
-  | (?P<end>\\end\s*\{\s*(?P<eenv>[A-Za-z*]+)\s*\})
-  | (?P<num>\d+(?:\.\d+)?(?:[eE][+-]?\d+(?![A-Za-z]))?|\.\d+)
-  | (?P<cmd>\\[A-Za-z]+|\\.|\\$)
-  | (?P<ident>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_]))
-  | (?P<word>[^\W\d_]+)
-  | (?P<rel>:=|≈|≃|≐|=)
-  | (?P<dollar>\$\$?)
-  | (?P<brace>\{,\})
-  | (?P<char>.)
-""", re.VERBOSE | re.DOTALL)
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # nl num cmd word rel dollar begin end char
-    text: str
-    line: int
-    tight: bool  # no space before it
-    env: str = ""
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Text that could not be read: its line (1-based) and what was wrong."""
-
-    line: int
-    message: str
-
 
 @dataclass(frozen=True)
 class Statement:
@@ -188,7 +157,7 @@ def _submission_of_table(table: dict, source: str) -> Submission:
         if text is None:
             continue
         key = name if name.startswith("@") else normalize_name(name) or name
-        statement = _statement_of(key, name, 1, _tokens(text, False)[0])
+        statement = _statement_of(key, name, 1, tokenize(text, False)[0])
         if statement is not None and statement.claimed is None:
             problems.append(Problem(1, statement.problem))
         if statement is not None:
@@ -206,346 +175,6 @@ def _toml_value(value, depth=0):
     return str(value)
 
 
-# ------------------------------------------------------------------ tokens
-
-
-# Unicode spellings of what LaTeX writes as commands: combining accents (x̄, ŷ, ã) become
-# \bar{x}, \hat{y}, \tilde{a}; superscript and subscript digits (σ², a₃₂) become ^{2}, _{32}.
-_MARKS = {"\u0302": "hat", "\u0303": "tilde", "\u0304": "bar", "\u0305": "bar", "\u0307": "dot", "\u0308": "ddot"}
-# Only a letter standing alone is a symbol: "für", "año" and Greek prose stay words.
-_ALONE_BEFORE, _ALONE_AFTER = r"(?<![^\W\d_])", r"(?![^\W\d_])"
-_ACCENTED = re.compile(_ALONE_BEFORE + r"([A-Za-z])([\u0302\u0303\u0304\u0305\u0307\u0308])" + _ALONE_AFTER)
-_PRECOMPOSED = {chr(c): unicodedata.normalize("NFD", chr(c)) for c in range(0xC0, 0x250)
-                if len(unicodedata.normalize("NFD", chr(c))) == 2 and unicodedata.normalize("NFD", chr(c))[0].isascii()
-                and unicodedata.normalize("NFD", chr(c))[1] in _MARKS}
-_PRECOMPOSED_RE = re.compile(_ALONE_BEFORE + "[" + "".join(_PRECOMPOSED) + "]" + _ALONE_AFTER)
-_LETTERS = {old: new for old, new in UNICODE.items() if old.isalpha()}  # α -> \alpha, standing alone
-_LETTERS_RE = re.compile(_ALONE_BEFORE + "[" + "".join(_LETTERS) + "]" + _ALONE_AFTER)
-_SIGNS = {old: new for old, new in UNICODE.items() if not old.isalpha()}
-_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
-_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
-_SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
-_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉]+")
-
-
-def _unaccented(text: str) -> str:
-    """Precomposed accented letters (ŷ, ā) as a letter and its combining mark."""
-    return _PRECOMPOSED_RE.sub(lambda m: _PRECOMPOSED[m.group()], text) if not text.isascii() else text
-
-
-def _tokens(text: str, latex: bool):
-    """Tokens with their line numbers; ``%`` comments dropped in LaTeX files."""
-    text = _ACCENTED.sub(lambda m: f"\\{_MARKS[m.group(2)]}{{{m.group(1)}}}", _unaccented(text))
-    text = _SUPERSCRIPTS.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPT_DIGITS) + "}", text)
-    text = _SUBSCRIPTS.sub(lambda m: "_{" + m.group().translate(_SUBSCRIPT_DIGITS) + "}", text)
-    if not text.isascii():
-        text = _LETTERS_RE.sub(lambda m: _LETTERS[m.group()], text)
-        for old, new in _SIGNS.items():
-            text = text.replace(old, new)
-    if latex:
-        text = re.sub(r"(?<!\\)%[^\n]*", "", text)
-    tokens, line, tight, problems = [], 1, True, []
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup
-        if kind in ("benv", "eenv"):
-            kind = "begin" if match.group("begin") else "end"
-        if kind == "space":
-            tight = False
-            continue
-        if kind == "brace":  # 0{,}731: the LaTeX idiom for a decimal comma
-            kind = "char"
-        if kind == "ident":  # attn_scores_2: a code identifier is one word
-            kind = "word"
-        env = match.group("benv") or match.group("eenv") or "" if kind in ("begin", "end") else ""
-        tokens.append(Token(kind, match.group(0), line, tight, env))
-        if kind == "nl":
-            line += 1
-        tight = True
-        if len(tokens) > MAX_TOKENS:
-            problems.append(Problem(line, f"more than {MAX_TOKENS} tokens: the rest of the file is not read"))
-            break
-    return tokens, problems
-
-
-# What a reader of the rendered file never sees, so it is never graded: HTML comments
-# (Markdown), \iffalse ... \fi (to an \else, whose branch is shown) and the comment
-# environment (LaTeX, also raw LaTeX in Markdown).  Unclosed, each hides the rest of the file.
-_HIDDEN = re.compile(r"""
-    (?P<html><!--) .*? (?:(?P<html_end>-->)|\Z)
-  | (?P<iffalse>\\iffalse(?![A-Za-z])) .*? (?:(?P<iffalse_end>\\(?:fi|else)(?![A-Za-z]))|\Z)
-  | (?P<comment>\\begin\s*\{comment\}) .*? (?:(?P<comment_end>\\end\s*\{comment\})|\Z)
-""", re.VERBOSE | re.DOTALL)
-_CLOSING = {"html": "-->", "iffalse": r"\fi", "comment": r"\end{comment}"}
-
-
-def _without_hidden_text(text: str, latex: bool):
-    """The text with hidden parts blanked (their line breaks kept, so line numbers stay),
-    and a problem for each hidden part left unclosed."""
-    if latex:
-        text = re.sub(r"(?<!\\)%[^\n]*", "", text)  # before: a % comment may contain "\iffalse"
-    problems = []
-
-    def blank(match):
-        kind = next(kind for kind in _CLOSING if match.group(kind))
-        if match.group(f"{kind}_end") is None:
-            line = text.count("\n", 0, match.start()) + 1
-            problems.append(Problem(line, f"{match.group(kind)} without {_CLOSING[kind]}: "
-                                    "the rest of the file is hidden and not read"))
-        return "\n" * match.group(0).count("\n")
-
-    return _HIDDEN.sub(blank, text), problems
-
-
-# ------------------------------------------------------------------ names
-
-
-MAX_NAME = 64  # characters of a normalized name
-MAX_PRIMES = 4
-#: Accents over a name: \hat{y} is the name hat(y), never y itself.
-ACCENTS = {r"\hat": "hat", r"\widehat": "hat", r"\tilde": "tilde", r"\widetilde": "tilde", r"\bar": "bar",
-           r"\overline": "bar", r"\dot": "dot", r"\ddot": "ddot", r"\check": "check"}
-_NOT_BASES = {"e", "nan", "NaN", "inf", "Inf", "infinity", "Infinity"}
-
-
-class _BadName(Exception):
-    """Text written where a name stands that is refused as a name (reported with the line)."""
-
-    def __init__(self, message, at):
-        super().__init__(message)
-        self.message, self.at = message, at
-
-
-def normalize_name(text: str) -> str:
-    r"""One spelling per name: spacing, braces, math delimiters and separators between
-    indices do not count; case does.  Returns "" for text that is not a name.  The answer
-    key's names and aliases and a solution's statements are read by this one function.
-
-    >>> {normalize_name(t) for t in ["a_{32}", "a_{3,2}", "a_32", "$a_{3 2}$", "a32", "a₃₂"]}
-    {'a_32'}
-    >>> normalize_name(r"\alpha_{32}"), normalize_name("A_{32}"), normalize_name(r"\mathbf{Z}")
-    ('alpha_32', 'A_32', 'Z')
-    >>> [normalize_name(t) for t in ["s'_{32}", "s_{32}'", r"s^\prime_{32}", "s′_{32}"]]
-    ["s'_32", "s'_32", "s'_32", "s'_32"]
-    >>> [normalize_name(t) for t in [r"z^{(2)}_3", r"\sigma^2", "σ²", r"\hat{y}", "ŷ", r"\text{attn\_weights}"]]
-    ['z_3^(2)', 'sigma^2', 'sigma^2', 'hat(y)', 'hat(y)', 'attn_weights']
-    """
-    return _name_of(text)[0]
-
-
-def name_problem(text: str) -> str:
-    """Why ``text`` is not a name ("" when it is one)."""
-    name, problem = _name_of(text)
-    return "" if name else problem or "not a name such as a_{32}, s'_{32}, z^{(2)} or attn_weights"
-
-
-def _name_of(text: str):
-    if len(text) > 4 * MAX_NAME:
-        return "", f"a name of {len(text)} characters (at most {MAX_NAME})"
-    tokens = [t for t in _tokens(text, False)[0] if t.kind not in ("dollar", "nl") and t.text not in
-              (r"\(", r"\)", r"\[", r"\]")]
-    try:
-        parsed = _name_at(tokens, 0)
-    except _BadName as error:
-        return "", error.message
-    if parsed is None or parsed[1] != len(tokens):
-        return "", ""
-    return parsed[0], ""
-
-
-def _name_at(tokens, at, nested=0):
-    r"""(normalized name, next index) when a name starts at ``at``, else None; raises
-    :class:`_BadName` for a name refused (too long, too many primes, a control character).
-
-    name := base (primes | _index | ^superscript)*;  base := word | \greek | \mathbf{..} | \hat{name};
-    primes := ' ... | ^\prime;  superscript := ^{(..)} | ^2 | ^{2}.
-    """
-    found = _base_at(tokens, at, nested)
-    if found is None:
-        return None
-    base, at = found
-    primes, index, upper, control = 0, "", "", None
-    while at < len(tokens):
-        token = tokens[at]
-        if token.text == "'" and token.tight:
-            start = at
-            while at < len(tokens) and tokens[at].text == "'":
-                at += 1
-            primes += at - start
-        elif token.text == "^" and at + 1 < len(tokens):
-            found = _superscript_at(tokens, at + 1)
-            if found is None:
-                break
-            kind, text, at = found
-            if kind == "prime":
-                primes += text
-            elif upper:
-                break
-            else:
-                upper = text
-        elif not index and (token.text == "_" or token.kind == "num" and token.tight and token.text.isdigit()):
-            found = _index_at(tokens, at)
-            if found is None:
-                return None
-            index, at = found
-        elif token.tight and token.kind == "char" and unicodedata.category(token.text)[0] == "C":
-            control = control or token.text  # reported once the whole name is read
-            at += 1
-        else:
-            break
-    if primes > MAX_PRIMES:
-        raise _BadName(f"a name with more than {MAX_PRIMES} primes", at)
-    name = base + "'" * primes + (f"_{index}" if index else "") + (f"^{upper}" if upper else "")
-    if control is not None:
-        raise _BadName(f"the name {shown(name)} holds the invisible or control character U+{ord(control):04X}: "
-                       "delete it", at)
-    if len(name) > MAX_NAME:
-        raise _BadName(f"a name of {len(name)} characters (at most {MAX_NAME})", at)
-    return name, at
-
-
-def _base_at(tokens, at, nested):
-    if at >= len(tokens):
-        return None
-    token = tokens[at]
-    if token.kind == "word" and len(token.text) > MAX_NAME:
-        raise _BadName(f"a name of {len(token.text)} characters (at most {MAX_NAME})", at + 1)
-    if token.kind == "cmd" and token.text in ACCENTS and nested < 3:
-        braced = at + 1 < len(tokens) and tokens[at + 1].text == "{"
-        found = _name_at(tokens, at + 2 if braced else at + 1, nested + 1)
-        if found is None:
-            return None
-        inner, after = found
-        if braced:
-            if after >= len(tokens) or tokens[after].text != "}":
-                return None
-            after += 1
-        return f"{ACCENTS[token.text]}({inner})", after
-    if token.kind == "cmd" and token.text in WRAPPERS and at + 1 < len(tokens) and tokens[at + 1].text == "{":
-        parts, after, last = [], at + 2, None
-        while after < len(tokens) and tokens[after].text != "}" and len(parts) <= 16:
-            part = tokens[after]
-            if part.text in ("_", r"\_"):
-                parts.append("_")
-            elif part.kind in ("word", "num") and not (last in ("word", "num") and not part.tight):
-                parts.append(part.text)
-            elif part.kind == "cmd" and part.text[1:].isalpha() and _plain_command(part.text) and not parts:
-                parts.append(part.text[1:])
-            else:
-                return None
-            last = part.kind
-            after += 1
-        name = "".join(parts)
-        if after >= len(tokens) or not name or not name[0].isalpha() or name in FUNCS or name in _NOT_BASES:
-            return None
-        return name, after + 1
-    if token.kind == "word" and token.text not in FUNCS and token.text not in _NOT_BASES:
-        text, at = token.text, at + 1
-        while at + 1 < len(tokens) and tokens[at].text == r"\_" and tokens[at].tight and tokens[at + 1].tight \
-                and tokens[at + 1].kind in ("word", "num") and len(text) <= MAX_NAME:
-            text, at = f"{text}_{tokens[at + 1].text}", at + 2  # attn\_weights: Markdown's escaped underscore
-        return text, at
-    if token.kind == "cmd" and token.text[1:].isalpha() and _plain_command(token.text):
-        return token.text[1:], at + 1
-    return None
-
-
-def _plain_command(text) -> bool:
-    r"""A command that can be a name (\alpha, \Sigma), not one of the grammar's."""
-    return (text not in FUNCS and text not in IGNORED and text not in FRACS and text not in TIMES
-            and text not in RELATIONS and text not in WRAPPERS and text not in ACCENTS
-            and text not in (r"\pi", r"\prime", r"\infty", r"\cdots", r"\ldots", r"\dots", r"\to"))
-
-
-def _superscript_at(tokens, at):
-    r"""After ``^``: ("prime", count, next) for ^\prime or ^{\prime\prime}; ("upper", text, next)
-    for a layer index ^{(2)}, ^{(l)} or a digit ^2, ^{2}; None for any other exponent."""
-    token = tokens[at]
-    if token.text == r"\prime":
-        return "prime", 1, at + 1
-    if token.kind == "num" and token.text.isdigit():
-        return "upper", token.text[0], at + 1  # TeX: x^23 is x^{2}3
-    if token.text == "(":  # plain text z^(2)
-        end = _closing(tokens, at, "(", ")", strict=False)
-        inner = _plain_parts(tokens, at + 1, end)
-        return None if inner is None else ("upper", f"({inner})", end + 1)
-    if token.text != "{":
-        return None
-    end = _closing(tokens, at, "{", "}", strict=at + 1 < len(tokens) and tokens[at + 1].text == "(")
-    if end is None:
-        return None
-    inside = tokens[at + 1:end]
-    if inside and all(t.text == r"\prime" or t.text == "'" for t in inside):
-        return "prime", len(inside), end + 1
-    if len(inside) == 1 and inside[0].kind == "num" and inside[0].text.isdigit():
-        return "upper", inside[0].text, end + 1
-    if inside and inside[0].text == "(":
-        if len(inside) > 2 and inside[1].text == "(":
-            raise _BadName("a superscript such as ^{((2))} nests parentheses: a layer index is written ^{(2)}", end + 1)
-        inner = _plain_parts(inside, 1, len(inside) - 1) if inside[-1].text == ")" else None
-        if inner is None:
-            raise _BadName("a superscript in parentheses holds a layer index such as ^{(2)} or ^{(l)}", end + 1)
-        return "upper", f"({inner})", end + 1
-    return None
-
-
-def _closing(tokens, at, opening, closing, strict, limit=24):
-    """The index of the bracket closing ``tokens[at]`` within ``limit`` tokens; a longer
-    or deeper superscript raises :class:`_BadName` (it is never scanned to the end)."""
-    depth = 0
-    for index in range(at, min(len(tokens), at + limit)):
-        depth += (tokens[index].text == opening) - (tokens[index].text == closing)
-        if depth == 0:
-            return index
-    if strict and at + limit < len(tokens):
-        end, depth = at, 0
-        while end < len(tokens) and tokens[end].kind != "nl":  # to its end on its line (read once: the
-            # reader goes on after it), so that the relation after it is found
-            depth += (tokens[end].text == opening) - (tokens[end].text == closing)
-            end += 1
-            if depth == 0:
-                break
-        raise _BadName(f"a superscript longer than {limit} tokens, or nested deeper, is not a name", end)
-    return None
-
-
-def _plain_parts(tokens, start, end):
-    """The letters, digits and commands of an index, or None when anything else is there."""
-    if end is None or end <= start:
-        return None
-    parts = []
-    for token in tokens[start:end]:
-        if token.kind in ("word", "num") or token.kind == "cmd" and token.text[1:].isalpha() and _plain_command(token.text):
-            parts.append(token.text.lstrip("\\"))
-        elif token.text not in (",", ";", "{", "}"):
-            return None
-    return "".join(parts) or None
-
-
-def _index_at(tokens, at):
-    """A subscript (``_{32}``, ``_{3,2}``, ``_3``) or the plain-text index of ``a32``."""
-    if tokens[at].kind == "num":
-        return tokens[at].text, at + 1  # a32: the plain-text spelling of a_{32}
-    at += 1
-    if at < len(tokens) and tokens[at].text == "{":
-        depth, parts = 0, []
-        while at < len(tokens):
-            text = tokens[at].text
-            depth += (text == "{") - (text == "}")
-            if depth == 0:
-                break
-            if text not in "{},;" and tokens[at].kind not in ("nl",):
-                parts.append("_" if text == r"\_" else text.lstrip("\\"))
-            if len(parts) > 16:
-                return None
-            at += 1
-        if at >= len(tokens) or not parts:
-            return None
-        return "".join(parts), at + 1
-    if at < len(tokens) and tokens[at].kind in ("num", "word") and tokens[at].tight:
-        return tokens[at].text, at + 1
-    return None
-
-
 # ------------------------------------------------------------------ statements
 
 
@@ -554,11 +183,11 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         return Submission(source, refused=f"text larger than the limit of {MAX_BYTES} bytes")
     text = text.replace("\r\n", "\n").replace("\r", "\n")  # CR, LF and CRLF all end a line
-    text, problems = _without_hidden_text(text, latex)
+    text, problems = without_hidden_text(text, latex)
     code_lines = set()
     if not latex:
         text, code_lines = _markdown_lines(text)
-    tokens, more = _tokens(text, latex)
+    tokens, more = tokenize(text, latex)
     problems += more
     in_call = [call or heading for call, heading in zip(_call_arguments(tokens, code_lines), _in_headings(tokens))]
     statements = []
@@ -569,8 +198,8 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
             at += 1  # a function call's argument (dim=-1), or code not at the start of its line
             continue
         try:
-            found = _name_at(tokens, at) if _separates(tokens, at) else None
-        except _BadName as error:
+            found = name_at(tokens, at) if _separates(tokens, at) else None
+        except BadName as error:
             relation = _relation_after(tokens, error.at, code)
             if relation is not None:
                 written = "".join(t.text if t.tight or i == 0 else " " + t.text
@@ -757,8 +386,8 @@ def _ends_value(tokens, at) -> bool:
     if token.text == ".":  # a full stop, not a decimal point (those are inside numbers)
         return True
     try:
-        found = _name_at(tokens, at) if _separates(tokens, at) else None
-    except _BadName:
+        found = name_at(tokens, at) if _separates(tokens, at) else None
+    except BadName:
         return True
     if found is not None:
         after = found[1]
