@@ -464,7 +464,10 @@ class AttentionResult:
         return latex_report(self)
 
     def _repr_latex_(self) -> str:
-        return self._latex()
+        # A notebook renders $$ blocks everywhere; bare align* environments only in some front ends.
+        from symbolic_attn.render.notebook import display_math
+
+        return display_math(self._latex())
 
     def stage(self, name: str) -> sympy.ImmutableMatrix:
         """One stage by name: "scores", "scaled", "masked", "weights" or "output" (given

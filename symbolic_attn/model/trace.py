@@ -140,6 +140,18 @@ class Trace(Mapping):
     def __repr__(self) -> str:
         return f"<Trace {', '.join(self._stages)}>"
 
+    # Notebooks: every stage, exact, with certified decimals beside (render.notebook).
+
+    def _repr_markdown_(self) -> str:
+        from symbolic_attn.render.notebook import trace_markdown
+
+        return trace_markdown(self)
+
+    def _repr_latex_(self) -> str:
+        from symbolic_attn.render.notebook import trace_latex
+
+        return trace_latex(self)
+
     def shape(self, path: str) -> tuple[int, int]:
         value = self[path]
         return value.rows, value.cols

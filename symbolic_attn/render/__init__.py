@@ -3,7 +3,8 @@
 Owns: LaTeX of exact expressions and matrices, escaping of free text (:mod:`.latex`), the
 text/LaTeX/JSON views of a computed trace (:mod:`.display`), exact strings that parse
 back to the same value (:mod:`.exact_text`), document blocks
-(:mod:`.blocks`), Markdown conversion (:mod:`.markdown`) and TikZ figures (:mod:`.figures`).
+(:mod:`.blocks`), Markdown conversion (:mod:`.markdown`), TikZ figures (:mod:`.figures`) and
+notebook display of any trace (:mod:`.notebook`).
 It sits *below* the objects it prints (they print themselves through it), so it works
 on duck-typed values and never imports them.
 
