@@ -22,11 +22,15 @@ Timed, in one run:
   process (cold), with ``--jobs 1`` and with the default jobs; the in-process
   ``load_answer_key`` + ``grade_all(key, students, jobs=1)`` (the exercise's trace is
   computed once and shared by every student);
+* the exercise's trace alone (what the tool computes once and the baseline once a student);
 * the naive baseline: every student graded on their own from scratch, as an autograder
   grading each upload alone does: the key read again (so the exercise's trace is
   computed again) and ``grade(key, student, submission)`` with no shared core, SymPy's
   cache cleared before each student.  ``--baseline-students K`` times only the first K
   and extrapolates to all (said so in the output; the agreement is then checked on those K).
+
+Each figure is printed as wall seconds and CPU seconds (the commands' with their workers):
+on a shared machine the wall time also measures the other processes.
 
 Checked: the in-process results and the baseline agree exactly (``Fraction`` scores and
 every verdict) for every student graded both ways, and the command's ``grades.csv`` (both
@@ -39,6 +43,7 @@ trivial.  Exit status 1 when anything disagrees or the mix is trivial.
 import argparse
 import csv
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -228,7 +233,7 @@ def baseline(key_path: Path, jobs_list) -> tuple:
     """Every student graded alone from scratch: the key read again (its trace computed
     again), SymPy's cache cleared, ``grade`` with no shared core."""
     results = []
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for student, files in jobs_list:
         sympy.core.cache.clear_cache()
         key = load_answer_key(key_path)
@@ -236,21 +241,25 @@ def baseline(key_path: Path, jobs_list) -> tuple:
             results.append(grade(key, student, read_student(files)))
         except Exception as error:  # noqa: BLE001 -- as grade_all's batch boundary: one student never stops the run
             results.append(error)
-    return results, time.perf_counter() - start
+    return results, time.perf_counter() - start, time.process_time() - cpu
 
 
 def command(key_path: Path, submissions: Path, out: Path, jobs) -> tuple:
-    """``grade`` as a fresh process; returns (wall seconds, {student: exact score} from grades.csv)."""
+    """``grade`` as a fresh process: (wall seconds, CPU seconds of it and its workers,
+    {student: exact score} from grades.csv, its summary line)."""
     arguments = [sys.executable, "-m", "symbolic_attn", "grade", str(key_path), str(submissions), "--out", str(out)]
     arguments += ["--jobs", str(jobs)] if jobs else []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(arguments, cwd=ROOT, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if done.returncode not in (0, 1):  # 1: some submission not gradable, as the bench seeds
         sys.exit(f"grade failed ({done.returncode}): {done.stderr.strip()[-500:]}")
     with open(out / "grades.csv", encoding="utf-8", newline="") as stream:
         scores = {row["student"]: Fraction(row["score"]) for row in csv.DictReader(stream)}
-    return elapsed, scores, done.stdout.strip().splitlines()[-1]
+    return elapsed, cpu, scores, done.stdout.strip().splitlines()[-1]
 
 
 def main() -> int:
@@ -266,36 +275,46 @@ def main() -> int:
         key_path, submissions = build(folder, students, args.questions)
         print(f"{students} submissions x {args.questions} questions; [define] key: sinusoidal positions, "
               f"2-head causal multihead with W_O, residual, LayerNorm (eps 1/100)")
-        cold = {}
-        for jobs in (1, None):
-            elapsed, scores, summary = command(key_path, submissions, folder / f"out{jobs or 'default'}", jobs)
-            cold[jobs] = (elapsed, scores)
-            print(f"tool, cold command --jobs {jobs or 'default'}: {elapsed:7.2f} s, "
-                  f"{1000 * elapsed / students:7.1f} ms per student  ({summary})")
         sympy.core.cache.clear_cache()
         start = time.perf_counter()
+        load_answer_key(key_path).exercise.trace()
+        once = time.perf_counter() - start
+        print(f"the exercise's trace alone (key read, every stage computed): {once:.2f} s: once for the tool, "
+              f"once per student for the baseline")
+        cold = {}
+        for jobs in (1, None):
+            elapsed, cpu, scores, summary = command(key_path, submissions, folder / f"out{jobs or 'default'}", jobs)
+            cold[jobs] = (elapsed, cpu, scores)
+            print(f"tool, cold command --jobs {jobs or 'default'}: {elapsed:7.2f} s wall, "
+                  f"{1000 * elapsed / students:7.1f} ms per student; CPU {cpu:7.2f} s  ({summary})")
+        sympy.core.cache.clear_cache()
+        start, cpu = time.perf_counter(), time.process_time()
         key = load_answer_key(key_path)
         jobs_list = discover([submissions])
         tool = grade_all(key, jobs_list, jobs=1)
-        in_process = time.perf_counter() - start
-        print(f"tool, in-process load_answer_key + grade_all(jobs=1): {in_process:7.2f} s, "
-              f"{1000 * in_process / students:7.1f} ms per student")
+        in_process, in_process_cpu = time.perf_counter() - start, time.process_time() - cpu
+        print(f"tool, in-process load_answer_key + grade_all(jobs=1): {in_process:7.2f} s wall, "
+              f"{1000 * in_process / students:7.1f} ms per student; CPU {in_process_cpu:7.2f} s")
         subset = jobs_list if args.baseline_students is None else jobs_list[:args.baseline_students]
-        naive, naive_time = baseline(key_path, subset)
-        per_student = naive_time / len(subset)
-        estimated = per_student * students
+        naive, naive_time, naive_cpu = baseline(key_path, subset)
+        scale = students / len(subset)
+        estimated, estimated_cpu = naive_time * scale, naive_cpu * scale
         how = "measured" if len(subset) == students else f"measured on the first {len(subset)}, extrapolated to {students}"
         print(f"naive baseline, each student from scratch (key re-read, trace recomputed, no shared core): "
-              f"{estimated:7.2f} s ({how}), {1000 * per_student:7.1f} ms per student")
-        print(f"ratio baseline / tool: {estimated / in_process:5.1f}x against in-process grade_all, "
+              f"{estimated:7.2f} s wall ({how}), {1000 * estimated / students:7.1f} ms per student; "
+              f"CPU {estimated_cpu:7.2f} s")
+        print(f"ratio baseline / tool, wall: {estimated / in_process:5.1f}x against in-process grade_all, "
               f"{estimated / cold[1][0]:5.1f}x against the cold command --jobs 1, "
               f"{estimated / cold[None][0]:5.1f}x against the cold command with the default jobs")
+        print(f"ratio baseline / tool, CPU:  {estimated_cpu / in_process_cpu:5.1f}x against in-process grade_all, "
+              f"{estimated_cpu / cold[1][1]:5.1f}x against the cold command --jobs 1, "
+              f"{estimated_cpu / cold[None][1]:5.1f}x against the cold command with the default jobs")
 
         disagree = []
         for (student, _files), ours, theirs in zip(subset, tool, naive):
             if isinstance(theirs, Exception) or outcome(ours) != outcome(theirs):
                 disagree.append(student)
-        for jobs, (_elapsed, scores) in cold.items():
+        for jobs, (_elapsed, _cpu, scores) in cold.items():
             disagree += [f"{r.student} (command --jobs {jobs or 'default'})" for r in tool if scores.get(r.student) != r.score]
         verdicts = Counter(q.verdict for r in tool for q in r.questions)
         failed = [q for r in tool for q in r.questions if q.verdict == "fail"]
