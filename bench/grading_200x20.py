@@ -60,7 +60,7 @@ import sympy  # noqa: E402 -- after the sys.path insert
 
 from symbolic_attn.grading.answer_key import load_answer_key  # noqa: E402 -- after the sys.path insert
 from symbolic_attn.grading.batch import grade, grade_all  # noqa: E402 -- after the sys.path insert
-from symbolic_attn.grading.program_check import CORE_VARIANTS  # noqa: E402 -- after the sys.path insert
+from symbolic_attn.grading.program_diagnose import CORE_VARIANTS  # noqa: E402 -- after the sys.path insert
 from symbolic_attn.grading.roster import discover, read_student  # noqa: E402 -- after the sys.path insert
 from symbolic_attn.model.variants import VARIANTS  # noqa: E402 -- after the sys.path insert
 

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 from symbolic_attn.errors import SymbolicAttnError
 from symbolic_attn.grading.claims import all_pass
-from symbolic_attn.grading.mistakes import describe
+from symbolic_attn.grading.mistakes import describe, order
 from symbolic_attn.model.trace import Trace, select
 from symbolic_attn.model.program import run_program
-from symbolic_attn.model.variants import VARIANTS, variant_traces
+from symbolic_attn.model.variants import VARIANTS, applicable
 
 __all__ = ["ProgramDiagnoser", "CORE_VARIANTS"]
 
@@ -54,37 +54,53 @@ _ATTENDING = ("attention", "multihead", "encoder_block", "decoder_block")
 class ProgramDiagnoser:
     """Which known mistakes (:data:`symbolic_attn.model.variants.VARIANTS`) reproduce a claim.
 
-    The variants' traces are computed once, on the first wrong claim; a variant that cannot
-    be computed (a LayerNorm row of width 1 has no unbiased variance) reproduces nothing.
+    A variant is run only when a claim needs it, and only as far as the claim's definition:
+    a claim on ``M.head[1].weights`` runs the definitions up to ``M`` under the multi-head
+    and attention mistakes, never the LayerNorm after it (those definitions cannot change
+    ``M``).  Each (variant, definitions run) trace is kept for the next claim and student;
+    a variant that cannot be computed (a LayerNorm row of width 1 has no unbiased variance)
+    reproduces nothing.
     """
 
     def __init__(self, exercise):
         self.exercise = exercise
-        self._traces = None
+        self._traces: dict = {}  # (variant, number of definitions run) -> Trace or the error
 
-    def traces(self) -> dict:
-        if self._traces is None:
+    def _prefix(self, quantity: str) -> int:
+        """How many definitions the claim's stage depends on at most: up to its own."""
+        names = [name for name, _ in self.exercise.definitions]
+        top = quantity.split(".")[0].split("[")[0]
+        return names.index(top) + 1 if top in names else len(names)
+
+    def _variants(self, definitions) -> list:
+        """(id, settings) of every mistake that can change these definitions."""
+        found = [(name, VARIANTS[name]) for name in applicable(definitions)]
+        called = " ".join(text for _, text in definitions).replace(" (", "(")
+        if any(f"{name}(" in called for name in _ATTENDING):
+            found += list(CORE_VARIANTS.items())
+        return found
+
+    def _trace(self, name: str, settings: dict, count: int):
+        key = (name, count)
+        if key not in self._traces:
             inputs = {**self.exercise.symbols, **self.exercise.inputs}
-            definitions = self.exercise.definitions
-            self._traces = variant_traces(inputs, definitions)
-            called = " ".join(text for _, text in definitions)
-            if any(f"{name}(" in called.replace(" (", "(") for name in _ATTENDING):
-                for name, settings in CORE_VARIANTS.items():
-                    try:
-                        self._traces[name] = run_program(inputs, definitions, variant=settings)
-                    except SymbolicAttnError as error:  # e.g. a column with no allowed query
-                        self._traces[name] = error
-        return self._traces
+            try:
+                self._traces[key] = run_program(inputs, self.exercise.definitions[:count], variant=settings)
+            except SymbolicAttnError as error:  # e.g. a column with no allowed query
+                self._traces[key] = error
+        return self._traces[key]
 
     def diagnose(self, claim) -> list:
         """The ids of every mistake under which the claim passes by its own rule."""
         return [mistake for mistake, _ in self.details(claim)]
 
     def details(self, claim) -> list:
-        """(id, description) of every reproducing variant, in the order of VARIANTS."""
+        """(id, description) of every reproducing variant, in the catalogue's order."""
         right = self.exercise.trace()
+        count = self._prefix(claim.quantity)
         found = []
-        for name, trace in self.traces().items():
+        for name, settings in self._variants(self.exercise.definitions[:count]):
+            trace = self._trace(name, settings, count)
             if not isinstance(trace, Trace) or claim.quantity not in trace:
                 continue
             try:
@@ -95,5 +111,4 @@ class ProgramDiagnoser:
                     found.append((name, describe(name)))
             except SymbolicAttnError:  # a variant's comparison that cannot be settled proves nothing
                 continue
-        order = list(VARIANTS) + list(CORE_VARIANTS)
-        return sorted(found, key=lambda item: order.index(item[0]))
+        return sorted(found, key=lambda item: order(item[0]))
