@@ -34,7 +34,7 @@ def row_softmax(m, allowed):
 
 
 def causal_stages():
-    scores = [[mpf(sum(q[l] * k[l] for l in range(2))) for k in K] for q in Q]
+    scores = [[mpf(sum(qi * ki for qi, ki in zip(q, k))) for k in K] for q in Q]
     scaled = [[x / sqrt(2) for x in row] for row in scores]
     masked = [[x if causal(i, j) else NEG_INF for j, x in enumerate(row)]
               for i, row in enumerate(scaled)]
