@@ -325,3 +325,36 @@ def test_exact_values_agree_with_independent_computation(graded, course):
             places = len(s.split(".")[1]) if "." in s else 0
             assert s.lstrip("-") == rounded(v, places).lstrip("-") and (
                 s.startswith("-") == (v < 0)), (qname, s, v)
+
+
+@pytest.fixture(scope="module")
+def platforms(tmp_path_factory):
+    out = tmp_path_factory.mktemp("platforms") / "grades"
+    spec = EXPECTED["causal"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "symbolic_attn", "grade", str(DATA / spec["key"]),
+         str(DATA / spec["folder"]), "--out", str(out), "--gradescope", "--prairielearn"],
+        cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == spec["exit_code"]
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED["causal"]["students"]))
+def test_platform_results(platforms, name):
+    """PrairieLearn's score is the exact ratio as the nearest float; Gradescope's tests."""
+    spec = EXPECTED["causal"]
+    exp = spec["students"][name]
+    max_score = sum(frac(v) for v in spec["questions"].values())
+    pl = json.loads((platforms / name / "prairielearn" / "results.json").read_text("utf-8"))
+    gs = json.loads((platforms / name / "gradescope" / "results.json").read_text("utf-8"))
+    if exp.get("gradable", True):
+        if "points:causal/" + name not in XFAIL:
+            assert pl["score"] == float(frac(exp["score"]) / max_score)
+            assert abs(frac(gs["score"]) - frac(exp["score"])) <= FILE_PRECISION
+        assert pl["gradable"] is True
+        assert [t["name"] for t in gs["tests"]] == list(spec["questions"])
+    else:
+        assert pl["gradable"] is False and exp["reason"] in pl["message"]
+        assert gs["tests"][0]["name"] == "Not gradable" and gs["score"] == 0
+        assert exp["reason"] in gs["tests"][0]["output"]
