@@ -5,7 +5,10 @@ solution, with a 30 s timeout, and checks the invariants the README promises: no
 traceback, no hang, the documented exit status (0 graded, 1 not gradable, 2 bad key),
 nothing silently dropped (a statement line is echoed in `read` or named in `problems`),
 ambiguity refused with a reason, invisible and control characters never written raw.
-Cases where the tool disagrees with the README / issue are xfail(strict=True).
+Benign cases that must simply be read (name notations, tensor trailers, -inf spellings,
+unambiguous decimal commas) are graded as one student each in a single run per group, to
+keep the file under two minutes. Cases where the tool disagrees with the README / issue
+are xfail(strict=True).
 """
 
 from __future__ import annotations
@@ -144,6 +147,34 @@ def xfail(reason):
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
+_BATCHES: dict[str, dict[str, Graded]] = {}
+
+
+def batched(factory, group: str, key: Path | str, texts: list[str]) -> dict[str, Graded]:
+    """Benign cases (each expected to be read) graded in one run, one student per case."""
+    if group not in _BATCHES:
+        base = factory.mktemp(group)
+        sub = base / "sub"
+        sub.mkdir()
+        names = {}
+        for i, text in enumerate(texts):
+            names[text] = f"c{i:03d}"
+            (sub / f"c{i:03d}.md").write_text(text + "\n", encoding="utf-8", newline="\n")
+        if isinstance(key, str):
+            (base / "key.toml").write_text(key, encoding="utf-8")
+            key = base / "key.toml"
+        out = base / "out"
+        proc = subprocess.run(
+            [sys.executable, "-m", "symbolic_attn", "grade", str(key), str(sub), "--out",
+             str(out), "--jobs", "2"],
+            cwd=ROOT, env=env(), capture_output=True, text=True, timeout=2 * TIMEOUT)
+        assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr[-3000:]
+        assert proc.returncode in (0, 1), proc.stderr[-2000:]
+        _BATCHES[group] = {t: Graded(proc.returncode, proc.stdout, proc.stderr, out, n)
+                           for t, n in names.items()}
+    return _BATCHES[group]
+
+
 # --- names refused, with the line and a message; never silently dropped --------------
 
 REFUSED_NAMES = [
@@ -238,11 +269,12 @@ MINUS_INF_READ = [
 
 
 @pytest.mark.parametrize("text", MINUS_INF_READ)
-def test_minus_infinity_is_read_exactly(tmp_path, text):
-    g = grade(tmp_path, text + "\n")
+def test_minus_infinity_is_read_exactly(tmp_path_factory, text):
+    g = batched(tmp_path_factory, "minus_inf", CAUSAL,
+                [p.values[0] for p in MINUS_INF_READ])[text]
     q = g.questions["\\tilde{S}"]
     assert q["verdict"] == "pass" and q["points"] == 2, q["feedback"]
-    assert g.rc == 0
+    assert g.data["gradable"] is True and g.data["problems"] == []
 
 
 MINUS_INF_REFUSED = [
@@ -304,21 +336,26 @@ TRAILERS = [
 
 
 @pytest.mark.parametrize("trailer", TRAILERS)
-def test_tensor_trailers_are_read(tmp_path, trailer):
-    g = grade(tmp_path, f"context_vec_2 = tensor([0.5000, 1.0000], {trailer})\n")
+def test_tensor_trailers_are_read(tmp_path_factory, trailer):
+    texts = [f"context_vec_2 = tensor([0.5000, 1.0000], {t})" for t in TRAILERS]
+    g = batched(tmp_path_factory, "trailers", CAUSAL, texts)[
+        f"context_vec_2 = tensor([0.5000, 1.0000], {trailer})"]
     assert g.questions["z^{(2)}"]["verdict"] == "pass"
     assert g.data["read"][0]["text"] == f"tensor([0.5000, 1.0000], {trailer})"
 
 
-@pytest.mark.parametrize("text", [
+REPRS = [
     "context_vec_2 = array([0.5, 1. ], dtype=float32)",
     "context_vec_2 = tensor([5.0000e-01, 1.0000e+00])",
     "context_vec_2 = [0.5 1. ]",
     "context_vec_2: tensor([0.5000, 1.0000], grad_fn=<SelectBackward0>)".join(
         ["```\n", "\n```"]),
-])
-def test_numpy_and_torch_reprs_are_read(tmp_path, text):
-    g = grade(tmp_path, text + "\n")
+]
+
+
+@pytest.mark.parametrize("text", REPRS)
+def test_numpy_and_torch_reprs_are_read(tmp_path_factory, text):
+    g = batched(tmp_path_factory, "reprs", CAUSAL, REPRS)[text]
     assert g.questions["z^{(2)}"]["verdict"] == "pass", g.questions["z^{(2)}"]
 
 
@@ -430,14 +467,17 @@ def test_statement_limit_names_the_first_line_not_read(over_limit):
 
 # --- decimal commas ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, question", [
+COMMAS = [
     ("a_{31} = 0,503", "a_{31}"),
     ("$a_{31} = 0{,}503$", "a_{31}"),
     ("z^{(2)} = [0,5; 1]", "z^{(2)}"),
     ("$z^{(2)} = \\begin{bmatrix} 0,5 & 1 \\end{bmatrix}$", "z^{(2)}"),
-])
-def test_unambiguous_decimal_commas_are_read(tmp_path, text, question):
-    g = grade(tmp_path, text + "\n")
+]
+
+
+@pytest.mark.parametrize("text, question", COMMAS)
+def test_unambiguous_decimal_commas_are_read(tmp_path_factory, text, question):
+    g = batched(tmp_path_factory, "commas", CAUSAL, [t for t, _ in COMMAS])[text]
     assert g.questions[question]["verdict"] == "pass", g.questions[question]
 
 
@@ -505,19 +545,22 @@ NOTATIONS = [
 
 
 @pytest.mark.parametrize("text, question", NOTATIONS, ids=[n[0][:40] for n in NOTATIONS])
-def test_notations_match_their_question(tmp_path, text, question):
-    g = grade(tmp_path, text + "\n", key=NOTATION_KEY)
+def test_notations_match_their_question(tmp_path_factory, text, question):
+    g = batched(tmp_path_factory, "notations", NOTATION_KEY, [t for t, _ in NOTATIONS])[text]
     assert g.questions[question]["verdict"] == "pass", g.data
-    assert g.rc == 0
+    assert g.data["gradable"] is True
 
 
-@pytest.mark.parametrize("text", ["y = [0.5, 1]", "x = 0.707", "q' = 2", "W = 1",
-                                  "$\\sigma = 0.503$", "$\\tilde{y} = [0.5, 1]$"])
-def test_a_dropped_accent_prime_or_superscript_is_another_name(tmp_path, text):
-    g = grade(tmp_path, text + "\n", key=NOTATION_KEY)
+OTHER_NAMES = ["y = [0.5, 1]", "x = 0.707", "q' = 2", "W = 1", "$\\sigma = 0.503$",
+               "$\\tilde{y} = [0.5, 1]$"]
+
+
+@pytest.mark.parametrize("text", OTHER_NAMES)
+def test_a_dropped_accent_prime_or_superscript_is_another_name(tmp_path_factory, text):
+    g = batched(tmp_path_factory, "other_names", NOTATION_KEY, OTHER_NAMES)[text]
     assert all(q["verdict"] == "missing" for q in g.data["questions"])
     assert "no question has this name" in g.problems_text()
-    assert g.rc == 1
+    assert g.data["gradable"] is False and g.rc == 1
 
 
 # --- exit status for bad keys --------------------------------------------------------------
@@ -602,3 +645,44 @@ def test_weights_carried_forward_from_claimed_masked_scores(tmp_path):
     assert q["a_{31}"]["verdict"] == "carried_forward" and q["a_{31}"]["points"] == 0.5
     assert q["A"]["verdict"] == "carried_forward"
     assert abs(float(q["A"]["points"]) - 2.5) < 1e-4      # 6/9 of 3 + 1/2 of 3/9 of 3
+
+
+# --- hints use the exercise's names and shapes ---------------------------------------------
+
+@pytest.mark.parametrize("text, question, shape", [
+    pytest.param("Z = [1, 0, 0.5, 1, 0.752, 0.745]", "Z", "3x2", id="flat-list-for-Z"),
+    pytest.param("Z = [[1, 0.5, 0.752], [0, 1, 0.745]]", "Z", "3x2", id="Z-transposed"),
+    pytest.param("A = [[1, 0], [0.5, 0.5], [0.503, 0.248]]", "A", "3x3", id="A-as-3x2",
+                 marks=xfail("the hint for a 3x2 answer to the 3x3 A says '6 numbers given "
+                             "where A needs 9 numbers', not A's shape")),
+])
+def test_wrong_shape_hint_names_the_shape(tmp_path, text, question, shape):
+    g = grade(tmp_path, text + "\n")
+    q = g.questions[question]
+    assert q["verdict"] != "pass"
+    assert question in q["feedback"] and shape in q["feedback"], q["feedback"]
+
+
+# --- additive masks in an answer key ---------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason=(
+    "an answer key's mask = {additive = \"[[0, -inf, -inf], ...]\"} is refused (exit 2: "
+    "expected none, causal, ..., keep or block); issue 20 promises additive masks "
+    "everywhere a matrix is read (the command line has additive:MATRIX)"))
+def test_additive_mask_in_an_answer_key(tmp_path):
+    key = CAUSAL.read_text(encoding="utf-8").replace(
+        'mask = "causal"', 'mask = {additive = "[[0, -inf, -inf], [0, 0, -inf], [0, 0, 0]]"}')
+    assert "additive" in key
+    solution = (ROOT / "tests" / "data" / "realistic_course" / "causal" / "amara.md")
+    (tmp_path / "key.toml").write_text(key, encoding="utf-8")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "amara.md").write_text(solution.read_text(encoding="utf-8"), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "symbolic_attn", "grade", str(tmp_path / "key.toml"),
+         str(sub), "--out", str(tmp_path / "out")],
+        cwd=ROOT, env=env(), capture_output=True, text=True, timeout=TIMEOUT)
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / "out" / "amara.json").read_text(encoding="utf-8"))
+    assert data["score"] == 12
