@@ -544,9 +544,24 @@ NOTATIONS = [
 ]
 
 
-@pytest.mark.parametrize("text, question", NOTATIONS, ids=[n[0][:40] for n in NOTATIONS])
+NOTATIONS_XFAIL = [
+    ("$\\mathbf{\\hat{y}} = [0.5, 1]$", "\\hat{y}",
+     "\\mathbf{\\hat{y}} (a bold hat vector) is dropped silently: no `read`, no problem"),
+    ("$\\boldsymbol{\\hat{y}} = [0.5, 1]$", "\\hat{y}",
+     "\\boldsymbol{\\hat{y}} is dropped silently: no `read`, no problem"),
+    ("$\\sigma^{\\,2} = 0.503$", "\\sigma^2",
+     "\\sigma^{\\,2} (a thin space, LaTeX spacing) is dropped silently; names match after "
+     "removing spacing"),
+]
+NOTATION_PARAMS = (
+    [pytest.param(t, q, id=t[:40]) for t, q in NOTATIONS]
+    + [pytest.param(t, q, id=t[:40], marks=xfail(r)) for t, q, r in NOTATIONS_XFAIL])
+NOTATION_TEXTS = [t for t, _ in NOTATIONS] + [t for t, _, _ in NOTATIONS_XFAIL]
+
+
+@pytest.mark.parametrize("text, question", NOTATION_PARAMS)
 def test_notations_match_their_question(tmp_path_factory, text, question):
-    g = batched(tmp_path_factory, "notations", NOTATION_KEY, [t for t, _ in NOTATIONS])[text]
+    g = batched(tmp_path_factory, "notations", NOTATION_KEY, NOTATION_TEXTS)[text]
     assert g.questions[question]["verdict"] == "pass", g.data
     assert g.data["gradable"] is True
 
@@ -686,3 +701,18 @@ def test_additive_mask_in_an_answer_key(tmp_path):
     assert proc.returncode == 0, proc.stderr
     data = json.loads((tmp_path / "out" / "amara.json").read_text(encoding="utf-8"))
     assert data["score"] == 12
+
+
+# --- Python float reprs --------------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason=(
+    "POLICY (documented: a float repr is a decimal of its places): the float64 reprs of "
+    "the correctly computed weights, pasted from print(A.tolist()), are judged wrong -- "
+    "0.5034898434845538 is 6.1e-17 from the exact 0.50348984348455386..., more than half "
+    "a unit of its 16th place -- with 'No known mistake reproduces this value: recompute "
+    "this step'"))
+def test_float64_reprs_of_the_right_values_pass(tmp_path):
+    text = ("A = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], "
+            "[0.5034898434845538, 0.24825507825772308, 0.24825507825772308]]\n")
+    g = grade(tmp_path, text)
+    assert g.questions["A"]["verdict"] == "pass", g.questions["A"]["feedback"]
