@@ -716,3 +716,29 @@ def test_float64_reprs_of_the_right_values_pass(tmp_path):
             "[0.5034898434845538, 0.24825507825772308, 0.24825507825772308]]\n")
     g = grade(tmp_path, text)
     assert g.questions["A"]["verdict"] == "pass", g.questions["A"]["feedback"]
+
+
+# --- a refusal points at what it refused ----------------------------------------------------
+
+@pytest.mark.parametrize("entry", [
+    pytest.param("--inf", id="--inf", marks=xfail(
+        "grade's message for --inf in a solution says 'at column 1 in \"[[0.707\"': the "
+        "column and the quoted text miss the entry (the command line says column 10 of "
+        "the whole matrix)")),
+    pytest.param("1 + -inf", id="inf-in-arithmetic", marks=xfail(
+        "grade's message for 1 + -inf in a solution says 'at column 1': the column "
+        "does not point into the entry")),
+])
+def test_refusal_column_points_into_the_entry(tmp_path, entry):
+    import re
+
+    text = "\\tilde{S} = [[0.707, " + entry + ", -inf], [0.707, 0.707, -inf], " \
+           "[1.414, 0.707, 0.707]]\n"
+    g = grade(tmp_path, text)
+    message = next(p["message"] for p in g.data["problems"] if p["line"] == 1)
+    found = re.search(r'at column (\d+) in "([^"]*)', message)
+    assert found, message
+    column, snippet = int(found.group(1)), found.group(2)
+    start = snippet.find(entry)
+    assert start >= 0, message
+    assert start <= column - 1 < start + len(entry), message
