@@ -742,3 +742,26 @@ def test_refusal_column_points_into_the_entry(tmp_path, entry):
     start = snippet.find(entry)
     assert start >= 0, message
     assert start <= column - 1 < start + len(entry), message
+
+
+# --- numpy's space-separated negatives -----------------------------------------------------
+
+NUMPY_NEGATIVES = [
+    "x_hat = [[-0.92582010 -0.46291005  1.38873015]]",
+    "x_hat = [[-0.926 -0.463 +1.389]]",
+    "PE = [[ 0.          1.        ]\n [ 0.84147098  0.54030231]\n [ 0.90929743 -0.41614684]]",
+    "x_hat = tensor([[-0.9258, -0.4629,  1.3887]])",
+]
+
+
+@pytest.mark.parametrize("text", NUMPY_NEGATIVES)
+def test_numpy_negatives_are_entries_not_subtraction(tmp_path_factory, text):
+    g = batched(tmp_path_factory, "numpy_negatives", LAYER_NORM, NUMPY_NEGATIVES)[text]
+    question = "PE" if text.startswith("PE") else "\\hat{x}"
+    assert g.questions[question]["verdict"] == "pass", g.questions[question]
+
+
+def test_a_detached_minus_in_a_spaced_list_is_refused(tmp_path):
+    g = grade(tmp_path, "x_hat = [[-0.926 - 0.463 1.389]]\n", key=LAYER_NORM)
+    assert g.questions["\\hat{x}"]["verdict"] == "unreadable"
+    assert any(p["line"] == 1 for p in g.data["problems"])
