@@ -210,9 +210,13 @@ def test_points_are_exact_in_the_files(graded, course):
 def test_diagnosis(graded, ident):
     course, name = ident.split("/")
     got = question_map(student_json(graded, ident))
-    for qname, mistakes in EXPECTED[course]["students"][name]["diagnosis"].items():
+    exp = EXPECTED[course]["students"][name]
+    for qname, mistakes in exp["diagnosis"].items():
         for mistake in mistakes:
             assert mistake in got[qname]["diagnosis"], (qname, got[qname]["diagnosis"])
+    for qname, mistakes in exp.get("not_diagnosis", {}).items():
+        for mistake in mistakes:
+            assert mistake not in got[qname]["diagnosis"], (qname, got[qname]["diagnosis"])
 
 
 @pytest.mark.parametrize("ident", params("problems", students("problems")))
