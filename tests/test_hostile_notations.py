@@ -765,3 +765,33 @@ def test_a_detached_minus_in_a_spaced_list_is_refused(tmp_path):
     g = grade(tmp_path, "x_hat = [[-0.926 - 0.463 1.389]]\n", key=LAYER_NORM)
     assert g.questions["\\hat{x}"]["verdict"] == "unreadable"
     assert any(p["line"] == 1 for p in g.data["problems"])
+
+
+# --- several statements on one line ------------------------------------------------------------
+
+SPACE_SEPARATED = xfail(
+    "statements separated only by spaces are read as one chain whose last value is "
+    "claimed for the first name: the first answer is replaced by a later statement's "
+    "value, and the later names vanish from `read` (no refusal, no problem)")
+
+
+@pytest.mark.parametrize("text, expected", [
+    pytest.param("a_{31} = 0.503, z^{(2)} = [0.5, 1]", {"a_{31}", "z^{(2)}"}, id="comma"),
+    pytest.param("a_{31} = 0.503 and z^{(2)} = [0.5, 1]", {"a_{31}", "z^{(2)}"}, id="and"),
+    pytest.param("$a_{31} = 0.503 \\quad z^{(2)} = [0.5, 1]$", {"a_{31}", "z^{(2)}"},
+                 id="quad"),
+    pytest.param("$a_{31} = 0.503$ <!-- note --> $z^{(2)} = [0.5, 1]$",
+                 {"a_{31}", "z^{(2)}"}, id="math-spans-around-a-comment"),
+    pytest.param("a_{31} = 0.503   z^{(2)} = [0.5, 1]", {"a_{31}", "z^{(2)}"},
+                 id="spaces", marks=SPACE_SEPARATED),
+    pytest.param("S = " + S_OK + "   a_{31} = 0.503", {"S", "a_{31}"},
+                 id="spaces-after-a-matrix", marks=SPACE_SEPARATED),
+    pytest.param("a_{31} = 0.503 <!-- a_{31} = 0.9 --> z^{(2)} = [0.5, 1]",
+                 {"a_{31}", "z^{(2)}"}, id="inline-html-comment", marks=SPACE_SEPARATED),
+])
+def test_several_statements_on_one_line(tmp_path, text, expected):
+    """Each statement is read as its own answer, or the line is refused -- never one
+    answer silently replaced by another's value."""
+    g = grade(tmp_path, text + "\n")
+    for question in expected:
+        assert g.questions[question]["verdict"] == "pass", (question, g.data["read"])

@@ -37,6 +37,12 @@ XFAIL = {
         "a_{31} = 0.502 follows from mateo's own masked scores as written "
         "([1.41, 0.71, 0.71] -> 0.50171) but gets 0 (fail, rounded_intermediates) "
         "instead of carried-forward credit 1/2"),
+    "points:causal/pat": (
+        "three statements on one plain-text line separated by spaces (a31 = 0.503   a32 = "
+        "0.248   a33 = 0.248) are read as one chain: a_{31} gets the last value 0.248 and "
+        "fails; a32 and a33 vanish from `read`"),
+    "read:causal/pat": (
+        "a32 and a33 on pat's line 6 are neither echoed in `read` nor reported"),
     "feedback:causal/nadia": (
         "grade's feedback for a -1e9 where the masked score is -inf does not say so "
         "('No known mistake reproduces this value'); `check` says 'the value is -inf (a "
