@@ -33,34 +33,6 @@ FILE_PRECISION = Fraction(1, 20000)
 
 # Disagreements found (test id -> reason); the engineer removes an entry once fixed.
 XFAIL = {
-    "points:causal/mateo": (
-        "a_{31} = 0.502 follows from mateo's own masked scores as written "
-        "([1.41, 0.71, 0.71] -> 0.50171) but gets 0 (fail, rounded_intermediates) "
-        "instead of carried-forward credit 1/2"),
-    "points:causal/pat": (
-        "three statements on one plain-text line separated by spaces (a31 = 0.503   a32 = "
-        "0.248   a33 = 0.248) are read as one chain: a_{31} gets the last value 0.248 and "
-        "fails; a32 and a33 vanish from `read`"),
-    "read:causal/pat": (
-        "a32 and a33 on pat's line 6 are neither echoed in `read` nor reported"),
-    "feedback:causal/nadia": (
-        "grade's feedback for a -1e9 where the masked score is -inf does not say so "
-        "('No known mistake reproduces this value'); `check` says 'the value is -inf (a "
-        "blocked position), but -1e9 was claimed, a finite number'"),
-    "feedback:causal/victor": (
-        "grade's feedback for -\\infty claimed where the masked score is finite does not "
-        "say so; `check` says '-inf was claimed, but the value is ... finite'"),
-    "diagnosis:layer_norm/fiona": (
-        "grade with a [define] key diagnoses nothing: layer_norm_unbiased expected (check "
-        "diagnoses the same values)"),
-    "diagnosis:layer_norm/gil": (
-        "grade with a [define] key diagnoses nothing: positions_from_one expected"),
-    "diagnosis:layer_norm/hugo": (
-        "grade with a [define] key diagnoses nothing: sin_cos_swapped expected"),
-    "points:layer_norm/kurt": (
-        "a negative number in scientific notation, -9.258 \\times 10^{-1} (or \\cdot), is "
-        "judged wrong (-9.258e-1 and -(9.258 \\times 10^{-1}) pass): x_hat gets 2/3 of 2, "
-        "PE 2.5 of 3"),
     "as_written:causal/gao": (
         "`read` does not echo Unicode as written: s′₃₂ is echoed s'_{32}, α₃₁ as "
         "'\\alpha _{31}', −∞ as '-\\infty '"),

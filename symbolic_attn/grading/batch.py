@@ -189,7 +189,7 @@ class _Core:
         return self._decimals[question.number]
 
     def judge(self, question, claimed):
-        """(ok, undecided, imprecise) per claimed number, by the question's rule."""
+        """(ok, undecided, imprecise, note) per claimed number, by the question's rule."""
         verdicts = []
         balls = self.balls(question) or [None] * len(claimed.elements)
         rounded = self.exercise.rounded  # inputs printed rounded: grading.rounded_inputs judges over their boxes
@@ -199,11 +199,11 @@ class _Core:
             if element.kind != "decimal" and (question.decimals is not None or question.strict_sig_figs is not None):
                 rule = None  # an exact answer (1/3, 0) to a decimals question is judged exactly
             elif not _written_precision_ok(element, question):
-                verdicts.append((False, False, True))
+                verdicts.append((False, False, True, ""))
                 continue
             verdict = rounded.judge_element(function, value, element, rule, ball) if rounded else \
                 claim_rules.judge_element(value, element, rule, ball)
-            verdicts.append((verdict.state == Verdict.PASS, verdict.state == Verdict.UNDECIDED, False))
+            verdicts.append((verdict.state == Verdict.PASS, verdict.state == Verdict.UNDECIDED, False, verdict.note))
         return verdicts
 
     def claim(self, question, claimed):
@@ -281,6 +281,8 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
                       f"{', '.join(q.name for q in key.questions)[:120]}")
         elif empty and not problems:
             reason = empty
+        elif submission.blank and not problems:
+            reason = "the file is empty: it holds only spaces, line breaks or a byte-order mark"
         else:
             reason = f"nothing readable: no statement such as {_example(core, key.questions[0])} was found"
             if problems:
@@ -461,16 +463,16 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
         result.feedback = feedback_text.unreadable(statement.line, problem)
         return result
     verdicts = core.judge(question, claimed)
-    right = sum(ok for ok, _, _ in verdicts)
-    undecided = any(u for _, u, _ in verdicts)
-    imprecise = [claimed.elements[k].text for k, (_, _, p) in enumerate(verdicts) if p]
+    right = sum(ok for ok, _, _, _ in verdicts)
+    undecided = any(u for _, u, _, _ in verdicts)
+    imprecise = [claimed.elements[k].text for k, (_, _, p, _) in enumerate(verdicts) if p]
     result.points = question.points * right / count
     if right == count:
         result.verdict = Verdict.PASS
         result.feedback = feedback_text.passed(question)
         return result
     positions = core.selection(question).positions
-    result.wrong = [positions[k] for k, (ok, _, _) in enumerate(verdicts) if not ok]
+    result.wrong = [positions[k] for k, (ok, _, _, _) in enumerate(verdicts) if not ok]
     diagnosis, details = core.diagnose(question, claimed, others)
     # Too few digits written is the whole story, unless the digits are right and the
     # decimal point is not (2.84 for 0.284 keeps its 3 figures but shows 2 decimals).
@@ -484,11 +486,19 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
         # Every wrong entry follows from the student's own answers: each earns the share.
         result.verdict = Verdict.CARRIED_FORWARD
         result.points = question.points * (right + share * (count - right)) / count
-    elif undecided and all(ok or u for ok, u, _ in verdicts):
+    elif undecided and all(ok or u for ok, u, _, _ in verdicts):
         result.verdict = Verdict.UNDECIDED
     else:
         result.verdict = Verdict.FAIL
     result.feedback = feedback_text.for_result(result, question, core.exercise, details, share, count)
+    # What the judge saw, where it explains a wrong entry (a finite number where the value
+    # is -inf, -inf where it is finite), as check's note says it.
+    notes = [(positions[k], note) for k, (ok, u, _, note) in enumerate(verdicts)
+             if not ok and not u and note and not note.startswith("undecided")]
+    if notes and result.verdict == Verdict.FAIL:
+        (i, j), note = notes[0]
+        where = f"Entry ({i},{j}): " if count > 1 else ""
+        result.feedback += f" {where}{note[0].upper()}{note[1:]}" + ("" if note.endswith(".") else ".")
     return result
 
 
@@ -508,6 +518,8 @@ def _shape_problem(claimed, question, core, written: str = "") -> str:
     if size == 2 * count and re.search(r"\d,\d", written):
         hint = " (if the commas are decimal commas, separate the entries with ';': [0,33; 0,67])"
     what = "one number" if count == 1 else f"{count} numbers"
+    if whole and rows > 1 and cols > 1:
+        what += f" (it is a {rows}x{cols} matrix)"
     return f"{size} number{'s' if size != 1 else ''} given where {question.name} needs {what}{hint}"
 
 

@@ -504,6 +504,8 @@ def _as_decimal(tree):
         sign, tree = "-", tree[1]
     if tree[0] == "num":
         return sign + tree[1]
+    if not sign and tree[0] == "mul" and tree[1][0] == "neg" and tree[1][1][0] == "num":
+        sign, tree = "-", ("mul", tree[1][1], tree[2])  # -9.258 \times 10^{-1}: the sign binds to the mantissa
     if tree[0] == "mul" and tree[1][0] == "num" and tree[2][0] == "pow" and tree[2][1] == ("num", "10"):
         exponent = tree[2][2]
         power = "-" if exponent[0] == "neg" else ""

@@ -101,6 +101,7 @@ class Submission:
     statements: tuple = ()
     problems: tuple = ()
     refused: str = ""  # non-empty when the file itself could not be used
+    blank: bool = False  # the text held nothing but spaces and line breaks (or only a byte-order mark)
 
     def answer(self, *names):
         """The last statement of any of ``names`` (normalized here), or None."""
@@ -183,6 +184,8 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         return Submission(source, refused=f"text larger than the limit of {MAX_BYTES} bytes")
     text = text.replace("\r\n", "\n").replace("\r", "\n")  # CR, LF and CRLF all end a line
+    if not text.lstrip("\ufeff").strip():
+        return Submission(source, blank=True)  # empty as a reader sees it (Notepad's empty file has a BOM)
     text, problems = without_hidden_text(text, latex)
     code_lines = set()
     if not latex:
@@ -319,6 +322,8 @@ def _separates(tokens, at) -> bool:
     token = tokens[at - 1]
     if token.kind == "char" and token.text in ("*", "-", "+", ">"):  # a Markdown bullet or quote
         return at == 1 or tokens[at - 2].kind == "nl"
+    if not tokens[at].tight and (token.kind == "num" or token.text == "]"):
+        return True  # after a finished value and a space: a31 = 0.503   a32 = 0.248 are two statements
     return (token.kind in ("nl", "dollar", "begin", "end", "rel") or token.text in SEPARATING
             or token.text in (r"\(", r"\)", r"\[", r"\]", "(", "|")
             or token.kind == "word" and len(token.text) > 1 and token.text not in FUNCS)
