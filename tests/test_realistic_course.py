@@ -37,8 +37,6 @@ XFAIL = {
         "`read` does not echo Unicode as written: s′₃₂ is echoed s'_{32}, α₃₁ as "
         "'\\alpha _{31}', −∞ as '-\\infty '"),
     "as_written:layer_norm/eli": "`read` echoes σ² as '\\sigma ^{2}', not as written",
-    "line:causal/moe": (
-        "a TOML solution's statements are all echoed with line 1 (they are on lines 3-9)"),
     "line:causal/gao": (
         "the echoed names s'_{32} and '\\alpha _{31}' are not on their lines as written"),
     "line:layer_norm/eli": "the echoed name '\\sigma ^{2}' is not on its line as written",

@@ -268,9 +268,11 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
     keys = set().union(*(q.keys for q in key.questions)) if key.questions else set()
     answers = [s for s in submission.statements if s.name in keys]
     read = [(s.written, s.text, s.line) for s in submission.statements]
-    unmatched = _unmatched(key, submission.statements, keys)
+    unmatched, unlisted = _unmatched(key, submission.statements, keys)
     problems += [(statement.line, feedback_text.unmatched_name(statement.written, suggestion))
                  for statement, suggestion in unmatched]
+    if unlisted:
+        problems.append((unmatched[-1][0].line, f"{unlisted} more names read that no question has are not listed"))
     if not any(s.claimed is not None for s in answers):
         # Nothing to grade: an invalid submission (PrairieLearn: no penalty), not a zero.
         if answers:
@@ -312,19 +314,21 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
     return StudentResult(student, score, max_score, True, "", results, problems, read)
 
 
-def _unmatched(key, statements, keys) -> list:
+def _unmatched(key, statements, keys) -> tuple:
     """(statement, the question name it is close to or None) for each name read that no
-    question has: reported to the student, never a silent 0.  First statement per name."""
-    seen, found = set(), []
+    question has -- reported to the student, never a silent 0; the first statement per
+    name, at most 50 -- and how many more such names were not listed."""
+    seen, found, unlisted = set(), [], 0
     for statement in statements:
         if statement.name in keys or statement.name in seen or statement.name.startswith("@"):
             continue
         seen.add(statement.name)
+        if len(found) >= 50:
+            unlisted += 1
+            continue
         # Suggestions for the first 20 (each compares with every question's names).
         found.append((statement, _close_name(statement.name, key) if len(found) < 20 else None))
-        if len(found) >= 50:
-            break
-    return found
+    return found, unlisted
 
 
 def _close_name(name: str, key):

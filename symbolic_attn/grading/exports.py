@@ -39,6 +39,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _INVISIBLE = re.compile(r"[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _MAX_TEXT = 4_000
+_PROBLEMS = 100  # problems listed in STUDENT.json; a last entry says how many more
 
 
 def export_text(text, keep_newlines: bool = False) -> str:
@@ -101,10 +102,13 @@ def student_json(result) -> str:
         "max_score": number(result.max_score),
         "gradable": result.gradable,
         "reason": export_text(result.reason),
-        "problems": [{"line": line, "message": export_text(message)} for line, message in result.problems[:100]],
-        # Everything read from the submission, so that a grader sees what was taken.
+        "problems": [{"line": line, "message": export_text(message)} for line, message in result.problems[:_PROBLEMS]]
+        + ([{"line": 0, "message": f"{len(result.problems) - _PROBLEMS} more problems are not listed"}]
+           if len(result.problems) > _PROBLEMS else []),
+        # Everything read from the submission (every statement, up to the reader's own
+        # limit), so that a grader sees what was taken.
         "read": [{"name": export_text(name), "text": export_text(text), "line": line}
-                 for name, text, line in getattr(result, "read", [])[:1000]],
+                 for name, text, line in getattr(result, "read", [])],
         "questions": [q.as_dict() for q in result.questions],
     })
 

@@ -27,6 +27,8 @@ MAX_PRIMES = 4
 ACCENTS = {r"\hat": "hat", r"\widehat": "hat", r"\tilde": "tilde", r"\widetilde": "tilde", r"\bar": "bar",
            r"\overline": "bar", r"\dot": "dot", r"\ddot": "ddot", r"\check": "check"}
 _NOT_BASES = {"e", "nan", "NaN", "inf", "Inf", "infinity", "Infinity"}
+#: LaTeX spacing, which does not count inside a name's index or superscript.
+_SPACING = {r"\,", r"\;", r"\:", r"\!", r"\ "}
 
 
 class BadName(Exception):
@@ -131,7 +133,9 @@ def _base_at(tokens, at, nested):
     token = tokens[at]
     if token.kind == "word" and len(token.text) > MAX_NAME:
         raise BadName(f"a name of {len(token.text)} characters (at most {MAX_NAME})", at + 1)
-    if token.kind == "cmd" and token.text in ACCENTS and nested < 3:
+    if token.kind == "cmd" and token.text in ACCENTS and nested >= 3:
+        raise BadName("a name inside more than 3 nested accents or typefaces (\\mathbf{\\hat{y}} is fine)", at + 1)
+    if token.kind == "cmd" and token.text in ACCENTS:
         braced = at + 1 < len(tokens) and tokens[at + 1].text == "{"
         found = name_at(tokens, at + 2 if braced else at + 1, nested + 1)
         if found is None:
@@ -142,6 +146,16 @@ def _base_at(tokens, at, nested):
                 return None
             after += 1
         return f"{ACCENTS[token.text]}({inner})", after
+    if token.kind == "cmd" and token.text in WRAPPERS and at + 1 < len(tokens) and tokens[at + 1].text == "{" \
+            and at + 2 < len(tokens) and tokens[at + 2].kind == "cmd" and (tokens[at + 2].text in ACCENTS
+                                                                            or tokens[at + 2].text in WRAPPERS):
+        # \mathbf{\hat{y}}, \boldsymbol{\mathbf{A}}: the typeface is not part of the name
+        if nested >= 3:
+            raise BadName("a name inside more than 3 nested accents or typefaces (\\mathbf{\\hat{y}} is fine)", at + 1)
+        found = name_at(tokens, at + 2, nested + 1)
+        if found is None or found[1] >= len(tokens) or tokens[found[1]].text != "}":
+            return None
+        return found[0], found[1] + 1
     if token.kind == "cmd" and token.text in WRAPPERS and at + 1 < len(tokens) and tokens[at + 1].text == "{":
         parts, after, last = [], at + 2, None
         while after < len(tokens) and tokens[after].text != "}" and len(parts) <= 16:
@@ -195,7 +209,7 @@ def _superscript_at(tokens, at):
     end = _closing(tokens, at, "{", "}", strict=at + 1 < len(tokens) and tokens[at + 1].text == "(")
     if end is None:
         return None
-    inside = tokens[at + 1:end]
+    inside = [t for t in tokens[at + 1:end] if t.text not in _SPACING]  # \sigma^{\,2} is \sigma^{2}
     if inside and all(t.text == r"\prime" or t.text == "'" for t in inside):
         return "prime", len(inside), end + 1
     if len(inside) == 1 and inside[0].kind == "num" and inside[0].text.isdigit():
@@ -255,6 +269,11 @@ def _index_at(tokens, at):
             depth += (text == "{") - (text == "}")
             if depth == 0:
                 break
+            if tokens[at].kind == "char" and unicodedata.category(text)[0] == "C":
+                raise BadName(f"an index holds the invisible or control character U+{ord(text):04X}: delete it", at + 1)
+            if text in _SPACING:
+                at += 1  # \, and \; are spacing in an index: a_{3\,2} is a_{32}
+                continue
             if text not in "{},;" and tokens[at].kind not in ("nl",):
                 parts.append("_" if text == r"\_" else text.lstrip("\\"))
             if len(parts) > 16:

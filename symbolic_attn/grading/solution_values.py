@@ -443,6 +443,8 @@ class _ValueParser:
                 raise Formula()
             self.take()
             return ("const", "e")
+        if token.kind == "word" and text == "oo":  # SymPy's spelling of infinity is not the input language's
+            raise Unreadable("'oo' is not read: write minus infinity as -inf or -\\infty")
         if token.kind in ("word", "cmd"):
             raise Formula()
         raise Unreadable(f"unexpected '{text}' in \"{self.text}\"")

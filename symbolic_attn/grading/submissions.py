@@ -61,6 +61,7 @@ with a byte-order mark (the one file reader, :mod:`symbolic_attn.exact.source`).
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from symbolic_attn.errors import InputFileError, SymbolicAttnError, shown
@@ -124,7 +125,7 @@ def read_submission(path, source: str | None = None) -> Submission:
     try:
         text = read_text(path, SOLUTION, source)
         if str(path).lower().endswith(".toml"):
-            return _submission_of_table(parse_toml(text, source, parse_float=str), source)
+            return _submission_of_table(parse_toml(text, source, parse_float=str), source, text)
     except InputFileError as error:
         return Submission(source, refused=error.reason if error.line is None else f"line {error.line}: {error.reason}")
     return parse_submission(text, source, latex=str(path).lower().endswith(".tex"))
@@ -135,7 +136,7 @@ def position_key(quantity: str, row, col) -> str:
     return f"@{quantity}[{'*' if row is None else row},{'*' if col is None else col}]"
 
 
-def _submission_of_table(table: dict, source: str) -> Submission:
+def _submission_of_table(table: dict, source: str, text: str = "") -> Submission:
     """A TOML solution: ``NAME = "VALUE"`` pairs (at the top or in ``[answers]``), or
     ``[[claims]]`` entries as in an exercise file (``quantity``, ``row``, ``col``, ``value``;
     a ``name`` or ``label`` instead of the position also works).  Floats keep their text."""
@@ -153,17 +154,32 @@ def _submission_of_table(table: dict, source: str) -> Submission:
                                     col if isinstance(col, int) else None)
             entries.append((name, entry["value"]))
     statements, problems = [], []
+    lines = text.split("\n")
+    found = 0  # the line of the previous entry: entries are found in order after it
     for name, value in entries[:MAX_STATEMENTS]:
-        text = _toml_value(value)
-        if text is None:
+        value_text = _toml_value(value)
+        if value_text is None:
             continue
+        line = found = _key_line(lines, "value" if name.startswith("@") or name not in answers else name, found)
         key = name if name.startswith("@") else normalize_name(name) or name
-        statement = _statement_of(key, name, 1, tokenize(text, False)[0])
+        statement = _statement_of(key, name, line, tokenize(value_text, False)[0])
         if statement is not None and statement.claimed is None:
-            problems.append(Problem(1, statement.problem))
+            problems.append(Problem(line, statement.problem))
         if statement is not None:
             statements.append(statement)
     return Submission(source, tuple(statements), tuple(problems))
+
+
+def _key_line(lines: list, key: str, after: int) -> int:
+    """The 1-based line after line ``after`` where ``key = ...`` is written (bare, "quoted"
+    or 'quoted'), or ``after`` itself (1 at least) when the text does not show it plainly."""
+    escaped = key.replace("\\", "\\\\").replace('"', '\\"')  # as a TOML basic string writes it
+    forms = (key, f'"{key}"', f"'{key}'", f'"{escaped}"')
+    pattern = re.compile(r"^\s*(?:" + "|".join(re.escape(form) for form in forms) + r")\s*=")
+    for number in range(after, min(len(lines), after + 200)):  # a bounded look: never quadratic
+        if pattern.match(lines[number]):
+            return number + 1
+    return max(after, 1)
 
 
 def _toml_value(value, depth=0):
@@ -204,6 +220,8 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
             found = name_at(tokens, at) if _separates(tokens, at) else None
         except BadName as error:
             relation = _relation_after(tokens, error.at, code)
+            if relation is None:  # refused inside the name (a_{3<U+200B>1}, deep nesting): its relation is further on
+                relation = _relation_on_line(tokens, error.at, code)
             if relation is not None:
                 written = "".join(t.text if t.tight or i == 0 else " " + t.text
                                   for i, t in enumerate(tokens[at:min(error.at, at + 12)]))
@@ -236,6 +254,9 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
             if chosen.claimed is None:
                 problems.append(Problem(chosen.line, chosen.problem))
             statements.append(chosen)
+    problems += _broken_names(tokens, in_call, {s.line for s in statements} | {p.line for p in problems})
+    while at < len(tokens) and tokens[at].kind == "nl":
+        at += 1  # the limit names the first line not read, not the end of the last one read
     if len(statements) >= MAX_STATEMENTS and at < len(tokens):
         line = tokens[at].line
         problems.append(Problem(line, f"more than {MAX_STATEMENTS} statements: the rest of the file "
@@ -252,6 +273,44 @@ def _relation_after(tokens, after, code):
         return None
     if tokens[after].kind == "rel" or tokens[after].text in RELATIONS or code and tokens[after].text == ":":
         return after
+    return None
+
+
+def _broken_names(tokens, in_call, accounted) -> list:
+    """A problem for each line where a relation follows what can only be a broken name --
+    an unclosed brace (``$\\tilde{S = ..``) or an invisible character (a bidi isolate) --
+    and nothing was read or reported: such a line is never dropped silently.  Other
+    lines with a relation and no statement (a formula, arithmetic) stay quiet."""
+    found, start = [], 0
+    for index, token in enumerate(tokens):
+        if token.kind == "nl":
+            start = index + 1
+            continue
+        if token.kind != "rel" or in_call[index] or token.line in accounted:
+            continue
+        before = tokens[start:index]
+        invisible = next((t.text for t in before if t.kind == "char" and unicodedata.category(t.text)[0] == "C"), None)
+        opened = sum(t.text == "{" for t in before) - sum(t.text == "}" for t in before)
+        written = shown("".join(t.text if t.tight else " " + t.text for t in before).strip(), 40)
+        if invisible is not None:
+            found.append(Problem(token.line, f"{written}: the invisible or control character U+{ord(invisible):04X} "
+                                 f"before '{token.text}' hides the name: delete it"))
+        elif opened > 0:
+            found.append(Problem(token.line, f"{written}: a '{{' before '{token.text}' is not closed, so no name is "
+                                 "read (write \\tilde{S} = ...)"))
+        else:
+            continue
+        accounted = accounted | {token.line}
+    return found
+
+
+def _relation_on_line(tokens, at, code):
+    """The index of the first relation after ``at`` on the same line, or None."""
+    line = tokens[at].line if at < len(tokens) else None
+    while at < len(tokens) and tokens[at].kind != "nl" and tokens[at].line == line:
+        if tokens[at].kind == "rel" or tokens[at].text in RELATIONS or code and tokens[at].text == ":":
+            return at
+        at += 1
     return None
 
 
