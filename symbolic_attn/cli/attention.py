@@ -80,8 +80,9 @@ def add_parser(subparsers) -> None:
                         help=f"decimal places shown in text, LaTeX and Markdown, 0 to {MAX_DIGITS} (default 3); "
                              "JSON always has 30 significant digits")
     add_format_option(parser, ("text", "latex", "markdown", "json"))
-    parser.add_argument("--stage", action="append", metavar="PATH",
-                        help="show only this stage (repeatable): " + ", ".join(terminal.STAGE_PATHS))
+    stage = parser.add_argument("--stage", action="append", metavar="PATH",
+                                help="show only this stage (repeatable): " + ", ".join(terminal.STAGE_PATHS))
+    stage.completion_choices = terminal.STAGE_PATHS  # for `symbolic-attn completion`
     parser.add_argument("--exact", choices=terminal.EXACT_MODES, default=None,
                         help="closed-form lines in text: all, nontrivial (default: none for a rational entry), "
                              "none (the grids alone)")
