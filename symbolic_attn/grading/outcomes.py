@@ -195,8 +195,11 @@ class CheckReport:
         if self.undecided:
             line += f", {self.undecided} undecided"
         if self.title:
-            room = 80 if width is None else max(width - len(line) - 3, 12)
-            line += f" ({shown(self.title, room)})"
+            title = shown(self.title, 80)
+            room = len(title) if width is None else width - len(line) - 3  # " (" and ")"
+            if len(title) > room:  # never cut below 12 characters: a long file name overflows instead
+                title = shown(self.title, max(room - 3, 12))
+            line += f" ({title})"
         return line
 
     def text(self, width: int = 80) -> str:
