@@ -225,3 +225,21 @@ def test_attention_markdown_is_math_blocks(capsys):
     assert out.count("$$\n\\begin{align*}") == out.count("\\end{align*}\n$$") == 4
     assert run(capsys, "attention", *BY_HAND, "--format", "md")[1] == out
     assert run(capsys, "attention", *BY_HAND, "--format", "tex")[1] == run(capsys, "attention", *BY_HAND, "--format", "latex")[1]
+
+
+def test_readme_shows_the_real_check_table(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.chdir(EXAMPLES.parent)
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```text\nexamples/readme.toml: ")[1].split("```")[0]
+    shown = ("examples/readme.toml: " + block).split("\n...\n")[0].splitlines()
+    _, out, _ = run(capsys, "check", "examples/readme.toml")
+    assert out.splitlines()[:len(shown)] == shown
+
+
+def test_readme_shows_the_real_attention_weights(capsys):
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## A hand calculation")[1].split("```text\n")[1].split("```")[0]
+    _, out, _ = run(capsys, "attention", *BY_HAND, "--mask", "causal")
+    for piece in block.split("...\n"):
+        assert piece.strip("\n") in out
