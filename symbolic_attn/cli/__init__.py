@@ -7,7 +7,9 @@ computation file), ``check`` (judge an exercise's claims), ``grade`` (a course's
 submissions against the answer key), ``compare`` (a numeric implementation against the
 exact result), ``derive`` (the verified derivations and the documents) and ``autograder``
 (Gradescope and PrairieLearn bundles that grade one upload) and ``completion`` (a bash or
-zsh completion script generated from these parsers).  Every command's ``--help`` ends with
+zsh completion script generated from these parsers).  What ``attention`` prints (stages
+chosen, closed forms only where they say something, blocked entries marked) is laid out by
+``terminal``.  Every command's ``--help`` ends with
 an ``examples:`` block; ``--format`` has one vocabulary (``text|latex|markdown|json``, the
 old ``tex``/``md`` still read) and positions in messages count from 1.  Generated files
 are written all or nothing (``output``), a folder of them as one set (``folder``); the
@@ -93,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for module in (attention, derive, check, run, grade, compare, autograder, completion):
         module.add_parser(subparsers)
+    subparsers.choices["completion"].set_defaults(root=parser)  # the script is built from this parser
     for name, command in subparsers.choices.items():
         if "examples:" not in (command.epilog or "") and name in _FALLBACK_EXAMPLES:
             # A command whose module gives no examples gets these (its own take precedence).

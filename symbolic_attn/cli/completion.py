@@ -150,8 +150,8 @@ def zsh_script(parser, prog: str = "symbolic-attn") -> str:
 
 
 def run(args) -> int:
-    from symbolic_attn.cli import PROG, build_parser
-
-    parser = build_parser()
-    print(bash_script(parser, PROG) if args.shell == "bash" else zsh_script(parser, PROG), end="")
+    """Print the script for ``args.shell``, built from ``args.root`` (the whole command line's
+    parser, set by :func:`symbolic_attn.cli.build_parser`)."""
+    parser = args.root
+    print(bash_script(parser, parser.prog) if args.shell == "bash" else zsh_script(parser, parser.prog), end="")
     return 0

@@ -51,7 +51,7 @@ from symbolic_attn.errors import StageError, safe_text
 from symbolic_attn.model.attention import STAGES
 from symbolic_attn.render import display
 from symbolic_attn.render.exact_text import exact_rows, exact_string
-from symbolic_attn.render.latex import DISPLAY_WIDTH, latex_width, matrix_latex
+from symbolic_attn.render.latex import DISPLAY_WIDTH, bracketed_rows, escape_text, latex_width, matrix_latex
 
 __all__ = ["EXACT_MODES", "STAGE_PATHS", "choose_stages", "text_report", "latex_blocks", "latex_report",
            "markdown_report", "json_report"]
@@ -64,6 +64,39 @@ _INPUTS = {"query": ("Q", "queries Q"), "key": ("K", "keys K"), "value": ("V", "
 _LATEX_INPUTS = {"query": "Q", "key": "K", "value": "V"}
 _MINUS_INFINITY = "−∞"
 _BLOCKED_ZERO = "·"
+
+
+class _Outline:
+    """A result seen by display's text report with every stage a 1x1 zero: what it prints
+    is display's own header and stage titles, and nothing is computed for it."""
+
+    def __init__(self, result):
+        self._result = result
+
+    def __getattr__(self, name):
+        return getattr(self._result, name)
+
+    def stage(self, key):
+        return sympy.ImmutableMatrix([[0]])
+
+    def decimals(self, key, digits, significant=False):
+        return [["0"]]
+
+
+def _outline(result) -> tuple:
+    """(display's header line, [(path, symbol, title)] of the stages it shows), from
+    :func:`symbolic_attn.render.display.text_report` itself, so that they never differ."""
+    header, *blocks = display.text_report(_Outline(result), 0).split("\n\n")
+    stages = []
+    for block in blocks:
+        title, _grid, entry = block.split("\n")[:3]
+        symbol = entry.strip().split("[1,1]")[0]
+        stages.append((_PATHS[symbol], symbol, title.removesuffix(" (1x1)")))
+    return header, stages
+
+
+#: The stage each of display's entry symbols names.
+_PATHS = {"S": "scores", "S'": "scaled", "S+M": "masked", "S'+M": "masked", "A": "weights", "Z": "output"}
 
 
 def choose_stages(result, wanted=None) -> list:
@@ -81,7 +114,7 @@ def choose_stages(result, wanted=None) -> list:
     ...
     symbolic_attn.errors.StageError: --stage: unknown stage 'weight' (did you mean 'weights'?): expected one of value, scores, scaled, masked, weights, output
     """
-    usual = display._stages(result)
+    usual = _outline(result)[1]
     if not wanted:
         return usual
     known = [path for path in STAGE_PATHS if path in result.trace]
@@ -96,6 +129,11 @@ def choose_stages(result, wanted=None) -> list:
     titles.setdefault("scaled", ("S'", "scaled scores S' = scale * S"))
     titles.setdefault("masked", (f"{source}+M", f"masked scores {source} + M (-inf where blocked)"))
     return [(path, *titles[path]) for path in known if path in wanted]
+
+
+def _header(result, mask_spec=None) -> str:
+    """display's header line (the mask echoed as the user wrote it)."""
+    return display.text_report(_Outline(result), 0, mask_spec=mask_spec).split("\n", 1)[0]
 
 
 def _masked(result) -> bool:
@@ -179,7 +217,7 @@ def text_report(result, digits: int = 3, mask_spec: str | None = None, stages=No
     if exact not in EXACT_MODES:
         raise StageError(f"--exact: expected one of {', '.join(EXACT_MODES)}, got {safe_text(repr(exact), 30)}")
     chosen = choose_stages(result, stages)
-    lines = [display._header(result, mask_spec)]
+    lines = [_header(result, mask_spec)]
     if _masked(result) and any(path in STAGES for path, _, _ in chosen):
         lines += [""] + _mask_lines(result)
     for path, symbol, title in chosen:
@@ -237,7 +275,7 @@ def latex_blocks(result, digits: int = 3, stages=None, decimals_only: bool = Fal
             blocks.append([rf"M &= {grid}", rf"&{note}"])
     for path, symbol, _title in chosen:
         if decimals_only:
-            blocks.append([rf"{names[path]} &\approx {display._decimal_matrix(_decimals(result, path, digits))}"])
+            blocks.append([rf"{names[path]} &\approx {_decimal_matrix(_decimals(result, path, digits))}"])
         else:
             blocks.append(display.stage_latex_lines(_Stages(result), path, symbol, names[path], digits))
     out = []
@@ -245,6 +283,17 @@ def latex_blocks(result, digits: int = 3, stages=None, decimals_only: bool = Fal
         for start in range(0, len(lines), _LINES_PER_BLOCK):
             out.append("\\begin{align*}\n" + " \\\\\n".join(lines[start:start + _LINES_PER_BLOCK]) + "\n\\end{align*}")
     return out
+
+
+def _decimal_matrix(decimals) -> str:
+    """Certified decimals as a bmatrix: a number as math, ``-inf`` as ``-\\infty``,
+    anything else (``nan``, unknown) as text."""
+    def cell(decimal):
+        if decimal and re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", decimal):
+            return decimal
+        return r"-\infty" if decimal == "-inf" else r"\text{" + escape_text(decimal or "?") + "}"
+
+    return bracketed_rows([" & ".join(cell(d) for d in row) for row in decimals], len(decimals[0]))
 
 
 def latex_report(result, digits: int = 3, stages=None, decimals_only: bool = False) -> str:
@@ -255,7 +304,7 @@ def markdown_report(result, digits: int = 3, mask_spec: str | None = None, stage
                     decimals_only: bool = False) -> str:
     r"""The header as a paragraph, then each ``align*`` block between ``$$`` lines (KaTeX,
     MathJax and MkDocs' arithmatex read them)."""
-    header = display._header(result, mask_spec)
+    header = _header(result, mask_spec)
     for char in "\\`*_[]<>|":
         header = header.replace(char, "\\" + char)
     blocks = latex_blocks(result, digits, stages, decimals_only)
