@@ -205,3 +205,24 @@ def test_bash_script_is_valid_bash(tmp_path):
     script = tmp_path / "complete.sh"
     script.write_text(bash_script(build_parser()))
     assert subprocess.run([BASH, "-n", str(script)], capture_output=True, timeout=30).returncode == 0
+
+
+@pytest.mark.parametrize("name", ["attention", "check"], ids=["attention", "check"])
+def test_help_examples_run(name, capsys, monkeypatch):
+    """The examples these commands' --help show run as shown (from the repository root)."""
+    import shlex
+
+    monkeypatch.chdir(ROOT)
+    block = COMMANDS[name].format_help().split("\nexamples:\n", 1)[1]
+    ran = 0
+    for line in block.strip("\n").splitlines():
+        words = shlex.split(line.split("  #")[0].strip())
+        while words and "=" in words[0] and not words[0].startswith("-"):
+            key, _, value = words.pop(0).partition("=")
+            monkeypatch.setenv(key, value)
+        if words[:1] != ["symbolic-attn"] or ">" in words:
+            continue
+        assert main(words[1:]) in (0, 1), line
+        ran += 1
+    capsys.readouterr()
+    assert ran >= 1
