@@ -23,9 +23,11 @@ def test_text_shows_every_stage_exact_beside_decimals(capsys):
     code, out, err = run(capsys, *BY_HAND, "--mask", "causal")
     assert code == 0 and err == ""
     assert "scale sqrt(2)/2 (1/sqrt(d_k)); mask causal" in out
-    assert "  [ 0.330  0.670  0.000 ]" in out
+    assert "  [ 0.330  0.670      · ]" in out  # issue 21: a weight the mask makes exactly 0 is marked
     assert "A[2,1] = 1/(1 + exp(sqrt(2)/2))  ≈ 0.330" in out
-    assert "Z[1,1] = 2" in out
+    assert "Z[1,1] = 2" not in out  # issue 21: no closed-form line for a rational entry by default
+    code, out, err = run(capsys, *BY_HAND, "--mask", "causal", "--exact", "all")
+    assert "Z[1,1] = 2" in out and "A[1,2] = 0  (blocked)" in out
 
 
 def test_json_schema(capsys):
@@ -149,7 +151,7 @@ def test_bad_input_is_one_line_exit_2(capsys, argv, message):
 
 def test_empty_row_policy_option(capsys):
     code, out, _ = run(capsys, *BY_HAND, "--mask", "keep:[[0,0,0],[1,0,0],[1,1,1]]", "--empty-row", "zeros")
-    assert code == 0 and "  [ 0.000  0.000  0.000 ]" in out
+    assert code == 0 and "  [     ·      ·      · ]" in out  # zeros by the mask, marked (issue 21)
 
 
 def test_console_entry_point_and_module_run_in_a_real_process():

@@ -29,7 +29,7 @@ row = 1
 value = "[0.401, 0.198, 0.401]"
 """
 KEYS = {"label", "quantity", "row", "col", "claimed", "exact", "exact_latex", "decimal", "rule", "verdict", "diagnosis",
-        "wrong_entries", "undecided_entries", "note"}
+        "diagnosis_sentences", "wrong_entries", "undecided_entries", "note"}  # issue 21 added diagnosis_sentences
 
 
 def write(tmp_path, text, name="ex.toml"):

@@ -60,4 +60,8 @@ def test_text_format_of_the_readme_example(capsys):
     assert main(["check", str(EXAMPLES / "readme.toml")]) == 1
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith(str(EXAMPLES / "readme.toml") + ": 3 passed, 1 failed")
-    assert any(line.startswith("a_3") and "FAIL" in line and line.endswith("unscaled") for line in out.splitlines())
+    lines = out.splitlines()
+    (row,) = [k for k, line in enumerate(lines) if line.startswith("a_3 ")]
+    assert "FAIL" in lines[row]
+    below = " ".join(line.strip() for line in lines[row + 1:] if line.startswith(" "))
+    assert "These values come from the unscaled scores: divide the scores by √d_k = √2" in below

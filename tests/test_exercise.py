@@ -79,13 +79,13 @@ def test_masks():
         (BASE + 'scores = [[1, 2, 3]]\n', r"^ex\.toml: attention\.query: give either scores or query and key"),
         (BASE + 'mask = "upper"\n', r'^ex\.toml: attention\.mask: expected "none", "causal"'),
         (BASE + "mask = {keep = [[1, 1], [1, 1]]}\n", r"^ex\.toml: attention\.mask\.keep: a 2x2 mask for 3x3 scores$"),
-        (BASE + "mask = {keep = [[1, 1, 2], [1, 1, 1], [1, 1, 1]]}\n", r"^ex\.toml: attention\.mask\.keep\[0\]\[2\]: expected 0, 1"),
+        (BASE + "mask = {keep = [[1, 1, 2], [1, 1, 1], [1, 1, 1]]}\n", r"^ex\.toml: attention\.mask\.keep\[1,3\]: expected 0, 1"),
         (BASE + "mask = {keep = [[0, 0, 0], [1, 1, 1], [1, 1, 1]]}\n", r"^ex\.toml: attention\.mask\.keep: row 1 allows no key"),
         (BASE + 'scale = "c"\n', r"^ex\.toml: attention\.scale: unknown name 'c'|expected \"default\", \"none\" or a number"),
         ("claims = 3\n" + BASE, r"^ex\.toml: claims: expected an array, got an integer 3$"),
         ("description = 1979-05-27\n" + BASE, r"^ex\.toml: description: expected a string, got date"),
         ("bogus = 1\n" + BASE, r"^ex\.toml: bogus: unknown key"),
-        ('symbols = ["sqrt"]\n' + BASE, r"^ex\.toml: symbols\[0\]: not a usable symbol name: 'sqrt'$"),
+        ('symbols = ["sqrt"]\n' + BASE, r"^ex\.toml: symbols\[1\]: not a usable symbol name: 'sqrt'$"),
         (BASE.replace("X = [[1, 0], [0, 1], [1, 1]]", "X = [[1, 0], [0, 1], [1]]"), r"^ex\.toml: inputs\.X: row 3 has 1 entries, row 1 has 2$"),
         (BASE.replace("X = ", "__class__ = 1\nX = "), r"^ex\.toml: inputs\.__class__: not a usable input name"),
         ("x = = 1", r"^ex\.toml: not valid TOML: "),
@@ -121,7 +121,7 @@ def test_hostile_bytes(data, message):
 
 def test_bounded_sizes():
     wide = "[[" + ", ".join(["0"] * (LIMITS["dimension"] + 1)) + "]]"
-    with pytest.raises(ExerciseError, match=r"^ex\.toml: inputs\.X\[0\]: 65 entries exceed the limit of 64 per dimension$"):
+    with pytest.raises(ExerciseError, match=r"^ex\.toml: inputs\.X\[1\]: 65 entries exceed the limit of 64 per dimension$"):
         load(f"[inputs]\nX = {wide}\n[attention]\nscores = \"X\"\nvalue = \"X\"\n")
     # A small file cannot build a big matrix: an outer product of two bounded inputs is bounded too.
     with pytest.raises(ExerciseError, match=r"exceed the limit of 64"):

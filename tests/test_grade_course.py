@@ -228,7 +228,7 @@ def test_bad_exercise_and_missing_submission_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('[attention]\nvalue = [[1]]\nscores = [[0]]\n[[questions]]\nname = "w"\nquantity = "weightz"\n')
     assert main(["grade", str(bad), str(COURSE / "submissions")]) == 2
-    assert capsys.readouterr().err.startswith(f"symbolic-attn: error: {bad}: questions[0].quantity: expected one of")
+    assert capsys.readouterr().err.startswith(f"symbolic-attn: error: {bad}: question 1: quantity: expected one of")
     assert main(["grade", str(COURSE / "exercise.toml"), str(tmp_path / "nobody.md")]) == 2
     assert "no such submission" in capsys.readouterr().err
 

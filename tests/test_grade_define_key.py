@@ -64,7 +64,7 @@ def test_wrong_answers_on_define_stages_are_rejected(key, tmp_path):
 
 
 def test_a_question_names_a_stage_of_the_computation(key):
-    with pytest.raises(ExerciseError, match=r"questions\[0\]\.quantity: expected one of .*M\.head\[1\]\.weights"):
+    with pytest.raises(ExerciseError, match=r"question 1: quantity: expected one of .*M\.head\[1\]\.weights"):
         parse_answer_key(KEY.replace('quantity = "N"', 'quantity = "Q"'), "key.toml")
 
 

@@ -42,18 +42,18 @@ def test_exercise_loader_still_reads_the_file_with_a_key():
 
 
 BAD_KEYS = [
-    ("unknown-key", question(extra="weight = 2"), r"^key.toml: questions\[0\]\.weight: unknown key"),
-    ("bad-quantity", question(quantity="weight"), r"^key.toml: questions\[0\]\.quantity: expected one of"),
-    ("row-outside", question(row=3), r"^key.toml: questions\[0\]\.row: 3 is outside 1\.\.2"),
-    ("zero-points", question(points=0), r"^key.toml: questions\[0\]\.points: expected a positive number"),
-    ("text-points", question(points='"many"'), r"^key.toml: questions\[0\]\.points: expected a number"),
-    ("two-rules", question(extra="decimals = 3\nsig_figs = 2"), r"^key.toml: questions\[0\]\.sig_figs: give at most one"),
-    ("bad-decimals", question(extra="decimals = -1"), r"^key.toml: questions\[0\]\.decimals: expected an integer"),
-    ("no-name", question(name=""), r"^key.toml: questions\[0\]\.name: expected a name"),
+    ("unknown-key", question(extra="weight = 2"), r"^key.toml: question 1: weight: unknown key"),
+    ("bad-quantity", question(quantity="weight"), r"^key.toml: question 1: quantity: expected one of"),
+    ("row-outside", question(row=3), r"^key.toml: question 1: row: 3 is outside 1\.\.2"),
+    ("zero-points", question(points=0), r"^key.toml: question 1: points: expected a positive number"),
+    ("text-points", question(points='"many"'), r"^key.toml: question 1: points: expected a number"),
+    ("two-rules", question(extra="decimals = 3\nsig_figs = 2"), r"^key.toml: question 1: sig_figs: give at most one"),
+    ("bad-decimals", question(extra="decimals = -1"), r"^key.toml: question 1: decimals: expected an integer"),
+    ("no-name", question(name=""), r"^key.toml: question 1: name: expected a name"),
     ("duplicate", question() + question(name="w_{}", col=1).replace('"w_{}"', '"w"'),
-     r"^key.toml: questions\[1\]\.name: 'w' is also a name of questions\[0\]"),
+     r"^key.toml: question 2: name: 'w' is also a name of question 1"),
     ("alias-clash", question(name="a_{12}") + question(name="b", col=1, extra='aliases = ["a_{1,2}"]'),
-     r"^key.toml: questions\[1\]\.name: 'a_12' is also a name"),
+     r"^key.toml: question 2: name: 'a_12' is also a name"),
     ("share-above-1", "[grading]\ncarried_forward = 1.5\n" + question(), r"^key.toml: grading.carried_forward: expected a share"),
     ("grading-unknown", "[grading]\npartial = true\n" + question(), r"^key.toml: grading.partial: unknown key"),
 ]

@@ -126,12 +126,13 @@ def test_masked_stage_is_in_every_trace():
 
 
 def test_masked_stage_prints_minus_inf_in_text_latex_and_json(capsys):
-    code = main(["attention", "--scores", "[[0, -inf], [0, 0]]", "--v", "[[1], [3]]"])
+    # issue 21: --exact all for a line per entry (rational ones included); -inf shown as −∞ in the grids
+    code = main(["attention", "--scores", "[[0, -inf], [0, 0]]", "--v", "[[1], [3]]", "--exact", "all"])
     out, err = capsys.readouterr()
     assert code == 0 and err == ""
     assert "mask none and -inf in the scores (= causal)" in out
-    assert "masked scores S + M" in out and "S+M[1,2] = -inf\n" in out
-    assert "  [ 0.000   -inf ]" in out
+    assert "masked scores S + M" in out and "S+M[1,2] = -inf  (blocked)\n" in out
+    assert "  [ 0.000     −∞ ]" in out
     assert "A[2,1] = 1/2  = 0.500" in out
     latex = latex_report(attention_from_scores("[[0, -inf], [0, 0]]", [[1], [3]]))
     assert r"-\infty" in latex and "M_{-\\infty}" in latex
@@ -142,7 +143,8 @@ def test_masked_stage_prints_minus_inf_in_text_latex_and_json(capsys):
 
 
 def test_cli_additive_mask(capsys):
-    code = main(["attention", "--scores", "[[0, 1], [0, 0]]", "--v", "[[1], [3]]", "--mask", "additive:[[0, -inf], [0, 0]]"])
+    code = main(["attention", "--scores", "[[0, 1], [0, 0]]", "--v", "[[1], [3]]", "--mask", "additive:[[0, -inf], [0, 0]]",
+                 "--exact", "all"])  # issue 21: integer entries get a line only with --exact all
     out, _ = capsys.readouterr()
     assert code == 0 and "Z[1,1] = 1\n" in out
     assert main(["attention", "--scores", "[[0, 1]]", "--v", "[[1], [3]]", "--mask", "additive:[[0, -1]]"]) == 2

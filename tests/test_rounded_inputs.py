@@ -210,18 +210,18 @@ REFUSED = [
      r"^r.toml: inputs.Q.rounded: expected the decimal places, a whole number from 0 to 20, got -1$"),
     ("places-too-big", 'Q = {value = [["0.5"]], rounded = 21}', r"^r.toml: inputs.Q.rounded: .* got 21$"),
     ("more-decimals", 'Q = {value = [["0.5", "0.43051"]], rounded = 4}',
-     r"^r.toml: inputs.Q.value\[0\]\[1\]: 0.43051 has more decimals than the 4 declared by rounded$"),
+     r"^r.toml: inputs.Q.value\[1,2\]: 0.43051 has more decimals than the 4 declared by rounded$"),
     ("more-decimals-text", 'Q = {value = "[[0.5, 0.125]]", rounded = 2}',
-     r"^r.toml: inputs.Q.value\[0\]\[1\]: 0.125 has more decimals than the 2 declared by rounded$"),
-    ("fraction", 'Q = {value = [["1/3"]], rounded = 4}', r"^r.toml: inputs.Q.value\[0\]\[0\]: 1/3 has more decimals"),
+     r"^r.toml: inputs.Q.value\[1,2\]: 0.125 has more decimals than the 2 declared by rounded$"),
+    ("fraction", 'Q = {value = [["1/3"]], rounded = 4}', r"^r.toml: inputs.Q.value\[1,1\]: 1/3 has more decimals"),
     ("symbolic", 'Q = {value = [["ln(2)"]], rounded = 4}',
-     r"^r.toml: inputs.Q.value\[0\]\[0\]: a rounded input's entries must be printed numbers, got 'log\(2\)'$"),
+     r"^r.toml: inputs.Q.value\[1,1\]: a rounded input's entries must be printed numbers, got 'log\(2\)'$"),
     ("unknown-key", 'Q = {value = [["0.5"]], rounded = 4, digits = 4}',
      r"^r.toml: inputs.Q.digits: unknown key \(expected one of: rounded, value\)$"),
     ("no-places", 'Q = {value = [["0.5"]]}', r"^r.toml: inputs.Q.rounded: missing"),
     ("no-value", "Q = {rounded = 4}", r"^r.toml: inputs.Q.value: missing"),
     ("toml-float", "Q = {value = [[0.5]], rounded = 4}",
-     r'^r.toml: inputs.Q.value\[0\]\[0\]: TOML float 0.5 loses its written precision; write it as a string: "0.5"$'),
+     r'^r.toml: inputs.Q.value\[1,1\]: TOML float 0.5 loses its written precision; write it as a string: "0.5"$'),
     ("bad-value", 'Q = {value = true, rounded = 4}', r"^r.toml: inputs.Q.value: expected an integer, a string or an array"),
 ]
 
@@ -246,7 +246,7 @@ def test_a_rounded_scale_is_refused():
 
 
 def test_a_symbolic_entry_and_too_many_entries_are_refused():
-    with pytest.raises(ExerciseError, match=r"^r.toml: inputs.Q.value\[0\]\[0\]: a rounded input's entries must be "
+    with pytest.raises(ExerciseError, match=r"^r.toml: inputs.Q.value\[1,1\]: a rounded input's entries must be "
                                             r"printed numbers, got 'a'$"):
         parse_exercise(f'symbols = ["a"]\n[inputs]\nQ = {{value = "[[a]]", rounded = 1}}\nK = [[1]]\n{BASE}',
                        source="r.toml")
@@ -289,7 +289,7 @@ def test_the_check_command(tmp_path):
     path.write_text(textbook().replace("rounded = 4", "rounded = 3", 1))
     refused = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert refused.returncode == 2
-    assert refused.stderr.strip().endswith("inputs.Q.value[0][0]: 0.0004 has more decimals than the 3 declared by "
+    assert refused.stderr.strip().endswith("inputs.Q.value[1,1]: 0.0004 has more decimals than the 3 declared by "
                                            "rounded")
 
 

@@ -6,7 +6,12 @@ Each subcommand lives in its own module of this package exposing
 computation file), ``check`` (judge an exercise's claims), ``grade`` (a course's
 submissions against the answer key), ``compare`` (a numeric implementation against the
 exact result), ``derive`` (the verified derivations and the documents) and ``autograder``
-(Gradescope and PrairieLearn bundles that grade one upload).  Generated files
+(Gradescope and PrairieLearn bundles that grade one upload) and ``completion`` (a bash or
+zsh completion script generated from these parsers).  What ``attention`` prints (stages
+chosen, closed forms only where they say something, blocked entries marked) is laid out by
+``terminal``.  Every command's ``--help`` ends with
+an ``examples:`` block; ``--format`` has one vocabulary (``text|latex|markdown|json``, the
+old ``tex``/``md`` still read) and positions in messages count from 1.  Generated files
 are written all or nothing (``output``), a folder of them as one set (``folder``); the
 options several commands share, such as ``--jobs N``, are read in ``options``.
 
@@ -56,6 +61,14 @@ def _timeout(text: str) -> float:
     return seconds
 
 
+#: Examples for ``--help`` of a command whose own module does not give them.
+_FALLBACK_EXAMPLES = {
+    "run": "examples:\n"
+           "  symbolic-attn run examples/define/layer_norm.toml\n"
+           "  symbolic-attn run examples/define/layer_norm.toml --digits 6\n"
+           "  symbolic-attn run examples/define/layer_norm.toml --format json",
+}
+
 _TIMEOUT_HELP = f"stop after SECONDS of wall-clock time, exit 2 (default {DEFAULT_TIMEOUT}; 0 = no limit)"
 
 
@@ -64,15 +77,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(
         prog=PROG,
         description="Transformer attention in exact arithmetic.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               '  symbolic-attn attention --q "[[1,0],[0,1]]" --k "[[1,0],[0,1]]" --v "[[1],[2]]"\n'
+               "  symbolic-attn check examples/readme.toml\n"
+               "  symbolic-attn run examples/define/layer_norm.toml\n"
+               "  symbolic-attn grade course/exercise.toml course/submissions/\n"
+               "  symbolic-attn derive --out out/\n"
+               '  eval "$(symbolic-attn completion bash)"\n'
+               "\nEvery command has --help with its own examples.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=_TIMEOUT_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     subparsers.required = True
-    from symbolic_attn.cli import attention, autograder, check, compare, derive, grade, run
+    from symbolic_attn.cli import attention, autograder, check, compare, completion, derive, grade, run
 
-    for module in (attention, derive, check, run, grade, compare, autograder):
+    for module in (attention, derive, check, run, grade, compare, autograder, completion):
         module.add_parser(subparsers)
+    subparsers.choices["completion"].set_defaults(root=parser)  # the script is built from this parser
+    for name, command in subparsers.choices.items():
+        if "examples:" not in (command.epilog or "") and name in _FALLBACK_EXAMPLES:
+            # A command whose module gives no examples gets these (its own take precedence).
+            command.formatter_class = argparse.RawDescriptionHelpFormatter
+            command.epilog = ((command.epilog or "") + "\n\n" if command.epilog else "") + _FALLBACK_EXAMPLES[name]
     # Every command also takes --timeout after its name; SUPPRESS keeps the value given
     # before the name when none is given after it.
     for command in subparsers.choices.values():

@@ -4,6 +4,11 @@ Example::
 
     symbolic-attn attention --q "[[1,0],[0,1],[1,1]]" --k "[[1,0],[0,1],[1,1]]" \\
         --v "[[2,0],[0,2],[2,2]]" --mask causal
+
+What is printed is chosen by ``--format text|latex|markdown|json``, ``--stage PATH``
+(repeatable), ``--exact all|nontrivial|none`` (closed-form lines in text; default
+nontrivial: none for a rational entry) and ``--decimals-only`` (the certified decimals
+alone); see :mod:`symbolic_attn.cli.terminal`.
 """
 
 from __future__ import annotations
@@ -11,8 +16,9 @@ from __future__ import annotations
 import argparse
 import re
 
+from symbolic_attn.cli import terminal
+from symbolic_attn.cli.options import MAX_DIGITS, add_format_option, examples_epilog, parse_digits
 from symbolic_attn.model.attention import attention, attention_from_scores
-from symbolic_attn.render.display import json_report, latex_report, text_report
 from symbolic_attn.errors import FloatInputError, InputLimitError, MaskError, ParseError, doing, safe_text
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
@@ -20,7 +26,6 @@ from symbolic_attn.exact.limits import Limits
 
 __all__ = ["add_parser", "parse_mask_spec"]
 
-MAX_DIGITS = 100
 #: The command prints every closed form of every stage, which grows quickly with the size
 #: (16 x 16 takes about a second, 32 x 32 over ten): it is for hand calculations.  Larger
 #: problems belong to the Python API, whose decimals stay fast without printing.
@@ -36,6 +41,17 @@ def add_parser(subparsers) -> None:
             "Exact scaled dot-product attention softmax(Q K^T * scale) V. Matrices are nested lists "
             'such as "[[1,0],[0,1]]"; entries may be integers, decimals (0.43 is exactly 43/100), '
             "fractions, sqrt(), exp(), ln(), e, pi."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples_epilog(
+            'symbolic-attn attention --q "[[1,0],[0,1],[1,1]]" --k "[[1,0],[0,1],[1,1]]" --v "[[2,0],[0,2],[2,2]]"',
+            'symbolic-attn attention --scores "[[0, ln(2), ln(3)]]" --v "[[1,0],[0,2],[3,1]]" --mask "keep:[[1,1,0]]"',
+            'symbolic-attn attention --q "[[1,0],[0,1]]" --k "[[1,0],[0,1]]" --v "[[1],[2]]" --stage weights --exact all',
+            'symbolic-attn attention --q "[[1,0],[0,1]]" --k "[[1,0],[0,1]]" --v "[[1],[2]]" --decimals-only --digits 6',
+            'symbolic-attn attention --q "[[1,0],[0,1]]" --k "[[1,0],[0,1]]" --v "[[1],[2]]" --format markdown',
+            notes="In text, blocked entries are marked: a blocked score in parentheses, a masked score -inf (shown "
+                  "\u2212\u221e),\na weight the mask makes exactly 0 as \u00b7. Exit status: 0 done, 2 bad input (one line "
+                  "on stderr).",
         ),
     )
     parser.add_argument("--q", metavar="MATRIX", help="queries Q (n x d_k)")
@@ -60,8 +76,18 @@ def add_parser(subparsers) -> None:
         choices=sorted(EMPTY_ROW_POLICIES),
         help="what a row with no allowed key does (default: error)",
     )
-    parser.add_argument("--digits", default="3", metavar="N", help=f"decimal places shown, 0 to {MAX_DIGITS} (default 3)")
-    parser.add_argument("--format", choices=("text", "latex", "json"), default="text", help="output format (default text)")
+    parser.add_argument("--digits", default="3", metavar="N",
+                        help=f"decimal places shown in text, LaTeX and Markdown, 0 to {MAX_DIGITS} (default 3); "
+                             "JSON always has 30 significant digits")
+    add_format_option(parser, ("text", "latex", "markdown", "json"))
+    stage = parser.add_argument("--stage", action="append", metavar="PATH",
+                                help="show only this stage (repeatable): " + ", ".join(terminal.STAGE_PATHS))
+    stage.completion_choices = terminal.STAGE_PATHS  # for `symbolic-attn completion`
+    parser.add_argument("--exact", choices=terminal.EXACT_MODES, default=None,
+                        help="closed-form lines in text: all, nontrivial (default: none for a rational entry), "
+                             "none (the grids alone)")
+    parser.add_argument("--decimals-only", action="store_true",
+                        help="only the certified decimals, no closed form (fast; every format)")
     parser.set_defaults(handler=run)
 
 
@@ -118,9 +144,7 @@ def _check_size(n: int, m: int) -> None:
 
 
 def _digits(text: str) -> int:
-    if not re.fullmatch(r"[0-9]{1,3}", text.strip()) or int(text) > MAX_DIGITS:
-        raise ParseError(f"--digits must be a whole number between 0 and {MAX_DIGITS}, got {safe_text(repr(text), 30)}")
-    return int(text)
+    return parse_digits(text)
 
 
 def _scale(text):
@@ -140,6 +164,10 @@ def _matrix(text, option):
 
 def run(args: argparse.Namespace) -> int:
     digits = _digits(args.digits)
+    if args.decimals_only and args.exact not in (None, "none"):
+        raise ParseError(f"--decimals-only prints no closed form: it cannot go with --exact {args.exact}")
+    decimals_only = args.decimals_only or args.exact == "none"
+    stages = list(dict.fromkeys(args.stage)) if args.stage else None
     options = {"on_empty_row": args.empty_row}
     value = _matrix(args.v, "--v")
     scale = _scale(args.scale)
@@ -162,12 +190,16 @@ def run(args: argparse.Namespace) -> int:
         mask = parse_mask_spec(args.mask, query.rows, key.rows)
         with doing("computing the scores Q K^T"):
             result = attention(query, key, value, mask=mask, scale=scale or "default", **options)
-    with doing(f"computing every stage (closed forms and certified decimals) for --format {args.format}"):
+    what = "certified decimals" if decimals_only else "closed forms and certified decimals"
+    with doing(f"computing the stages ({what}) for --format {args.format}"):
         if args.format == "json":
-            text = json_report(result)
+            text = terminal.json_report(result, stages, decimals_only)
         elif args.format == "latex":
-            text = latex_report(result, digits)
+            text = terminal.latex_report(result, digits, stages, decimals_only)
+        elif args.format == "markdown":
+            text = terminal.markdown_report(result, digits, args.mask, stages, decimals_only)
         else:
-            text = text_report(result, digits, mask_spec=args.mask)
+            exact = "none" if decimals_only else args.exact or "nontrivial"
+            text = terminal.text_report(result, digits, mask_spec=args.mask, stages=stages, exact=exact)
     print(text)
     return 0

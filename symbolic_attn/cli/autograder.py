@@ -18,7 +18,32 @@ when the bundle is set up); ``--wheel FILE`` carries that wheel instead of build
 Exit status 0 when done, 2 for a bad key, a refused ``--out`` or a failed build.
 """
 
+import argparse
+
+from symbolic_attn.cli.options import examples_epilog
+
 __all__ = ["add_parser"]
+
+_EXAMPLES = {
+    "autograder": ("symbolic-attn autograder example-course course/",
+                   "symbolic-attn autograder gradescope course/exercise.toml --out bundle/",
+                   "symbolic-attn autograder prairielearn course/exercise.toml --out grader/ --no-download"),
+    "gradescope": ("symbolic-attn autograder gradescope course/exercise.toml --out bundle/   # upload bundle/autograder.zip",
+                   "symbolic-attn autograder gradescope key.toml --out bundle/ --wheel dist/symbolic_attn-0.1.0-py3-none-any.whl"),
+    "prairielearn": ("symbolic-attn autograder prairielearn course/exercise.toml --out grader/",
+                     "symbolic-attn autograder prairielearn key.toml --out grader/ --no-download"),
+    "run": ("symbolic-attn autograder run gradescope key.toml /autograder/submission "
+            "--results /autograder/results/results.json",
+            "symbolic-attn autograder run prairielearn key.toml /grade/student --results /grade/results/results.json"),
+    "example-course": ("symbolic-attn autograder example-course course/",
+                       "symbolic-attn grade course/exercise.toml course/submissions/"),
+}
+_EXIT = "Exit status: 0 done, 2 a bad key, a refused --out or a failed build."
+
+
+def _help(name):
+    return {"formatter_class": argparse.RawDescriptionHelpFormatter,
+            "epilog": examples_epilog(*_EXAMPLES[name], notes=_EXIT)}
 
 
 def add_parser(subparsers):
@@ -28,12 +53,13 @@ def add_parser(subparsers):
         help="build a Gradescope or PrairieLearn autograder that grades one submission against an answer key",
         description="Deployable graders: a Gradescope autograder zip, a PrairieLearn external-grader folder, "
                     "and the command their scripts run.",
+        **_help("autograder"),
     )
     platforms = parser.add_subparsers(dest="platform", metavar="WHAT", parser_class=type(parser))
     platforms.required = True
     for name, text in (("gradescope", "DIR/autograder.zip (and its unpacked tree) for a Gradescope assignment"),
                        ("prairielearn", "a PrairieLearn external-grader folder: Dockerfile, grade.sh, tests/")):
-        bundle = platforms.add_parser(name, help=text, description=text)
+        bundle = platforms.add_parser(name, help=text, description=text, **_help(name))
         bundle.add_argument("key", metavar="KEY.toml", help="the exercise file with [[questions]] (the answer key)")
         bundle.add_argument("--out", metavar="DIR", required=True, help="the folder to write (new, empty or an "
                                                                          "earlier bundle)")
@@ -43,14 +69,16 @@ def add_parser(subparsers):
         bundle.set_defaults(handler=run_bundle)
     runner = platforms.add_parser(
         "run", help="grade one upload folder as ONE submission and write the platform's results.json",
-        description="What the bundles run: every solution file in FOLDER (any depth) graded as one submission.")
+        description="What the bundles run: every solution file in FOLDER (any depth) graded as one submission.",
+        **_help("run"))
     runner.add_argument("format", choices=("gradescope", "prairielearn"), help="the results.json format")
     runner.add_argument("key", metavar="KEY.toml", help="the answer key")
     runner.add_argument("folder", metavar="FOLDER", help="the student's uploaded files")
     runner.add_argument("--results", metavar="FILE", required=True, help="the results.json to write")
     runner.set_defaults(handler=run_grading)
     course = platforms.add_parser("example-course", help="copy the example course shipped in the package to DIR",
-                                  description="Copy the example course (an answer key and 13 solutions) to DIR.")
+                                  description="Copy the example course (an answer key and 13 solutions) to DIR.",
+                                  **_help("example-course"))
     course.add_argument("dir", metavar="DIR", help="a new folder")
     course.set_defaults(handler=run_example_course)
     return parser

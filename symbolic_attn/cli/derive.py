@@ -6,8 +6,8 @@ result, ``index.tex`` and ``notes.tex``.  Without PATH the notes are the built-i
 notes (results, worked examples, the kernel); a user's own folder gets a document of its
 own results only, titled ``--title`` (plain text, escaped; default "Verified derivations").
 
-``--format md`` writes ``notes.md`` (Markdown with ``$$`` math) instead of the LaTeX
-files; ``--pdf`` also compiles ``notes.tex`` with pdflatex (in a temporary folder) into
+``--format markdown`` (or ``md``) writes ``notes.md`` (Markdown with ``$$`` math) instead
+of the LaTeX files (``--format latex``, or ``tex``, the default); ``--pdf`` also compiles ``notes.tex`` with pdflatex (in a temporary folder) into
 ``DIR/notes.pdf``.  ``--jobs N`` verifies with N processes side by side (default: every
 core; the output is the same byte for byte).  Everything is written all or nothing (:mod:`symbolic_attn.cli.output`):
 a failure of any kind leaves every old file as it was.
@@ -27,6 +27,7 @@ a title holding control or invisible format characters (bidi overrides, zero-wid
 directory, an unwritable folder, pdflatex missing or failing.  Never a traceback.
 """
 
+import argparse
 import dataclasses
 import functools
 import os
@@ -37,7 +38,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
 
 from symbolic_attn.errors import describe_exception, one_line
-from symbolic_attn.cli.options import add_jobs_option
+from symbolic_attn.cli.options import add_format_option, add_jobs_option, examples_epilog
 from symbolic_attn.cli.folder import refuse_link
 from symbolic_attn.cli.output import write_documents
 from symbolic_attn.errors import (DerivationFailure, InputFileError, ProofError, ScriptError, SymbolicAttnError,
@@ -59,7 +60,8 @@ PROG = "symbolic-attn"
 #: The longest ``--title`` accepted (characters).
 MAX_TITLE = 200
 
-FORMATS = ("md", "tex")
+FORMATS = ("md", "tex")  # derive()'s own names; --format latex|markdown (tex, md kept) maps to them
+_FORMAT_NAMES = {"latex": "tex", "markdown": "md"}
 
 
 def is_builtin(paths: Iterable) -> bool:
@@ -253,12 +255,20 @@ def add_parser(subparsers) -> None:
         help="verify the derivation scripts, then write their LaTeX",
         description="Verify every derivation script, then write one .tex per result, index.tex and notes.tex. "
                     "A folder of your own gives notes of your results only.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples_epilog(
+            "symbolic-attn derive --out out/                      # the built-in results and lecture notes",
+            "symbolic-attn derive --out out/ --pdf                # also out/notes.pdf (needs pdflatex)",
+            "symbolic-attn derive --out out/ --format markdown    # out/notes.md",
+            "symbolic-attn derive my_derivations/ --out my_notes/ --title \"My results\"",
+            notes="Exit status: 0 written, 1 a step failed verification (nothing written), 2 bad input.",
+        ),
     )
     derive_parser.add_argument("paths", nargs="*", metavar="PATH",
                                help="folders (or .py files) of derivation scripts; default: the built-in symbolic_attn/derivations/")
     derive_parser.add_argument("--out", default="out", metavar="DIR", help="output folder (default: out)")
-    derive_parser.add_argument("--format", choices=FORMATS, default="tex",
-                               help="tex: one .tex per result, index.tex and notes.tex (default); md: notes.md")
+    add_format_option(derive_parser, ("latex", "markdown"), default="latex",
+                      what="latex: one .tex per result, index.tex and notes.tex; markdown: notes.md")
     derive_parser.add_argument("--title", metavar="TEXT",
                                help="title of the notes (plain text); default for your own folder: "
                                     "'Verified derivations'")
@@ -272,6 +282,13 @@ def add_parser(subparsers) -> None:
         help="show the derivations a folder holds",
         description="Show each derivation script's NAME, file and title; with --verify, verify each one and "
                     "show the scope of its parts (a scope is only shown once verified).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples_epilog(
+            "symbolic-attn list                           # the built-in derivations, not run",
+            "symbolic-attn list --verify --jobs 2         # verify each, then show its scope",
+            "symbolic-attn list my_derivations/ --verify",
+            notes="Exit status: 0 listed, 1 a script failed verification, 2 a script could not be built.",
+        ),
     )
     listing.add_argument("path", nargs="?", metavar="PATH",
                          help="folder of derivation scripts; default: the built-in symbolic_attn/derivations/")
@@ -306,11 +323,12 @@ _UNSEEN = {"Cf": "invisible format character", "Zl": "line separator", "Zp": "pa
 
 def run_derive(args) -> int:
     """Handler of ``derive``: 0 written, 1 verification failed, 2 bad input (one line on stderr)."""
-    if args.pdf and args.format != "tex":
-        print(f"{PROG}: error: --pdf compiles notes.tex, so it needs --format tex", file=sys.stderr)
+    fmt = _FORMAT_NAMES.get(args.format, args.format)
+    if args.pdf and fmt != "tex":
+        print(f"{PROG}: error: --pdf compiles notes.tex, so it needs --format tex (= latex, the default)", file=sys.stderr)
         return 2
     try:
-        written = derive(args.paths, args.out, fmt=args.format, title=_check_title(args.title), pdf=args.pdf,
+        written = derive(args.paths, args.out, fmt=fmt, title=_check_title(args.title), pdf=args.pdf,
                          jobs=args.jobs)
     except (ProofError, UndecidedError) as error:
         print(f"{PROG}: verification failed: {_one_line(str(error))}", file=sys.stderr)

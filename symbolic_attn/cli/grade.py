@@ -1,8 +1,11 @@
-"""``symbolic-attn grade EXERCISE.toml SUBMISSION... [--out DIR] [--jobs N] [--gradescope] [--prairielearn]``.
+"""``symbolic-attn grade EXERCISE.toml SUBMISSION... [--out DIR] [--jobs N] [--gradescope] [--prairielearn] [--format text|markdown|json]``.
 
 SUBMISSION is a solution file (the student id is its name without the extension) or a
 folder of them (a sub-folder is one student).  Prints a table (student, score, max, points
-per question), with a progress bar on stderr when stderr is a terminal.  ``--out DIR``
+per question), with a progress bar on stderr when stderr is a terminal; ``--format
+markdown`` prints the same table in Markdown, ``--format json`` every student's
+``STUDENT.json`` object in one document (``{"students": [...], "graded": N,
+"not_gradable": K}``).  ``--out DIR``
 writes ``grades.csv`` and one ``STUDENT.json`` per student; ``--gradescope`` and
 ``--prairielearn`` add ``STUDENT/results.json`` in those platforms' formats (both at once:
 ``STUDENT/gradescope/results.json`` and ``STUDENT/prairielearn/results.json``).
@@ -17,15 +20,17 @@ files are still written, with ``gradable`` false and the reason); 2 for a bad ex
 file, a missing submission path, an ``--out`` refused or bad options.
 """
 
+import argparse
+import json
 import sys
 
-from symbolic_attn.cli.options import add_jobs_option
+from symbolic_attn.cli.options import add_format_option, add_jobs_option, examples_epilog
 from symbolic_attn.proofs.parallel import available_cores
 
 # The grading modules are imported by the handler, not here: every command builds the
 # whole parser, and `derive` or `--help` should not pay for loading the grader.
 
-__all__ = ["add_parser", "run", "summary_table"]
+__all__ = ["add_parser", "run", "summary_table", "summary_markdown", "summary_json"]
 
 
 def add_parser(subparsers):
@@ -34,9 +39,16 @@ def add_parser(subparsers):
         "grade",
         help="grade students' solutions (Markdown, LaTeX, text) against an exercise's answer key",
         description="Grade a folder of solutions with points, partial and carried-forward credit and feedback.",
-        epilog="Exit status: 0 when every submission was graded; 1 when any submission was not gradable "
-               "(the files are still written, with gradable false and the reason); 2 for a bad exercise file, "
-               "a missing submission path, an --out refused or bad options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples_epilog(
+            "symbolic-attn autograder example-course course/    # an answer key and 13 solutions to try",
+            "symbolic-attn grade course/exercise.toml course/submissions/",
+            "symbolic-attn grade course/exercise.toml course/submissions/ --out grades/ --gradescope",
+            "symbolic-attn grade course/exercise.toml alice.md bob.tex --format json",
+            notes="Exit status: 0 when every submission was graded; 1 when any submission was not gradable\n"
+                  "(the files are still written, with gradable false and the reason); 2 for a bad exercise file,\n"
+                  "a missing submission path, an --out refused or bad options.",
+        ),
     )
     parser.add_argument("exercise", metavar="EXERCISE.toml", help="the exercise file with [[questions]]")
     parser.add_argument("submissions", metavar="SUBMISSION", nargs="+", help="a solution file or a folder of them")
@@ -44,6 +56,7 @@ def add_parser(subparsers):
     add_jobs_option(parser, "worker processes")
     parser.add_argument("--gradescope", action="store_true", help="also write STUDENT/results.json for Gradescope")
     parser.add_argument("--prairielearn", action="store_true", help="also write STUDENT/results.json for PrairieLearn")
+    add_format_option(parser, ("text", "markdown", "json"), what="what is printed")
     parser.set_defaults(handler=run, parser=parser)
     return parser
 
@@ -71,7 +84,8 @@ def run(args) -> int:
     results = grade_all(key, students, jobs, progress)
     if progress:
         progress.finish()
-    sys.stdout.write(summary_table(results, key))
+    show = {"json": summary_json, "markdown": summary_markdown}.get(args.format, summary_table)
+    sys.stdout.write(show(results, key))
     if args.out:
         _write(args, results, key)
     return 0 if all(r.gradable for r in results) else 1
@@ -95,6 +109,36 @@ def summary_table(results, key) -> str:
     gradable = sum(r.gradable for r in results)
     lines.append(f"{total} submission{'s' if total != 1 else ''} graded, {total - gradable} not gradable")
     return "\n".join(lines) + "\n"
+
+
+def summary_markdown(results, key) -> str:
+    """The table of :func:`summary_table` in Markdown (cells escaped), then the count."""
+    from symbolic_attn.grading.exports import export_text
+    from symbolic_attn.grading.feedback import points_text
+
+    def cell(text):
+        for char in "\\|`*_[]<>":
+            text = text.replace(char, "\\" + char)
+        return text
+
+    header = ["student", "score", "max"] + [cell(export_text(q.name)) for q in key.questions] + ["note"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in results:
+        note = "" if r.gradable else f"not gradable: {cell(export_text(r.reason)[:200])}"
+        row = [cell(export_text(r.student)[:80]), points_text(r.score), points_text(r.max_score)]
+        row += [points_text(q.points) for q in r.questions] + [""] * (len(key.questions) - len(r.questions)) + [note]
+        lines.append("| " + " | ".join(row) + " |")
+    total = len(results)
+    gradable = sum(r.gradable for r in results)
+    lines += ["", f"{total} submission{'s' if total != 1 else ''} graded, {total - gradable} not gradable"]
+    return "\n".join(lines) + "\n"
+
+
+def summary_json(results, key) -> str:
+    """Every student's ``STUDENT.json`` object, in order, with the counts (keys sorted)."""
+    document = {"students": [json.loads(r.json()) for r in results], "graded": len(results),
+                "not_gradable": sum(not r.gradable for r in results)}
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _write(args, results, key):

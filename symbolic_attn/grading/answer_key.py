@@ -45,7 +45,7 @@ Without ``[grading]``, ``carried_forward`` is 0.5, the share in the issue's exam
 >>> parse_answer_key('[attention]\nvalue = [[1]]\nscores = [[0]]\n[[questions]]\nname = "w"\nquantity = "weights"\npoints = 0\n')
 Traceback (most recent call last):
 ...
-symbolic_attn.errors.ExerciseError: <exercise>: questions[0].points: expected a positive number of points (at most 1000), got 0
+symbolic_attn.errors.ExerciseError: <exercise>: question 1: points: expected a positive number of points (at most 1000), got 0
 """
 
 from dataclasses import dataclass
@@ -168,7 +168,7 @@ class _KeyReader:
             question = self.question(index, entry)
             for name in question.keys:
                 if name in seen:
-                    raise self.fail(f"questions[{index}].name", f"{name!r} is also a name of questions[{seen[name]}]")
+                    raise self.fail(f"question {index + 1}: name", f"{name!r} is also a name of question {seen[name] + 1}")
                 seen[name] = index
             questions.append(question)
         return AnswerKey(self.exercise, tuple(questions), share)
@@ -190,7 +190,7 @@ class _KeyReader:
         return Fraction(int(number.p), int(number.q))
 
     def question(self, index, entry) -> Question:
-        prefix = f"questions[{index}]."
+        prefix = f"question {index + 1}: "  # counted from 1, as claims are
         for name in entry:
             if name not in _QUESTION_KEYS:
                 raise self.fail(prefix + name, f"unknown key (expected one of: {', '.join(sorted(_QUESTION_KEYS))})")
@@ -205,7 +205,7 @@ class _KeyReader:
         for number, alias in enumerate(aliases):
             if not isinstance(alias, str) or not normalize_name(alias):
                 why = name_problem(alias) if isinstance(alias, str) else "not a string"
-                raise self.fail(f"{prefix}aliases[{number}]", f"{_show(alias)} is not a name ({why})")
+                raise self.fail(f"{prefix}aliases[{number + 1}]", f"{_show(alias)} is not a name ({why})")
         quantity = known_path(entry.get("quantity"), self.paths())  # masked_scores: the stage masked
         rows, cols = self.stage_shape(prefix + "quantity", quantity)
         row = self.index(entry, "row", prefix, rows, quantity)

@@ -104,8 +104,9 @@ class TableReader:
         if isinstance(value, list):
             if len(value) > LIMITS["dimension"]:
                 raise self.fail(key, f"{len(value)} entries exceed the limit of {LIMITS['dimension']} per dimension")
-            for index, item in enumerate(value):
-                self.check_value(f"{key}[{index}]", item, depth + 1, tables)
+            for index, item in enumerate(value, start=1):  # 1-based, as in S[1,2]: X[2,1] is row 2, entry 1
+                where = f"{key[:-1]},{index}]" if key.endswith("]") and depth > 0 else f"{key}[{index}]"
+                self.check_value(where, item, depth + 1, tables)
         if isinstance(value, dict):
             for name, item in value.items():
                 self.check_value(f"{key}.{name}", item, depth, tables + 1)
@@ -159,10 +160,10 @@ class TableReader:
             raise self.fail(where, f"a {len(grid)}x{len(grid[0])} mask for {shape[0]}x{shape[1]} scores")
         for i, row in enumerate(grid):
             if len(row) != shape[1]:
-                raise self.fail(f"{where}[{i}]", f"{len(row)} entries, expected {shape[1]}")
+                raise self.fail(f"{where} row {i + 1}", f"{len(row)} entries, expected {shape[1]}")
             for j, entry in enumerate(row):
                 if entry not in (0, 1) or not isinstance(entry, (bool, int)):
-                    raise self.fail(f"{where}[{i}][{j}]", f"expected 0, 1, true or false, got {show(entry)}")
+                    raise self.fail(f"{where}[{i + 1},{j + 1}]", f"expected 0, 1, true or false, got {show(entry)}")
         try:
             mask = Mask.keep(grid) if kind == "keep" else Mask.block(grid)
         except SymbolicAttnError as error:
@@ -292,7 +293,7 @@ class ComputationReader(TableReader):
         result = {}
         for index, name in enumerate(names):
             if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED:
-                raise self.fail(f"symbols[{index}]", f"not a usable symbol name: {show(name)}")
+                raise self.fail(f"symbols[{index + 1}]", f"not a usable symbol name: {show(name)}")
             result[name] = sympy.Symbol(name, real=True)
         return result
 
@@ -334,7 +335,7 @@ class ComputationReader(TableReader):
         unit = sympy.Integer(10) ** places
         for i in range(grid.rows):
             for j in range(grid.cols):
-                entry, where = grid[i, j], f"{key}.value" + ("" if flat else f"[{i}][{j}]")
+                entry, where = grid[i, j], f"{key}.value" + ("" if flat else f"[{i + 1},{j + 1}]")
                 if not entry.is_Rational:
                     raise self.fail(where, f"a rounded input's entries must be printed numbers, got {show(str(entry))}")
                 if not (entry * unit).is_Integer:
@@ -366,7 +367,7 @@ class ComputationReader(TableReader):
             if len(row) != width:
                 raise self.fail(key, f"row {i + 1} has {len(row)} entries, row 1 has {width}")
             for j, entry in enumerate(row):
-                where = f"{key}[{j}]" if flat else f"{key}[{i}][{j}]"
+                where = f"{key}[{j + 1}]" if flat else f"{key}[{i + 1},{j + 1}]"
                 if isinstance(entry, list):
                     raise self.fail(where, "a matrix entry must be a number, not a matrix")
                 number = self.exact(where, entry, names)

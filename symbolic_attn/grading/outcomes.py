@@ -27,6 +27,7 @@ closed forms are built only when first printed.
 """
 
 import json
+import textwrap
 from dataclasses import dataclass, field
 
 from enum import StrEnum
@@ -38,7 +39,11 @@ from symbolic_attn.errors import shown
 
 __all__ = ["Verdict", "ClaimOutcome", "CheckReport"]
 
-_TEXT_WIDTH = 48  # longest closed form shown in the text table
+_MIN_WIDTH = 40  # the narrowest table laid out (a narrower terminal wraps it)
+_HEADER = ("label", "verdict", "claimed", "exact", "decimal", "rule")
+_LABEL_FLOOR, _RULE_FLOOR = 12, 10  # the narrowest a label or rule is cut to (shown in full below)
+_INDENT = "    "  # the lines below a claim's row
+_FULL_TEXT = 600  # a cell cut short is shown in full below its row, up to this length
 _TEXT_SIZE = 64  # entries x softmax terms above which the text table does not build the closed form
 _JSON_SIZE = 256  # the same bound for JSON: a bigger closed form is left out, with a note
 
@@ -115,7 +120,7 @@ class ClaimOutcome:
                 parts.append(f"{word} at {shown}")
         return "; ".join(parts)
 
-    def as_dict(self) -> dict:
+    def as_dict(self, exercise=None) -> dict:
         """The JSON object of this claim (see :meth:`CheckReport.json` for the schema)."""
         c = self.claim
         small = self.size <= _JSON_SIZE
@@ -128,21 +133,37 @@ class ClaimOutcome:
             "claimed": c.claimed.text, "exact": self.exact_text() if small else None,
             "exact_latex": self.exact_latex() if small else None,
             "decimal": self.decimal_text(), "rule": self.rule, "verdict": self.verdict.value,
-            "diagnosis": self.diagnosis,
+            "diagnosis": self.diagnosis, "diagnosis_sentences": self.sentences(exercise),
             "wrong_entries": [list(p) for p in self.wrong], "undecided_entries": [list(p) for p in self.undecided],
             "note": note,
         }
 
     def row(self) -> tuple:
-        """The text table's cells: label, verdict, exact value, certified decimals, rule, diagnosis."""
-        diagnosis = ", ".join(self.diagnosis) if self.diagnosis else "-"
+        """The text table's cells, unclipped: label, verdict, claimed, exact, decimal, rule."""
+        exact = self.exact_text() if self.size <= _TEXT_SIZE else "(large: not printed)"
+        return (shown(self.claim.name, 200), Verdict(self.verdict).shouted, shown(self.claim.claimed.text, _FULL_TEXT),
+                exact, self.decimal_text(), self.rule)
+
+    def sentences(self, exercise=None) -> list:
+        """The catalogue's remedy sentence of each diagnosis (the exercise's own numbers
+        filled in, :func:`symbolic_attn.grading.feedback.sentence`), in the catalogue's order."""
+        from symbolic_attn.grading.feedback import sentence
+
+        details = dict(reversed(self.details)) if self.details else {}
+        return [sentence(mistake, exercise, details.get(mistake, "")) for mistake in self.diagnosis]
+
+    def detail_lines(self, exercise=None) -> list:
+        """What the text table says below a claim's row: which entries are wrong, the
+        notes, the diagnosis as sentences (or that no known mistake reproduces it)."""
+        lines = []
         where = self.wrong_text()
         if where:
-            diagnosis += f" ({where})"
-        if self.notes:
-            diagnosis += " (" + shown(self.notes[0], 60) + ")"
-        exact = _clip(self.exact_text()) if self.size <= _TEXT_SIZE else "(large: not printed)"
-        return (self.claim.name, Verdict(self.verdict).shouted, exact, _clip(self.decimal_text()), self.rule, diagnosis)
+            lines.append(where)
+        lines += [shown(note, 200) for note in self.notes]
+        lines += self.sentences(exercise)
+        if self.verdict == Verdict.FAIL and not self.diagnosis:
+            lines.append("No known mistake reproduces this value: recompute it.")
+        return lines
 
 
 @dataclass
@@ -152,6 +173,8 @@ class CheckReport:
     source: str
     title: str
     outcomes: list
+    #: The exercise judged (its scale and d_k fill in the diagnosis sentences); optional.
+    exercise: object = field(default=None, repr=False, compare=False)
 
     @property
     def passed(self) -> int:
@@ -165,32 +188,110 @@ class CheckReport:
     def undecided(self) -> int:
         return sum(o.verdict == "undecided" for o in self.outcomes)
 
-    def summary(self) -> str:
-        """``"file.toml: 3 passed, 1 failed"`` (``, 2 undecided`` when any), then the title."""
+    def summary(self, width: int | None = None) -> str:
+        """``"file.toml: 3 passed, 1 failed"`` (``, 2 undecided`` when any), then the title
+        (cut short so that the line fits ``width`` columns, when given)."""
         line = f"{shown(self.source, 200)}: {self.passed} passed, {self.failed} failed"
         if self.undecided:
             line += f", {self.undecided} undecided"
         if self.title:
-            line += f" ({shown(self.title, 80)})"
+            title = shown(self.title, 80)
+            room = len(title) if width is None else width - len(line) - 3  # " (" and ")"
+            if len(title) > room:  # never cut below 12 characters: a long file name overflows instead
+                title = shown(self.title, max(room - 3, 12))
+            line += f" ({title})"
         return line
 
-    def text(self) -> str:
-        """The summary line, then one table row per claim."""
-        header = ("label", "verdict", "exact", "decimal", "rule", "diagnosis")
+    def text(self, width: int = 80) -> str:
+        """The summary line, then one row per claim within ``width`` columns.
+
+        When the values fit, a table: label, verdict, claimed, exact, decimal, rule.
+        Otherwise each row is label, verdict and rule, with the claimed value, the exact one
+        and its decimals on aligned lines below it.  Then, indented: which entries are
+        wrong, the notes, and the diagnosis as the catalogue's sentences.  A label or rule
+        cut short is shown in full below its row.
+
+        >>> from types import SimpleNamespace as NS
+        >>> claim = NS(name="a_12", claimed=NS(text="0.5"))
+        >>> picked = NS(entries=[lambda: sympy.Rational(1, 3)], positions=[(1, 2)])
+        >>> wrong = ClaimOutcome(claim, Verdict.FAIL, None, "1 decimal", ["0.33"], picked, diagnosis=["unscaled"])
+        >>> print(CheckReport("ex.toml", "", [wrong]).text(width=60), end="")
+        ex.toml: 0 passed, 1 failed
+        label  verdict  claimed  exact  decimal  rule
+        -----  -------  -------  -----  -------  ---------
+        a_12   FAIL     0.5      1/3    0.33     1 decimal
+            These values come from the unscaled scores: divide the
+            scores by √d_k before the softmax.
+        >>> print(CheckReport("ex.toml", "", [wrong]).text(width=40), end="")
+        ex.toml: 0 passed, 1 failed
+        label  verdict  rule
+        -----  -------  ---------
+        a_12   FAIL     1 decimal
+            claimed  0.5
+            exact    1/3
+            decimal  0.33
+            These values come from the unscaled
+            scores: divide the scores by √d_k
+            before the softmax.
+        """
+        width = max(int(width), _MIN_WIDTH)
         rows = [outcome.row() for outcome in self.outcomes]
-        widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header) - 1)]
-        lines = [self.summary()]
-        for row in [header, tuple("-" * len(h) for h in header)] + rows:
-            cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
-            lines.append("  ".join(cells).rstrip())
+        natural = [max(len(r[i]) for r in rows + [_HEADER]) for i in range(len(_HEADER))]
+        table = _fit(natural, width, floors=[_LABEL_FLOOR, *natural[1:5], _RULE_FLOOR])
+        if _total(table) <= width:
+            shown_columns, widths = range(len(_HEADER)), table
+        else:  # the values go below the rows
+            shown_columns = (0, 1, 5)
+            widths = _fit([natural[i] for i in shown_columns], width, floors=[_LABEL_FLOOR, natural[1], _RULE_FLOOR])
+        header = [_HEADER[i] for i in shown_columns]
+        lines = [self.summary(width)]
+        for cells in [header, ["-" * w for w in widths]]:
+            lines.append("  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip())
+        for outcome, row in zip(self.outcomes, rows):
+            cells = [row[i] for i in shown_columns]
+            lines.append("  ".join(_clip(cell, w).ljust(w) for cell, w in zip(cells, widths)).rstrip())
+            below = [(name, cell) for name, cell, w in zip(header, cells, widths) if len(cell) > w]
+            if len(shown_columns) < len(_HEADER):
+                below[1:1] = [(_HEADER[i], row[i]) for i in (2, 3, 4)]
+            for name, cell in below:
+                first = f"{_INDENT}{name:<8} "
+                lines += textwrap.wrap(cell[:_FULL_TEXT], width, initial_indent=first,
+                                       subsequent_indent=" " * len(first), break_on_hyphens=False)
+            for text in outcome.detail_lines(self.exercise):
+                lines += textwrap.wrap(text, width, initial_indent=_INDENT, subsequent_indent=_INDENT,
+                                       break_on_hyphens=False)
+        return "\n".join(lines) + "\n"
+
+    def markdown(self) -> str:
+        """The summary, then a Markdown table: label, verdict, claimed, exact, decimal, rule,
+        diagnosis (the catalogue's sentences).  Cells are escaped (``|``, backticks, HTML).
+
+        >>> from types import SimpleNamespace as NS
+        >>> picked = NS(entries=[lambda: sympy.Rational(1, 3)], positions=[(1, 2)])
+        >>> right = ClaimOutcome(NS(name="a|b", claimed=NS(text="1/3")), Verdict.PASS, None, "exact", ["0.333"], picked)
+        >>> print(CheckReport("ex.toml", "", [right]).markdown(), end="")
+        **ex.toml: 1 passed, 0 failed**
+        <BLANKLINE>
+        | label | verdict | claimed | exact | decimal | rule | diagnosis |
+        |---|---|---|---|---|---|---|
+        | a\\|b | pass | `1/3` | `1/3` | 0.333 | exact |  |
+        """
+        lines = [f"**{_md(self.summary())}**", "",
+                 "| label | verdict | claimed | exact | decimal | rule | diagnosis |", "|---|---|---|---|---|---|---|"]
+        for outcome in self.outcomes:
+            label, verdict, claimed, exact, decimal, rule = outcome.row()
+            said = " ".join(outcome.detail_lines(self.exercise))
+            cells = [_md(label), verdict, _code(claimed), _code(exact), _md(decimal), _md(rule), _md(said)]
+            lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
 
     def json(self) -> str:
         """The schema: claims (label, quantity, row, col, claimed, exact, exact_latex, decimal,
-        rule, verdict, diagnosis, wrong_entries, undecided_entries, note), passed, failed,
-        undecided.  ``exact`` and ``exact_latex`` are null for a closed form over the size
+        rule, verdict, diagnosis, diagnosis_sentences, wrong_entries, undecided_entries,
+        note), passed, failed, undecided.  ``diagnosis_sentences`` holds the catalogue's
+        remedy of each ``diagnosis`` id, in the same order.  ``exact`` and ``exact_latex`` are null for a closed form over the size
         bound (``note`` says so).  Keys sorted: byte-stable output."""
-        summary = {"claims": [outcome.as_dict() for outcome in self.outcomes],
+        summary = {"claims": [outcome.as_dict(self.exercise) for outcome in self.outcomes],
                    "passed": self.passed, "failed": self.failed, "undecided": self.undecided}
         return json.dumps(summary, indent=2, sort_keys=True) + "\n"
 
@@ -204,5 +305,41 @@ def _nested(items, shape, show) -> str:
     return "[" + ", ".join("[" + ", ".join(show(x) for x in row) + "]" for row in rows) + "]"
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= _TEXT_WIDTH else text[: _TEXT_WIDTH - 3] + "..."
+def _clip(text: str, width: int = 48) -> str:
+    return text if len(text) <= width else text[: max(width - 3, 0)] + "..."
+
+
+def _md(text: str) -> str:
+    """Text for a Markdown table cell: no pipe, backtick, HTML or emphasis survives."""
+    for char in "\\|`*_[]<>":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def _code(text: str) -> str:
+    """A value as inline code in a table cell (a pipe escaped, backticks doubled around)."""
+    text = text.replace("|", "\\|")
+    return f"``{text}``" if "`" in text else f"`{text}`"
+
+
+def _total(widths) -> int:
+    return sum(widths) + 2 * (len(widths) - 1)
+
+
+def _fit(widths: list, width: int, floors) -> list:
+    """Column widths that fit ``width`` (two spaces between columns) if they can: the
+    widest column still above its floor gives up a character at a time.
+
+    >>> _fit([20, 7, 30, 12], 60, floors=[12, 7, 30, 10])
+    [12, 7, 30, 10]
+    >>> _fit([20, 7, 30, 12], 40, floors=[12, 7, 30, 10])  # cannot fit: as narrow as allowed
+    [12, 7, 30, 10]
+    """
+    widths = list(widths)
+    floors = [min(w, f) for w, f in zip(widths, floors)]
+    while _total(widths) > width:
+        room = [w - f for w, f in zip(widths, floors)]
+        if max(room) <= 0:
+            break
+        widths[max(range(len(widths)), key=lambda i: (room[i] > 0, widths[i]))] -= 1
+    return widths

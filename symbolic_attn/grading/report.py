@@ -37,12 +37,31 @@ control characters escaped (:func:`symbolic_attn.errors.shown`).
 >>> report = check_exercise(exercise)
 >>> [(str(o.verdict), o.diagnosis) for o in report.outcomes]
 [('fail', ['zeroed_not_renormalized']), ('pass', [])]
->>> print(render_text(report), end="")
+>>> print(render_text(report), end="")  # 80 columns: the values below each row
 row.toml: 1 passed, 1 failed
-label    verdict  exact          decimal                      rule        diagnosis
------    -------  -----          -------                      ----        ---------
-weights  FAIL     [1/3, 2/3, 0]  [0.33333, 0.66667, 0.00000]  exact       zeroed_not_renormalized (wrong at [1,1] [1,2])
-output   pass     [1/3, 4/3]     [0.3333, 1.3333]             2 decimals  -
+label    verdict  rule
+-------  -------  ----------
+weights  FAIL     exact
+    claimed  [1/6, 1/3, 0]
+    exact    [1/3, 2/3, 0]
+    decimal  [0.33333, 0.66667, 0.00000]
+    wrong at [1,1] [1,2]
+    The softmax was taken over all keys and the blocked weights zeroed
+    afterwards: leave blocked keys out of the softmax, so that the allowed
+    weights of each row sum to 1.
+output   pass     2 decimals
+    claimed  [0.33, 1.33]
+    exact    [1/3, 4/3]
+    decimal  [0.3333, 1.3333]
+>>> print(render_text(report, width=100), end="")  # wide enough for a table
+row.toml: 1 passed, 1 failed
+label    verdict  claimed        exact          decimal                      rule
+-------  -------  -------------  -------------  ---------------------------  ----------
+weights  FAIL     [1/6, 1/3, 0]  [1/3, 2/3, 0]  [0.33333, 0.66667, 0.00000]  exact
+    wrong at [1,1] [1,2]
+    The softmax was taken over all keys and the blocked weights zeroed afterwards: leave blocked
+    keys out of the softmax, so that the allowed weights of each row sum to 1.
+output   pass     [0.33, 1.33]   [1/3, 4/3]     [0.3333, 1.3333]             2 decimals
 """
 
 from symbolic_attn.grading.outcomes import CheckReport, ClaimOutcome
@@ -59,7 +78,9 @@ def check_exercise(exercise, progress=None) -> CheckReport:
     ``"judging claim 3 ('a_32')"`` (the command line names it when its time runs out).
     """
     checker = Checker(exercise, progress)
-    return checker.check()
+    report = checker.check()
+    report.exercise = exercise  # its numbers fill in the diagnosis sentences
+    return report
 
 
 def render_json(report: CheckReport) -> str:
@@ -72,6 +93,7 @@ def summary_line(report: CheckReport) -> str:
     return report.summary()
 
 
-def render_text(report: CheckReport) -> str:
-    """One row per claim: label, verdict, exact value, certified decimals, rule, diagnosis."""
-    return report.text()
+def render_text(report: CheckReport, width: int = 80) -> str:
+    """One row per claim within ``width`` columns (label, verdict, claimed, exact value,
+    certified decimals, rule), the diagnosis as sentences below it."""
+    return report.text(width)
