@@ -26,7 +26,9 @@ import sympy
 from sympy.printing.str import StrPrinter
 
 from symbolic_attn.errors import UndecidedError
+from symbolic_attn.exact.certified import decimal_string
 from symbolic_attn.exact.intervals import certified_sign, proved_zero, to_arb, working_precision
+from symbolic_attn.exact.rounding import certified_decimal, check_digits, rational_decimal
 
 __all__ = ["exact_string", "exact_rows", "Canonical", "canonical_string", "node_count", "not_printed", "PRINT_BUDGET"]
 
@@ -125,6 +127,36 @@ class Canonical:
     def __init__(self):
         self._forms: dict = {}
         self._balls: dict = {}
+        self._nodes: dict = {}
+
+    def nodes(self, expr) -> int:
+        """:func:`node_count` of ``expr`` (every node of the tree, repeats included),
+        remembered per subexpression."""
+        known = self._nodes.get(expr)
+        if known is None:
+            known = 1 + sum(self.nodes(arg) for arg in expr.args)
+            self._nodes[expr] = known
+        return known
+
+    def decimal(self, expr, digits: int, significant: bool = False) -> str | None:
+        """The certified decimal of ``expr`` (the same as
+        :func:`~symbolic_attn.exact.certified.decimal_string`; None with free symbols), from
+        the remembered enclosure of its canonical form when that one decides.
+
+        >>> Canonical().decimal(sympy.exp(sympy.sqrt(2) / 2) / (1 + sympy.exp(sympy.sqrt(2) / 2)), 3)
+        '0.670'
+        """
+        form = self(expr)
+        digits = check_digits(digits, significant)
+        if form.is_Rational:
+            return rational_decimal(Fraction(int(form.p), int(form.q)), digits, significant)
+        ball = self._ball(form)
+        text = certified_decimal(ball, digits, significant) if ball is not False else None
+        if text is not None:
+            return text
+        if form.free_symbols:
+            return None
+        return decimal_string(form, digits, significant)
 
     def __call__(self, expr):
         if not isinstance(expr, sympy.Expr) or expr.is_Rational or expr.is_Atom:
@@ -200,12 +232,22 @@ class Canonical:
         if abs(candidate - middle) > radius:
             return None
         rational = sympy.Rational(candidate.numerator, candidate.denominator)
+
+        def directly():
+            return proved_zero(expr - rational)
+
+        def squared():  # x**2 = r**2 and sign x = sign r: x = r
+            return (rational != 0 and certified_sign(expr) == (1 if rational > 0 else -1)
+                    and proved_zero(expr**2 - rational**2))
+
+        # A root of a compound (c / sqrt(c**2), a LayerNorm of two entries) is proved by its
+        # square at once, while the direct test would labour first: try the square first.
+        radical = any(isinstance(node, sympy.Pow) and not node.exp.is_Integer and not node.base.is_Rational
+                      for node in sympy.preorder_traversal(expr))
         try:
-            if proved_zero(expr - rational):
-                return rational
-            if rational != 0 and certified_sign(expr) == (1 if rational > 0 else -1) \
-                    and proved_zero(expr**2 - rational**2):
-                return rational
+            for attempt in ((squared, directly) if radical else (directly, squared)):
+                if attempt():
+                    return rational
         except (UndecidedError, ValueError, TypeError, ZeroDivisionError, RecursionError):
             return None
         return None
@@ -213,17 +255,19 @@ class Canonical:
 
 def canonical_string(expr, canonical: Canonical | None = None, budget: int = PRINT_BUDGET) -> tuple[str | None, int]:
     """(the exact string of ``expr``'s canonical form, its node count); the string is None
-    when the form has more than ``budget`` nodes (then it is not printed).
+    when the form has more than ``budget`` nodes (then it is not printed; a rational is
+    always printed).
 
     >>> canonical_string(sympy.sqrt(8) - sympy.sqrt(2) - sympy.sqrt(2))
     ('0', 1)
     >>> canonical_string(sympy.exp(sympy.sqrt(3)) + 1, budget=3)
     (None, 6)
     """
-    form = (canonical or Canonical())(expr)
-    nodes = node_count(form, budget)
-    if nodes > budget:
-        return None, node_count(form)
+    canonical = canonical or Canonical()
+    form = canonical(expr)
+    nodes = canonical.nodes(form)
+    if nodes > budget and not form.is_Rational:  # rationals are always shown as rationals
+        return None, nodes
     return exact_string(form), nodes
 
 
