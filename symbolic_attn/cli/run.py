@@ -36,9 +36,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
+import time
 
-from symbolic_attn.errors import ParseError, StageError, SymbolicAttnError, shown
+from symbolic_attn.errors import ParseError, StageError, SymbolicAttnError, TimeLimitError, shown
 from symbolic_attn.model.compose import ClosedFormTooLarge, node_limit
 from symbolic_attn.model.trace import check_path, known_path
 from symbolic_attn.render.display import canonical_rows, stage_latex_lines, stage_lines
@@ -59,6 +62,54 @@ RUN_NODE_LIMIT = 10_000
 #: :data:`SMALL_BUDGET` nodes are printed (every entry keeps its certified decimals).
 MAX_PRINTED_NODES = 250_000
 SMALL_BUDGET = 20
+#: Seconds one definition may take to compute exactly; past it, it is not shown (its place
+#: says so) and the others are.  Exact closed forms of stacked sublayers can grow past what
+#: SymPy builds in reasonable time (attention over a block's output) well below any node bound.
+DEFINITION_SECONDS = 10.0
+
+
+class _TooSlow(TimeLimitError):
+    """The per-definition alarm (a TimeLimitError, so that nothing catches it on the way)."""
+
+
+class _Deadline:
+    """A context manager bounding one definition's computation to ``seconds`` of wall-clock
+    time (SIGALRM, main thread only), the command's own ``--timeout`` alarm suspended and
+    then re-armed with what is left of it; when the command's alarm is due first, it is left
+    alone.  On expiry the definition is :class:`ClosedFormTooLarge`: not shown, in its place."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def __call__(self, name: str):
+        self.name = name
+        return self
+
+    def __enter__(self):
+        remaining, interval = signal.getitimer(signal.ITIMER_REAL) if hasattr(signal, "setitimer") else (0, 0)
+        self.active = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+                       and not (remaining and remaining <= self.seconds))
+        if self.active:
+            self.outer = (signal.getsignal(signal.SIGALRM), remaining, interval)
+            self.start = time.monotonic()
+            signal.signal(signal.SIGALRM, self._ring)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, 0.25)
+        return self
+
+    def _ring(self, signum, frame):
+        raise _TooSlow(f"definition {self.name!r}: computing it exactly took more than {self.seconds:g} s")
+
+    def __exit__(self, kind, error, traceback):
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            handler, remaining, interval = self.outer
+            signal.signal(signal.SIGALRM, handler)
+            if remaining:
+                signal.setitimer(signal.ITIMER_REAL, max(remaining - (time.monotonic() - self.start), 0.001), interval)
+        if isinstance(error, _TooSlow):
+            raise ClosedFormTooLarge(f"its exact closed form took more than {self.seconds:g} s to compute (exact "
+                                     "values grow with every sublayer); its decimals are not computed either") from None
+        return False
 
 
 def add_parser(subparsers) -> None:
@@ -100,8 +151,9 @@ class _Shown:
     """What ``run`` shows of one file: the computed trace, the definitions left out, the
     stages selected, one canonical form per value and one set of decimals per matrix."""
 
-    def __init__(self, trace, missing: dict, definitions, stages=None, digits: int = 3):
+    def __init__(self, trace, missing: dict, definitions, stages=None, digits: int = 3, deadline=None):
         self.trace, self.missing, self.digits = trace, missing, digits
+        self.deadline = deadline or _Deadline(DEFINITION_SECONDS)
         self.texts = dict(definitions)
         self.order = [name for name, _ in definitions]
         self.canonical = Canonical()
@@ -153,7 +205,8 @@ class _Shown:
             if kind != "stage":
                 continue
             try:
-                self.trace[path]
+                with self.deadline(path.split(".")[0]):
+                    self.trace[path]
             except ClosedFormTooLarge as error:
                 name = path.split(".")[0]
                 self.missing[name] = str(error)
@@ -312,7 +365,7 @@ def run(args: argparse.Namespace) -> int:
     computation = load_computation(args.file)
     exact = not args.decimals_only
     with node_limit(RUN_NODE_LIMIT):
-        trace, missing = run_each(computation.inputs, computation.definitions)
+        trace, missing = run_each(computation.inputs, computation.definitions, guard=_Deadline(DEFINITION_SECONDS))
         view = _Shown(trace, dict(missing), computation.definitions, getattr(args, "stage", None), args.digits)
         view.compute()
         view.choose_budget(exact)

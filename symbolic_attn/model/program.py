@@ -35,6 +35,7 @@ symbolic_attn.errors.DefinitionError: definition 'B': unknown function 'open' at
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping, Sequence
 
@@ -90,11 +91,13 @@ def run_program(inputs: Mapping[str, object], definitions: Sequence[tuple[str, s
 
 
 def run_each(inputs: Mapping[str, object], definitions: Sequence[tuple[str, str]], *, variant=None,
-             limits: ProgramLimits = DEFAULT_PROGRAM_LIMITS) -> tuple[Trace, dict]:
+             limits: ProgramLimits = DEFAULT_PROGRAM_LIMITS, guard=None) -> tuple[Trace, dict]:
     """As :func:`run_program`, but a definition whose exact value is too large to compute
     (:class:`~symbolic_attn.model.compose.ClosedFormTooLarge`), or that uses one, is left
     out instead of stopping the others: returns (the trace of the computed definitions,
     {name: why it was not computed, one line}).  Every other error still stops at once.
+    ``guard(name)``, when given, is a context manager around each definition's evaluation
+    (``run`` bounds each one's time with it; it may raise ClosedFormTooLarge).
 
     >>> from symbolic_attn.model.compose import node_limit
     >>> definitions = [("A", "sinusoidal(3, 4) @ ones(4, 1)"), ("B", "A @ X"), ("C", "X + X"), ("D", "B + 1")]
@@ -106,14 +109,14 @@ def run_each(inputs: Mapping[str, object], definitions: Sequence[tuple[str, str]
     definition 'B': operand: an entry's exact closed form has more than 8 expr
     definition 'D': uses 'B', which was not computed (see B)
     """
-    return _evaluate(inputs, definitions, variant, limits, keep_going=True)
+    return _evaluate(inputs, definitions, variant, limits, keep_going=True, guard=guard)
 
 
 class _NotComputed(DefinitionError):
     """A definition uses one that was not computed (:func:`run_each`)."""
 
 
-def _evaluate(inputs, definitions, variant, limits, *, keep_going: bool) -> tuple[Trace, dict]:
+def _evaluate(inputs, definitions, variant, limits, *, keep_going: bool, guard=None) -> tuple[Trace, dict]:
     definitions = list(definitions) if not isinstance(definitions, list) else definitions
     if len(definitions) > limits.max_definitions:
         name = definitions[limits.max_definitions][0] if isinstance(definitions[limits.max_definitions], tuple) else "?"
@@ -141,7 +144,8 @@ def _evaluate(inputs, definitions, variant, limits, *, keep_going: bool) -> tupl
     entries = []
     for name, text in definitions:
         try:
-            value = _Evaluator(name, text, names, values, order, variant or {}, limits, missing).run()
+            with guard(name) if guard is not None else contextlib.nullcontext():
+                value = _Evaluator(name, text, names, values, order, variant or {}, limits, missing).run()
         except _NotComputed as error:
             missing[name] = f"definition {name!r}: {error}"
             continue

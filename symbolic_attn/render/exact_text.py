@@ -67,7 +67,7 @@ def exact_rows(matrix) -> list[list[str]]:
 
 #: Expression nodes an entry may have to be printed exactly; beyond it the entry shows
 #: ``(exact form: N nodes, not printed)`` beside its certified decimals (text, LaTeX, JSON).
-PRINT_BUDGET = 400
+PRINT_BUDGET = 600
 #: Denominators tried for a rational candidate (the nearest such rational to an enclosure).
 MAX_CANDIDATE_DENOMINATOR = 10**6
 #: Bits of the enclosure that proposes a candidate: an irrational value is this close to a
@@ -94,6 +94,20 @@ def _fraction(value) -> Fraction:
     """An arb's midpoint or radius (an exact binary number) as a Fraction."""
     mantissa, exponent = (int(part) for part in value.man_exp())
     return Fraction(mantissa) * Fraction(2) ** exponent
+
+
+def _within_candidates(ball) -> bool:
+    """Whether ``ball`` is narrow (radius under 2**-64 of its size) and its midpoint is 0
+    or of size 2**-64 to 2**64, where a rational of small denominator may lie (decided on
+    the binary exponents: a ball of exp(-10**6) is never turned into a huge Fraction)."""
+    mantissa, exponent = (int(part) for part in ball.mid().man_exp())
+    rad_mantissa, rad_exponent = (int(part) for part in ball.rad().man_exp())
+    if mantissa == 0:
+        return rad_mantissa == 0 or rad_exponent + rad_mantissa.bit_length() < -64
+    size = exponent + abs(mantissa).bit_length()
+    if not -64 <= size <= 64:
+        return False
+    return rad_mantissa == 0 or rad_exponent + rad_mantissa.bit_length() < size - 64
 
 
 class Canonical:
@@ -225,9 +239,9 @@ class Canonical:
         ball = self._ball(expr)
         if ball is False or not ball.is_finite():
             return None
+        if not _within_candidates(ball):
+            return None
         middle, radius = _fraction(ball.mid()), _fraction(ball.rad())
-        if radius > Fraction(1, 2**64) * max(1, abs(middle)):
-            return None  # too wide to propose anything
         candidate = middle.limit_denominator(MAX_CANDIDATE_DENOMINATOR)
         if abs(candidate - middle) > radius:
             return None
