@@ -257,6 +257,12 @@ class _Evaluator(Evaluator):
     def checked(self, node, value):
         if isinstance(node, Call) and node.name in FUNCTIONS:
             return value  # an operation's result: bounded where it is used (operand, matrix)
+        if isinstance(value, sympy.MatrixBase) and not isinstance(node, Matrix) and _enclosed(value):
+            # Arithmetic on computed values (Post - Pre): every entry has a finite certified
+            # enclosure, so it is a finite real number; SymPy's own is_extended_real would
+            # evaluate a large closed form numerically, for seconds.  The bounds still apply.
+            check_value(value, self.program_limits, f"built at column {node.column} ")
+            return value
         return super().checked(node, value)
 
     def name(self, node: Name):
@@ -492,6 +498,20 @@ class _Evaluator(Evaluator):
         if isinstance(value, sympy.MatrixBase):
             return f"a {value.rows}x{value.cols} matrix"
         return f"the number {shown(value)}"
+
+
+def _enclosed(matrix) -> bool:
+    """Every entry is a rational or has a finite arb enclosure (so it is a finite real)."""
+    from symbolic_attn.exact.intervals import to_arb, working_precision
+
+    try:
+        with working_precision(64):
+            for entry in matrix:
+                if not entry.is_Rational and not to_arb(entry).is_finite():
+                    return False
+    except (SymbolicAttnError, ValueError, TypeError, ZeroDivisionError, OverflowError):
+        return False
+    return True
 
 
 def _numbers_only(value) -> bool:
