@@ -260,8 +260,11 @@ def test_run_latex_has_no_text_labels(capsys):
     assert code == 0 and r"\text{M.head" not in out and r"A^{(1)}" in out
 
 
-def test_readme_shows_the_label_table():
-    assert markdown_table() in (ROOT / "README.md").read_text(encoding="utf-8")
+def test_readme_shows_the_label_table_and_the_bounds():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert markdown_table() in readme
+    assert f"more than {run_module.PRINT_BUDGET} expression nodes is not printed" in readme
+    assert f"over {run_module.RUN_NODE_LIMIT:,} nodes, or more than {run_module.DEFINITION_SECONDS:g} s of work" in readme
 
 
 def test_latex_compiles_without_overfull_boxes(capsys, write, tmp_path):

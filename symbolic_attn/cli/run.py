@@ -89,6 +89,7 @@ class _Deadline:
         remaining, interval = signal.getitimer(signal.ITIMER_REAL) if hasattr(signal, "setitimer") else (0, 0)
         self.active = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
                        and not (remaining and remaining <= self.seconds))
+        self.done = False
         if self.active:
             self.outer = (signal.getsignal(signal.SIGALRM), remaining, interval)
             self.start = time.monotonic()
@@ -97,9 +98,12 @@ class _Deadline:
         return self
 
     def _ring(self, signum, frame):
+        if self.done:  # the definition finished just as the alarm rang
+            return
         raise _TooSlow(f"definition {self.name!r}: computing it exactly took more than {self.seconds:g} s")
 
     def __exit__(self, kind, error, traceback):
+        self.done = True
         if self.active:
             signal.setitimer(signal.ITIMER_REAL, 0)
             handler, remaining, interval = self.outer
