@@ -285,3 +285,33 @@ def test_latex_compiles_without_overfull_boxes(capsys, write, tmp_path):
     assert compiled.returncode == 0, compiled.stdout[-1500:]
     log = (tmp_path / "run.log").read_text(errors="replace")
     assert re.findall(r"Overfull \\hbox \([0-9.]+pt too wide\)", log) == []
+
+
+POST_PRE = '''[inputs]
+X = [[1, 0, 2], [0, 1, 1], [2, 1, 0]]
+W1 = [[1, -1, 0], [0, 1, 1], [1, 0, -1]]
+W2 = [[1, 0, 1], [0, 1, 0], [1, 1, 0]]
+[define]
+Post = "encoder_block(X, heads = [[I3, I3, I3]], WO = I3, W1 = W1, W2 = W2, norm = 'post')"
+Pre = "encoder_block(X, heads = [[I3, I3, I3]], WO = I3, W1 = W1, W2 = W2, norm = 'pre')"
+Diff = "Post - Pre"
+'''
+
+
+def test_post_ln_pre_ln_and_their_difference(capsys, write):
+    """The issue's hidden case: both blocks on a 3x3 input, and their difference."""
+    start = time.perf_counter()
+    code, out, err = run(capsys, write(POST_PRE), "--stage", "Diff", "--format", "json")
+    assert (code, err) == (0, "") and time.perf_counter() - start < 20
+    decimals = json.loads(out)["stages"]["Diff"]["decimal"]
+    assert decimals[0][0].startswith("-1.76")
+
+
+def test_attention_text_shares_the_canonical_form():
+    from symbolic_attn.model.attention import attention_from_scores
+    from symbolic_attn.render.display import json_report, text_report
+
+    result = attention_from_scores([["0"]], [["(1 + sqrt(2))**2 - 2*sqrt(2)"]])  # exactly 3, in disguise
+    assert "sqrt" in str(result.output[0, 0])
+    assert "Z[1,1] = 3\n" in text_report(result) + "\n"
+    assert json.loads(json_report(result))["output"]["exact"][0][0] == "3"
