@@ -204,7 +204,7 @@ def test_stage_selects_and_unknown_stage_names_the_known_ones(capsys, write):
         "M.head[2].weights (2x2)", "M.head[1].masked (2x2)"]
     code, out, err = run(capsys, path, "--stage", "M.heads")
     assert code == 2 and out == ""
-    assert err.startswith("symbolic-attn: error: --stage 'M.heads': unknown stage: expected one of M, M.head[1], ")
+    assert err.startswith("symbolic-attn: error: unknown stage 'M.heads': expected one of M, M.head[1], ")
     code, _, err = run(capsys, path, "--stage", "M.head[0]")
     assert code == 2 and "malformed stage path 'M.head[0]'" in err
 

@@ -189,7 +189,7 @@ class _Shown:
                 item = ("missing", given.split(".")[0])
             else:
                 known = ", ".join(paths + list(self.missing)) or "none"
-                raise StageError(f"--stage {shown(given)!r}: unknown stage: expected one of {known}")
+                raise StageError(f"unknown stage {shown(given)!r}: expected one of {known}")
             if item not in items:
                 items.append(item)
         return items
