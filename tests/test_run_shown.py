@@ -315,3 +315,13 @@ def test_attention_text_shares_the_canonical_form():
     assert "sqrt" in str(result.output[0, 0])
     assert "Z[1,1] = 3\n" in text_report(result) + "\n"
     assert json.loads(json_report(result))["output"]["exact"][0][0] == "3"
+
+
+def test_numbers_that_grow_too_large_stop_only_their_definitions(capsys, write):
+    """D_k = D_{k-1} @ D_{k-1} doubles the digits: the first past the bound and the ones
+    using it are not shown; the file's other definitions are."""
+    chain = "".join(f'D{k} = "D{k - 1} @ D{k - 1}"\n' for k in range(1, 16))
+    code, out, err = run(capsys, write('[inputs]\nX = [[3, 1], [1, 2]]\n[define]\nD0 = "X"\n' + chain + 'C = "X + X"\n'))
+    assert code == 1 and "C[1,1] = 6" in out and "D10[1,1] = " in out
+    assert re.search(r"^D12 = D11 @ D11\n  not shown: a number of about \d+ digits .* exceeds the limit of 1200 digits$", out, re.M)
+    assert "D15 = D14 @ D14\n  not shown: uses 'D14', which was not computed (see D14)" in out

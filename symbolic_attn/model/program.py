@@ -257,12 +257,16 @@ class _Evaluator(Evaluator):
     def checked(self, node, value):
         if isinstance(node, Call) and node.name in FUNCTIONS:
             return value  # an operation's result: bounded where it is used (operand, matrix)
-        if isinstance(value, sympy.MatrixBase) and not isinstance(node, Matrix) and _enclosed(value):
-            # Arithmetic on computed values (Post - Pre): every entry has a finite certified
-            # enclosure, so it is a finite real number; SymPy's own is_extended_real would
-            # evaluate a large closed form numerically, for seconds.  The bounds still apply.
-            check_value(value, self.program_limits, f"built at column {node.column} ")
-            return value
+        if isinstance(value, sympy.MatrixBase) and not isinstance(node, Matrix):
+            with _computed_size():
+                if _enclosed(value):
+                    # Arithmetic on computed values (Post - Pre): every entry has a finite
+                    # certified enclosure, so it is a finite real number; SymPy's own
+                    # is_extended_real would evaluate a large closed form numerically, for
+                    # seconds.  The bounds still apply.
+                    check_value(value, self.program_limits, f"built at column {node.column} ")
+                    return value
+                return super().checked(node, value)
         return super().checked(node, value)
 
     def name(self, node: Name):
@@ -402,7 +406,8 @@ class _Evaluator(Evaluator):
         if isinstance(value, sympy.MatrixBase):
             # Arithmetic grows closed forms as calls do (D = C @ C, repeated): same bound.
             check_size(value, "operand")
-            check_value(value, where="in an operand ")
+            with _computed_size():
+                check_value(value, where="in an operand ")
         return value
 
     def output(self, node, trace: Trace):
@@ -422,7 +427,8 @@ class _Evaluator(Evaluator):
             raise self.fail(node, f"{what}: expected a matrix, got {self.kind(value)}")
         _check_dimension(value, what, self.program_limits)
         check_size(value, what)
-        check_value(value, where=f"in {what} ")
+        with _computed_size():
+            check_value(value, where=f"in {what} ")
         return sympy.ImmutableMatrix(value)
 
     def check_count(self, node, value, what, low=1):
@@ -498,6 +504,19 @@ class _Evaluator(Evaluator):
         if isinstance(value, sympy.MatrixBase):
             return f"a {value.rows}x{value.cols} matrix"
         return f"the number {shown(value)}"
+
+
+@contextlib.contextmanager
+def _computed_size():
+    """A bound exceeded by a *computed* matrix (the digits of D @ D @ ..., a closed form's
+    nodes) is :class:`ClosedFormTooLarge`: the value is too large, the text was fine (so
+    ``run`` shows the other definitions).  The same message; still an InputLimitError."""
+    try:
+        yield
+    except ClosedFormTooLarge:
+        raise
+    except InputLimitError as error:
+        raise ClosedFormTooLarge(str(error)) from None
 
 
 def _enclosed(matrix) -> bool:
