@@ -118,7 +118,7 @@ def test_run_latex_of_the_issue_example_fits_the_page(capsys, tmp_path):
     issue = Path(__file__).resolve().parent.parent / "examples" / "define" / "issue.toml"
     assert main(["run", str(issue), "--format", "latex"]) == 0
     out = capsys.readouterr().out
-    assert r"\text{M.head[2].weights}" in out
+    assert r"A^{(2)} &" in out and r"\text{M.head" not in out  # issue 21: mathematical labels
     blocks = out.split("\\begin{align*}")[1:]
     assert all(block.count("\\\\\n") < _LATEX_LINES for block in blocks)
     assert _overfull(tmp_path, out) == []

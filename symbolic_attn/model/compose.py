@@ -22,16 +22,18 @@ Matrix([[1, 0]])
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Iterable
+from contextlib import contextmanager
 
 import sympy
 
-from symbolic_attn.errors import ShapeError, UndecidedError
+from symbolic_attn.errors import InputLimitError, ShapeError, UndecidedError
 from symbolic_attn.model.certify import matrix_decimals
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["has_stage", "build_trace", "output_of", "row_broadcast", "as_operand", "MaskSpec", "resolve_mask", "product",
-           "check_size", "MAX_NODES", "check_flag", "check_choice", "check_options", "decided_scalar"]
+           "check_size", "MAX_NODES", "node_limit", "ClosedFormTooLarge", "check_flag", "check_choice", "check_options", "decided_scalar"]
 
 
 def check_flag(value, name: str) -> bool:
@@ -299,18 +301,49 @@ def _rational_product(a_rows, b_rows) -> sympy.ImmutableMatrix:
 #: error instead.  Big matrices of small entries (a 32 x 32 attention) are fine.
 MAX_NODES = 2_000
 
+#: The bound in force where check_size is not given one: MAX_NODES unless a caller chose
+#: another for a computation with :func:`node_limit` (``run`` computes each definition of
+#: a file under its own, larger bound; the Python API keeps MAX_NODES).
+_NODE_LIMIT: contextvars.ContextVar[int] = contextvars.ContextVar("node_limit", default=MAX_NODES)
 
-def check_size(matrix, what: str, limit: int = MAX_NODES) -> None:
-    """An :class:`~symbolic_attn.errors.InputLimitError` when an entry of ``matrix`` has more
-    than ``limit`` expression nodes (counted with an early exit)."""
-    from symbolic_attn.errors import InputLimitError
 
+class ClosedFormTooLarge(InputLimitError):
+    """An entry's exact closed form is over the node bound of the computation: the inputs
+    are fine, the exact value is too large to pass on (``run`` reports it for that one
+    definition and shows the others)."""
+
+
+@contextmanager
+def node_limit(limit: int):
+    """Compute under another bound for :func:`check_size` (restored on leaving).
+
+    >>> with node_limit(10):
+    ...     check_size(sympy.Matrix([[sympy.exp(sympy.sqrt(2) + sympy.sqrt(3)) + sympy.sqrt(5)]]), "x")
+    Traceback (most recent call last):
+    ...
+    symbolic_attn.model.compose.ClosedFormTooLarge: x: an entry's exact closed form has more than 10 expression nodes; choose inputs with simpler values (e.g. rational attention weights) or fewer nested sublayers
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"node_limit: expected a whole number >= 1, got {limit!r}")
+    token = _NODE_LIMIT.set(limit)
+    try:
+        yield
+    finally:
+        _NODE_LIMIT.reset(token)
+
+
+def check_size(matrix, what: str, limit: int | None = None) -> None:
+    """A :class:`ClosedFormTooLarge` (an :class:`~symbolic_attn.errors.InputLimitError`) when
+    an entry of ``matrix`` has more than ``limit`` expression nodes (default: the bound in
+    force, see :func:`node_limit`), counted with an early exit."""
+    if limit is None:
+        limit = _NODE_LIMIT.get()
     for entry in matrix:
         count = 0
         for _ in sympy.preorder_traversal(entry):
             count += 1
             if count > limit:
-                raise InputLimitError(
+                raise ClosedFormTooLarge(
                     f"{what}: an entry's exact closed form has more than {limit} expression nodes; choose inputs "
                     "with simpler values (e.g. rational attention weights) or fewer nested sublayers"
                 )

@@ -35,6 +35,7 @@ symbolic_attn.errors.DefinitionError: definition 'B': unknown function 'open' at
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping, Sequence
 
@@ -45,11 +46,11 @@ from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.exact.syntax import Attribute, Call, Index, Matrix, Name, Node, Number, String, Transpose, parse
-from symbolic_attn.model.compose import MaskSpec, build_trace, check_size, has_stage, product
+from symbolic_attn.model.compose import ClosedFormTooLarge, MaskSpec, build_trace, check_size, has_stage, product
 from symbolic_attn.model.functions import FUNCTIONS, REQUIRED as _REQUIRED, Option as _Option
 from symbolic_attn.model.trace import Trace
 
-__all__ = ["run_program", "FUNCTIONS", "ProgramLimits", "NAME"]
+__all__ = ["run_program", "run_each", "FUNCTIONS", "ProgramLimits", "NAME"]
 
 #: A definition or input name.
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
@@ -85,6 +86,37 @@ def run_program(inputs: Mapping[str, object], definitions: Sequence[tuple[str, s
     and applies them to every attention call and every head.
     ``settings["definitions"]`` holds each definition's own value.
     """
+    trace, _ = _evaluate(inputs, definitions, variant, limits, keep_going=False)
+    return trace
+
+
+def run_each(inputs: Mapping[str, object], definitions: Sequence[tuple[str, str]], *, variant=None,
+             limits: ProgramLimits = DEFAULT_PROGRAM_LIMITS, guard=None) -> tuple[Trace, dict]:
+    """As :func:`run_program`, but a definition whose exact value is too large to compute
+    (:class:`~symbolic_attn.model.compose.ClosedFormTooLarge`), or that uses one, is left
+    out instead of stopping the others: returns (the trace of the computed definitions,
+    {name: why it was not computed, one line}).  Every other error still stops at once.
+    ``guard(name)``, when given, is a context manager around each definition's evaluation
+    (``run`` bounds each one's time with it; it may raise ClosedFormTooLarge).
+
+    >>> from symbolic_attn.model.compose import node_limit
+    >>> definitions = [("A", "sinusoidal(3, 4) @ ones(4, 1)"), ("B", "A @ X"), ("C", "X + X"), ("D", "B + 1")]
+    >>> with node_limit(8):
+    ...     t, missing = run_each({"X": [[1, 2]]}, definitions)
+    >>> list(t), list(missing)
+    (['A', 'C'], ['B', 'D'])
+    >>> print(missing["B"][:74]); print(missing["D"])
+    definition 'B': operand: an entry's exact closed form has more than 8 expr
+    definition 'D': uses 'B', which was not computed (see B)
+    """
+    return _evaluate(inputs, definitions, variant, limits, keep_going=True, guard=guard)
+
+
+class _NotComputed(DefinitionError):
+    """A definition uses one that was not computed (:func:`run_each`)."""
+
+
+def _evaluate(inputs, definitions, variant, limits, *, keep_going: bool, guard=None) -> tuple[Trace, dict]:
     definitions = list(definitions) if not isinstance(definitions, list) else definitions
     if len(definitions) > limits.max_definitions:
         name = definitions[limits.max_definitions][0] if isinstance(definitions[limits.max_definitions], tuple) else "?"
@@ -108,10 +140,20 @@ def run_program(inputs: Mapping[str, object], definitions: Sequence[tuple[str, s
             raise DefinitionError(f"definition {name!r}: expected text, got {type(text).__name__}")
         order.append(name)
     values: dict = {}
+    missing: dict = {}
     entries = []
     for name, text in definitions:
         try:
-            value = _Evaluator(name, text, names, values, order, variant or {}, limits).run()
+            with guard(name) if guard is not None else contextlib.nullcontext():
+                value = _Evaluator(name, text, names, values, order, variant or {}, limits, missing).run()
+        except _NotComputed as error:
+            missing[name] = f"definition {name!r}: {error}"
+            continue
+        except ClosedFormTooLarge as error:
+            if not keep_going:
+                raise _renamed(error, name) from None
+            missing[name] = str(_renamed(error, name))
+            continue
         except DefinitionError as error:
             raise DefinitionError(f"definition {name!r}: {error}") from None
         except SymbolicAttnError as error:
@@ -123,7 +165,8 @@ def run_program(inputs: Mapping[str, object], definitions: Sequence[tuple[str, s
             entries.append((name, value))
         else:
             entries.append((name, value if isinstance(value, sympy.MatrixBase) else sympy.ImmutableMatrix([[value]])))
-    return build_trace(entries, settings={"definitions": dict(values), "inputs": dict(names), "variant": variant})
+    trace = build_trace(entries, settings={"definitions": dict(values), "inputs": dict(names), "variant": variant})
+    return trace, missing
 
 
 def _renamed(error: SymbolicAttnError, name: str) -> SymbolicAttnError:
@@ -165,9 +208,10 @@ class _Evaluator(Evaluator):
 
     error = DefinitionError
 
-    def __init__(self, name, text, inputs, values, order, variant, limits: ProgramLimits):
+    def __init__(self, name, text, inputs, values, order, variant, limits: ProgramLimits, missing=None):
         super().__init__(text, {}, limits)
         self.definition, self.inputs, self.values, self.order = name, inputs, values, order
+        self.missing = missing or {}
         self.variant, self.program_limits = variant, limits
         self.calls = 0
         self.call_depth = 0
@@ -213,6 +257,16 @@ class _Evaluator(Evaluator):
     def checked(self, node, value):
         if isinstance(node, Call) and node.name in FUNCTIONS:
             return value  # an operation's result: bounded where it is used (operand, matrix)
+        if isinstance(value, sympy.MatrixBase) and not isinstance(node, Matrix):
+            with _computed_size():
+                if _enclosed(value):
+                    # Arithmetic on computed values (Post - Pre): every entry has a finite
+                    # certified enclosure, so it is a finite real number; SymPy's own
+                    # is_extended_real would evaluate a large closed form numerically, for
+                    # seconds.  The bounds still apply.
+                    check_value(value, self.program_limits, f"built at column {node.column} ")
+                    return value
+                return super().checked(node, value)
         return super().checked(node, value)
 
     def name(self, node: Name):
@@ -223,6 +277,8 @@ class _Evaluator(Evaluator):
             return self.inputs[name]
         if name in self.values:
             return self.values[name]
+        if name in self.missing:
+            raise _NotComputed(f"uses '{name}', which was not computed (see {name})")
         if name in self.order:
             raise DefinitionError(f"'{name}' is used before it is defined (definitions are evaluated in order)")
         match = _IDENTITY.match(name)
@@ -350,7 +406,8 @@ class _Evaluator(Evaluator):
         if isinstance(value, sympy.MatrixBase):
             # Arithmetic grows closed forms as calls do (D = C @ C, repeated): same bound.
             check_size(value, "operand")
-            check_value(value, where="in an operand ")
+            with _computed_size():
+                check_value(value, where="in an operand ")
         return value
 
     def output(self, node, trace: Trace):
@@ -370,7 +427,8 @@ class _Evaluator(Evaluator):
             raise self.fail(node, f"{what}: expected a matrix, got {self.kind(value)}")
         _check_dimension(value, what, self.program_limits)
         check_size(value, what)
-        check_value(value, where=f"in {what} ")
+        with _computed_size():
+            check_value(value, where=f"in {what} ")
         return sympy.ImmutableMatrix(value)
 
     def check_count(self, node, value, what, low=1):
@@ -446,6 +504,33 @@ class _Evaluator(Evaluator):
         if isinstance(value, sympy.MatrixBase):
             return f"a {value.rows}x{value.cols} matrix"
         return f"the number {shown(value)}"
+
+
+@contextlib.contextmanager
+def _computed_size():
+    """A bound exceeded by a *computed* matrix (the digits of D @ D @ ..., a closed form's
+    nodes) is :class:`ClosedFormTooLarge`: the value is too large, the text was fine (so
+    ``run`` shows the other definitions).  The same message; still an InputLimitError."""
+    try:
+        yield
+    except ClosedFormTooLarge:
+        raise
+    except InputLimitError as error:
+        raise ClosedFormTooLarge(str(error)) from None
+
+
+def _enclosed(matrix) -> bool:
+    """Every entry is a rational or has a finite arb enclosure (so it is a finite real)."""
+    from symbolic_attn.exact.intervals import to_arb, working_precision
+
+    try:
+        with working_precision(64):
+            for entry in matrix:
+                if not entry.is_Rational and not to_arb(entry).is_finite():
+                    return False
+    except (SymbolicAttnError, ValueError, TypeError, ZeroDivisionError, OverflowError):
+        return False
+    return True
 
 
 def _numbers_only(value) -> bool:

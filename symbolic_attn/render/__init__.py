@@ -2,7 +2,8 @@
 
 Owns: LaTeX of exact expressions and matrices, escaping of free text (:mod:`.latex`), the
 text/LaTeX/JSON views of a computed trace (:mod:`.display`), exact strings that parse
-back to the same value (:mod:`.exact_text`), document blocks
+back to the same value and the one canonical form of each value (:mod:`.exact_text`),
+mathematical labels of stage paths (:mod:`.labels`), document blocks
 (:mod:`.blocks`), Markdown conversion (:mod:`.markdown`), TikZ figures (:mod:`.figures`) and
 notebook display of any trace (:mod:`.notebook`).
 It sits *below* the objects it prints (they print themselves through it), so it works

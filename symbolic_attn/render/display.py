@@ -35,10 +35,10 @@ from fractions import Fraction
 import sympy
 
 from symbolic_attn.errors import safe_text
-from symbolic_attn.render.exact_text import exact_rows, exact_string
+from symbolic_attn.render.exact_text import PRINT_BUDGET, Canonical, canonical_string, exact_string, not_printed
 from symbolic_attn.render.latex import DISPLAY_WIDTH, bracketed_rows, escape_text, expr_latex, fitted_lines, latex_width, matrix_latex
 
-__all__ = ["text_report", "latex_report", "json_report", "JSON_DIGITS"]
+__all__ = ["text_report", "latex_report", "json_report", "JSON_DIGITS", "stage_lines", "stage_latex_lines", "canonical_rows"]
 
 #: Significant digits of the ``decimal`` field in JSON output.
 JSON_DIGITS = 30
@@ -120,36 +120,68 @@ def text_report(result, digits: int = 3, mask_spec: str | None = None) -> str:
     ``mask_spec`` is the mask as the user wrote it, echoed (escaped) in the header.
     """
     lines = [_header(result, mask_spec)]
+    canonical = Canonical()
     for key, symbol, title in _stages(result):
-        lines += [""] + stage_lines(title, symbol, result.stage(key), result.decimals(key, digits))
+        lines += [""] + stage_lines(title, symbol, result.stage(key), result.decimals(key, digits), canonical=canonical)
     return "\n".join(lines)
 
 
-def stage_lines(title: str, symbol: str, matrix, decimals) -> list[str]:
+def stage_lines(title: str, symbol: str, matrix, decimals, *, canonical: Canonical | None = None,
+                exact: bool = True, budget: int = PRINT_BUDGET) -> list[str]:
     """One stage as text: its grid of decimals, then every entry exactly beside its decimal.
 
-    The one layout of a stage in text, shared by ``attention`` and ``run``.
+    The one layout of a stage in text, shared by ``attention`` and ``run``.  Each entry is
+    written in its canonical form (:class:`~symbolic_attn.render.exact_text.Canonical`:
+    what is proved rational is shown as that rational); a form of more than ``budget``
+    nodes is not printed, its place says so beside the certified decimal.  ``exact=False``
+    (``--decimals-only``) shows the grid alone.
 
     >>> import sympy
-    >>> print("\\n".join(stage_lines("weights A", "A", sympy.Matrix([[sympy.Rational(1, 3), 1]]), [["0.333", "1.000"]])))
-    weights A (1x2)
-      [ 0.333  1.000 ]
+    >>> a = sympy.exp(sympy.sqrt(2) / 2)
+    >>> m = sympy.Matrix([[sympy.Rational(1, 3), 1, 1 / (2 * (1 + a)) + a / (2 * (1 + a)), a + 1]])
+    >>> print("\\n".join(stage_lines("weights A", "A", m, [["0.333", "1.000", "0.500", "3.028"]], budget=4)))
+    weights A (1x4)
+      [ 0.333  1.000  0.500  3.028 ]
       A[1,1] = 1/3  ≈ 0.333
       A[1,2] = 1
+      A[1,3] = 1/2  = 0.500
+      A[1,4] ≈ 3.028  (exact form: 8 nodes, not printed)
     """
     lines = [f"{title} ({matrix.rows}x{matrix.cols})"]
     width = max(len(d or "?") for row in decimals for d in row)
     for row in decimals:
         lines.append("  [ " + "  ".join((d or "?").rjust(width) for d in row) + " ]")
+    if not exact:
+        return lines
+    canonical = canonical or Canonical()
     for i in range(matrix.rows):
         for j in range(matrix.cols):
-            entry, shown = matrix[i, j], decimals[i][j]
-            exact = exact_string(entry)
-            if shown is None or entry.is_Integer or entry is sympy.S.NegativeInfinity:
-                lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}")
+            entry, shown = canonical(matrix[i, j]), decimals[i][j]
+            text, nodes = canonical_string(entry, canonical, budget)
+            where = f"{symbol}[{i + 1},{j + 1}]"
+            if text is None:
+                lines.append(f"  {where} ≈ {shown or '?'}  {not_printed(nodes)}")
+            elif shown is None or entry.is_Integer or entry is sympy.S.NegativeInfinity:
+                lines.append(f"  {where} = {text}")
             else:
-                lines.append(f"  {symbol}[{i + 1},{j + 1}] = {exact}  {_relation(entry, shown)} {shown}")
+                lines.append(f"  {where} = {text}  {_relation(entry, shown)} {shown}")
     return lines
+
+
+def canonical_rows(matrix, canonical: Canonical | None = None, budget: int = PRINT_BUDGET) -> tuple[list, dict]:
+    """(every entry's canonical exact string, ``None`` beyond ``budget``; {"i,j": nodes} of
+    those not printed, counted from 1): the JSON form of a stage's exact values."""
+    canonical = canonical or Canonical()
+    rows, skipped = [], {}
+    for i in range(matrix.rows):
+        row = []
+        for j in range(matrix.cols):
+            text, nodes = canonical_string(matrix[i, j], canonical, budget)
+            if text is None:
+                skipped[f"{i + 1},{j + 1}"] = nodes
+            row.append(text)
+        rows.append(row)
+    return rows, skipped
 
 
 #: Display lines per ``align*``: pages may break between environments, never inside one.
@@ -204,13 +236,17 @@ def _decimal_matrix(decimals) -> str:
     return bracketed_rows([" & ".join(_decimal_cell(d) for d in row) for row in decimals], len(decimals[0]))
 
 
-def stage_latex_lines(result, key, symbol, name, digits) -> list[str]:
+def stage_latex_lines(result, key, symbol, name, digits, *, entry_label=None, canonical: Canonical | None = None,
+                      exact: bool = True, budget: int = PRINT_BUDGET) -> list[str]:
     r"""One stage as the lines of an ``align*`` (joined by ``\\``), each within ``\textwidth``.
 
     The one LaTeX layout of a stage, shared by ``attention --format latex`` and ``run``.
     ``result`` is anything with ``stage(key)`` (the exact matrix) and ``decimals(key, digits)``;
     ``name`` is the left-hand side and ``symbol`` labels the entries when the matrix is shown
-    entry by entry (its long closed forms broken over lines, each ending with its decimal).
+    entry by entry (its long closed forms broken over lines, each ending with its decimal),
+    unless ``entry_label(row, col)`` (from 1) gives each entry's label.  Entries are written
+    in their canonical form, as in text and JSON; a form over ``budget`` nodes is not
+    printed (its place says so, with the decimal); ``exact=False`` shows the decimals only.
 
     >>> import sympy
     >>> from types import SimpleNamespace
@@ -219,26 +255,49 @@ def stage_latex_lines(result, key, symbol, name, digits) -> list[str]:
     >>> print("\n".join(stage_latex_lines(stage, "weights", "A", "A", 3)))
     A &= \begin{bmatrix}\frac{1}{3} & 1\end{bmatrix}
     &\approx \begin{bmatrix}0.333 & 1.000\end{bmatrix}
+    >>> print("\n".join(stage_latex_lines(stage, "weights", "A", "A", 3, exact=False)))
+    A &\approx \begin{bmatrix}0.333 & 1.000\end{bmatrix}
+    >>> root = SimpleNamespace(stage=lambda key: sympy.Matrix([[sympy.sqrt(2) / 2, sympy.Rational(1, 3)]]),
+    ...                        decimals=lambda key, digits: [["0.707", "0.333"]])
+    >>> print("\n".join(stage_latex_lines(root, "x", "x", "x", 3, budget=1, entry_label=lambda i, j: f"x^{{(2)}}_{{{i}{j}}}")))
+    x &\approx \begin{bmatrix}0.707 & 0.333\end{bmatrix}
+    x^{(2)}_{11} &\approx 0.707 \quad \text{(exact form: 5 nodes, not printed)}
+    x^{(2)}_{12} &= \frac{1}{3} \approx 0.333
     """
+    canonical = canonical or Canonical()
     matrix = result.stage(key)
     decimals = result.decimals(key, digits)
-    exact = matrix_latex(matrix, order="none")
     approx = _decimal_matrix(decimals)
     lhs_width = latex_width(name)
-    if lhs_width + latex_width(exact) + 20 <= DISPLAY_WIDTH and lhs_width + latex_width(approx) + 20 <= DISPLAY_WIDTH:
-        return [f"{name} &= {exact}", rf"&\approx {approx}"]
+    fits = lhs_width + latex_width(approx) + 20 <= DISPLAY_WIDTH
+    if not exact and fits:
+        return [rf"{name} &\approx {approx}"]
+    forms = canonical.matrix(matrix) if exact else matrix
+    small = exact and all(entry.is_Rational or canonical.nodes(entry) <= budget for entry in forms)
+    if small:
+        whole = matrix_latex(forms, order="none")
+        if lhs_width + latex_width(whole) + 20 <= DISPLAY_WIDTH and fits:
+            return [f"{name} &= {whole}", rf"&\approx {approx}"]
     # Entry by entry.  The decimal grid is shown first when it fits.
-    header = f"{name} &" + (rf"\approx {approx}" if latex_width(approx) + lhs_width + 20 <= DISPLAY_WIDTH else r"\text{, entry by entry:}")
-    lines = [header]
+    lines = [f"{name} &" + (rf"\approx {approx}" if fits else r"\text{, entry by entry:}")]
     base = symbol.rstrip("'")
     primes = "'" * (len(symbol) - len(base))
     for i in range(matrix.rows):
         for j in range(matrix.cols):
-            label = f"{base}{primes}_{{{i + 1},{j + 1}}}"
-            budget = DISPLAY_WIDTH - latex_width(label) - 30
-            pieces = fitted_lines(matrix[i, j], budget)
-            decimal = _decimal_tail(matrix[i, j], decimals[i][j], budget)
-            if len(decimal) == 1 and latex_width(pieces[-1] + decimal[0]) <= budget:
+            label = entry_label(i + 1, j + 1) if entry_label else f"{base}{primes}_{{{i + 1},{j + 1}}}"
+            budget_width = DISPLAY_WIDTH - latex_width(label) - 30
+            entry, shown = forms[i, j], decimals[i][j]
+            nodes = canonical.nodes(entry) if exact else 0
+            if not exact or (nodes > budget and not entry.is_Rational):
+                if entry.is_Integer:
+                    lines.append(f"{label} &= {entry}")
+                    continue
+                note = rf" \quad \text{{{not_printed(nodes)}}}" if exact else ""
+                lines.append(rf"{label} &\approx {_decimal_cell(shown)}{note}")
+                continue
+            pieces = fitted_lines(entry, budget_width)
+            decimal = _decimal_tail(entry, shown, budget_width)
+            if len(decimal) == 1 and latex_width(pieces[-1] + decimal[0]) <= budget_width:
                 pieces[-1] += decimal[0]
                 decimal = []
             lines.append(f"{label} &= {pieces[0]}")
@@ -258,18 +317,28 @@ def _decimal_tail(entry, shown, budget) -> list[str]:
 
 
 def json_report(result) -> str:
-    """A JSON object: the shape, then per stage its exact strings, LaTeX and 30-digit decimals."""
+    """A JSON object: the shape, then per stage its exact strings (canonical, ``null`` past
+    the print budget, with ``not_printed``: {"i,j": nodes}), LaTeX and 30-digit decimals."""
     n, m, d_k, d_v = result.shape
     document = {
         "shape": {"n": n, "m": m, "d_k": d_k, "d_v": d_v},
         "scale": exact_string(result.scale),
         "mask": result.mask.keep_grid(),
     }
+    canonical = Canonical()
     for key in ("scores", "scaled", "masked", "weights", "output"):
         matrix = result.stage(key)
+        rows, skipped = canonical_rows(matrix, canonical)
         document[key] = {
-            "exact": exact_rows(matrix),
-            "latex": matrix_latex(matrix, order="none"),
+            "exact": rows,
+            "latex": _matrix_latex_or_none(matrix, canonical, skipped),
             "decimal": result.decimals(key, JSON_DIGITS, significant=True),
         }
+        if skipped:
+            document[key]["not_printed"] = skipped
     return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def _matrix_latex_or_none(matrix, canonical: Canonical, skipped: dict):
+    """The LaTeX of the canonical matrix, or None when some entry is not printed."""
+    return None if skipped else matrix_latex(canonical.matrix(matrix), order="none")
