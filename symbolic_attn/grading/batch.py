@@ -451,7 +451,7 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
     result.line = statement.line
     if statement.claimed is None:
         result.verdict = Verdict.UNREADABLE
-        result.feedback = feedback_text.unreadable(statement.line, statement.problem)
+        result.feedback = feedback_text.unreadable(statement.line, statement.problem + _comma_hint(statement.text))
         return result
     claimed = statement.claimed
     result.claimed = statement.text or claimed.text  # as the student wrote it
@@ -506,6 +506,13 @@ def _grade_question(core, question, statement, others) -> QuestionResult:
     return result
 
 
+def _comma_hint(written: str) -> str:
+    """The decimal-comma hint for a value whose commas may be decimal commas (0,5), else ""."""
+    if re.search(r"\d,\d", written or ""):
+        return " (if the commas are decimal commas, separate the entries with ';': [0,33; 0,67])"
+    return ""
+
+
 def _shape_problem(claimed, question, core, written: str = "") -> str:
     """Why a claimed value cannot be an answer to this question ("" when it fits)."""
     count = len(core.selection(question).positions)
@@ -518,9 +525,7 @@ def _shape_problem(claimed, question, core, written: str = "") -> str:
         if claimed.shape == (cols, rows):
             return "transposed"
         return f"a list of {size} numbers given where {question.name} is a {rows}x{cols} matrix: write its rows"
-    hint = ""
-    if size == 2 * count and re.search(r"\d,\d", written):
-        hint = " (if the commas are decimal commas, separate the entries with ';': [0,33; 0,67])"
+    hint = _comma_hint(written)
     what = "one number" if count == 1 else f"{count} numbers"
     if whole and rows > 1 and cols > 1:
         what += f" (it is a {rows}x{cols} matrix)"

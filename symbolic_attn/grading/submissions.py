@@ -459,6 +459,16 @@ def _ends_value(tokens, at) -> bool:
     return False
 
 
+def _check_balanced(segment) -> None:
+    """Refuse a right-hand side whose brackets do not balance: it is neither a value nor a
+    formula (``A = tensor([A = tensor([...``), so it is reported, never skipped as a formula."""
+    for opening, closing in (("(", ")"), ("[", "]"), ("{", "}")):
+        opened = sum(t.kind == "char" and t.text == opening for t in segment)
+        closed = sum(t.kind == "char" and t.text == closing for t in segment)
+        if opened != closed:
+            raise Unreadable(f"{opened} '{opening}' and {closed} '{closing}': the brackets do not balance")
+
+
 def _statement_of(name, written, line, segment):
     """The statement of one right-hand side; None for a formula (not an answer)."""
     text = "".join(t.text if t.tight or i == 0 else " " + t.text for i, t in enumerate(segment[:400]))
@@ -470,6 +480,10 @@ def _statement_of(name, written, line, segment):
             raise Unreadable(f"a {claimed.shape[0]}x{claimed.shape[1]} matrix exceeds the limit of {MAX_DIMENSION}")
         return Statement(name, written, line, claimed, text=text)
     except Formula:
+        try:
+            _check_balanced(segment)
+        except Unreadable as error:  # a formula's brackets balance: this is a broken value
+            return Statement(name, written, line, None, f"{written}: {error}", text)
         return None
     except Unreadable as error:
         message = f"{written}: {error}"
