@@ -632,10 +632,6 @@ def test_wrong_shape_hint_names_the_shape(tmp_path, text, question, shape):
 
 # --- additive masks in an answer key ---------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "an answer key's mask = {additive = \"[[0, -inf, -inf], ...]\"} is refused (exit 2: "
-    "expected none, causal, ..., keep or block); issue 20 promises additive masks "
-    "everywhere a matrix is read (the command line has additive:MATRIX)"))
 def test_additive_mask_in_an_answer_key(tmp_path):
     key = CAUSAL.read_text(encoding="utf-8").replace(
         'mask = "causal"', 'mask = {additive = "[[0, -inf, -inf], [0, 0, -inf], [0, 0, 0]]"}')

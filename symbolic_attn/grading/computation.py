@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError, shown
-from symbolic_attn.exact.parse import parse_expression
+from symbolic_attn.exact.parse import parse_expression, parse_matrix
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 from symbolic_attn.exact.source import COMPUTATION, EXERCISE, decode_text, parse_toml, read_bytes
 from symbolic_attn.model.masks import Mask
@@ -139,11 +139,12 @@ class TableReader:
         if value == "causal":
             return Mask.causal(*shape), "causal", 0
         expected = ('expected "none", "causal", {causal = true, offset = K}, {padding = K}, '
-                    "{keep = [[...]]} or {block = [[...]]}")
+                    "{keep = [[...]]}, {block = [[...]]} or {additive = \"[[0, -inf], ...]\"}")
         if not isinstance(value, dict) or not value:
             raise self.fail(key, f"{expected}, got {show(value)}")
-        kinds = [kind for kind in ("causal", "padding", "keep", "block") if kind in value]
-        allowed = {"causal": {"causal", "offset"}, "padding": {"padding"}, "keep": {"keep"}, "block": {"block"}}
+        kinds = [kind for kind in ("causal", "padding", "keep", "block", "additive") if kind in value]
+        allowed = {"causal": {"causal", "offset"}, "padding": {"padding"}, "keep": {"keep"}, "block": {"block"},
+                   "additive": {"additive"}}
         if len(kinds) != 1 or set(value) - allowed[kinds[0]]:
             raise self.fail(key, f"{expected}, got {show(value)}")
         kind = kinds[0]
@@ -152,6 +153,8 @@ class TableReader:
             return mask, "causal", offset
         if kind == "padding":
             return self.padding(key, value["padding"], shape), "padding", 0
+        if kind == "additive":
+            return self.additive(f"{key}.additive", value["additive"], shape), "keep", 0
         grid = value[kind]
         where = f"{key}.{kind}"
         if not isinstance(grid, list) or not grid or not all(isinstance(row, list) for row in grid):
@@ -170,6 +173,26 @@ class TableReader:
             raise self.wrap(where, error) from None
         self.no_empty_row(where, mask)
         return mask, kind, 0
+
+    def additive(self, where: str, value, shape) -> Mask:
+        """An additive mask M of softmax(S + M), as PyTorch and the README's formula write
+        it: 0 where a key may be attended, -inf where it is blocked (any other number is
+        a bias, not a mask, and is refused).  Written as the input language's matrix text,
+        or a TOML array of such entries."""
+        text = value if isinstance(value, str) else None
+        if isinstance(value, list) and all(isinstance(row, list) for row in value):
+            text = "[" + ", ".join("[" + ", ".join(str(entry) for entry in row) + "]" for row in value) + "]"
+        if text is None:
+            raise self.fail(where, f'expected a matrix of 0 and -inf such as "[[0, -inf], [0, 0]]", got {show(value)}')
+        try:
+            grid = parse_matrix(text)
+            mask = Mask.additive(grid.tolist())
+        except SymbolicAttnError as error:
+            raise self.wrap(where, error) from None
+        if mask.shape != tuple(shape):
+            raise self.fail(where, f"a {mask.shape[0]}x{mask.shape[1]} mask for {shape[0]}x{shape[1]} scores")
+        self.no_empty_row(where, mask)
+        return mask
 
     def causal(self, key: str, value: dict, shape):
         flag, offset = value["causal"], value.get("offset", 0)
