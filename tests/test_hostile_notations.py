@@ -305,11 +305,7 @@ UNICODE_ECHO = [
 ]
 
 
-@pytest.mark.parametrize("text", [
-    pytest.param(p.values[0], id=p.id, marks=xfail(
-        "`read` rewrites Unicode input instead of echoing it as written: −∞ becomes "
-        "'-\\infty ', s′₃₂ becomes s'_{32}, α₃₁ becomes '\\alpha _{31}'"))
-    for p in UNICODE_ECHO])
+@pytest.mark.parametrize("text", UNICODE_ECHO)
 def test_read_echoes_unicode_as_written(tmp_path, text):
     g = grade(tmp_path, text + "\n")
     name, _, value = text.partition(" = ")

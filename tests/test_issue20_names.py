@@ -157,10 +157,10 @@ def test_the_key_accepts_aliases_in_the_new_notations():
 
 def test_an_alias_that_is_not_a_name_is_named_in_the_error():
     bad = KEY.replace('"attn_weights_2"', '"attn weights 2"')
-    with pytest.raises(ExerciseError, match=r"questions\[0\]\.aliases\[4\]: 'attn weights 2' is not a name"):
+    with pytest.raises(ExerciseError, match=r"question 1: aliases\[5\]: 'attn weights 2' is not a name"):
         parse_answer_key(bad, source="key.toml")
     primes = KEY.replace('"attn_weights_2"', '"s' + "'" * 9 + '"')
-    with pytest.raises(ExerciseError, match=r"aliases\[4\]: .* is not a name \(a name with more than 4 primes\)"):
+    with pytest.raises(ExerciseError, match=r"aliases\[5\]: .* is not a name \(a name with more than 4 primes\)"):
         parse_answer_key(primes, source="key.toml")
 
 

@@ -33,13 +33,6 @@ FILE_PRECISION = Fraction(1, 20000)
 
 # Disagreements found (test id -> reason); the engineer removes an entry once fixed.
 XFAIL = {
-    "as_written:causal/gao": (
-        "`read` does not echo Unicode as written: s′₃₂ is echoed s'_{32}, α₃₁ as "
-        "'\\alpha _{31}', −∞ as '-\\infty '"),
-    "as_written:layer_norm/eli": "`read` echoes σ² as '\\sigma ^{2}', not as written",
-    "line:causal/gao": (
-        "the echoed names s'_{32} and '\\alpha _{31}' are not on their lines as written"),
-    "line:layer_norm/eli": "the echoed name '\\sigma ^{2}' is not on its line as written",
     "exact:causal": (
         "grades.csv and STUDENT.json carry points rounded to 4 decimals (26/3 -> 8.6667, "
         "2/3 -> 0.6667): the exact points cannot be read back from the files"),

@@ -16,13 +16,14 @@ blanked first by :func:`without_hidden_text`, keeping line numbers.
 ('x = 1 ', [])
 """
 
+import heapq
 import re
 import unicodedata
 from dataclasses import dataclass
 
 from symbolic_attn.grading.solution_values import UNICODE
 
-__all__ = ["Token", "Problem", "tokenize", "without_hidden_text", "MAX_TOKENS"]
+__all__ = ["Token", "Problem", "tokenize", "written_text", "without_hidden_text", "MAX_TOKENS"]
 
 MAX_TOKENS = 300_000
 
@@ -49,6 +50,8 @@ class Token:
     line: int
     tight: bool  # no space before it
     env: str = ""
+    start: int = 0  # where it was written: offsets in the text given to tokenize (before the
+    end: int = 0  # Unicode spellings were rewritten), so that what was read is echoed as written
 
 
 @dataclass(frozen=True)
@@ -63,39 +66,72 @@ class Problem:
 # \bar{x}, \hat{y}, \tilde{a}; superscript and subscript digits (σ², a₃₂) become ^{2}, _{32}.
 _MARKS = {"\u0302": "hat", "\u0303": "tilde", "\u0304": "bar", "\u0305": "bar", "\u0307": "dot", "\u0308": "ddot"}
 # Only a letter standing alone is a symbol: "für", "año" and Greek prose stay words.
-_ALONE_BEFORE, _ALONE_AFTER = r"(?<![^\W\d_])", r"(?![^\W\d_])"
-_ACCENTED = re.compile(_ALONE_BEFORE + r"([A-Za-z])([\u0302\u0303\u0304\u0305\u0307\u0308])" + _ALONE_AFTER)
 _PRECOMPOSED = {chr(c): unicodedata.normalize("NFD", chr(c)) for c in range(0xC0, 0x250)
                 if len(unicodedata.normalize("NFD", chr(c))) == 2 and unicodedata.normalize("NFD", chr(c))[0].isascii()
                 and unicodedata.normalize("NFD", chr(c))[1] in _MARKS}
-_PRECOMPOSED_RE = re.compile(_ALONE_BEFORE + "[" + "".join(_PRECOMPOSED) + "]" + _ALONE_AFTER)
 _LETTERS = {old: new for old, new in UNICODE.items() if old.isalpha()}  # α -> \alpha, standing alone
-_LETTERS_RE = re.compile(_ALONE_BEFORE + "[" + "".join(_LETTERS) + "]" + _ALONE_AFTER)
 _SIGNS = {old: new for old, new in UNICODE.items() if not old.isalpha()}
 _SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
-_SUPERSCRIPTS = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
-_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉]+")
 
 
-def _unaccented(text: str) -> str:
-    """Precomposed accented letters (ŷ, ā) as a letter and its combining mark."""
-    return _PRECOMPOSED_RE.sub(lambda m: _PRECOMPOSED[m.group()], text) if not text.isascii() else text
+# One pass over the text rewrites every Unicode spelling, remembering where each piece of
+# the rewritten text was written.  "Standing alone" is judged on the text as written, with
+# superscript and subscript digits not counting as letters (σ² is \sigma^{2}).
+_LETTER_BEFORE = r"(?<![^\W\d_⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉])"
+_LETTER_AFTER = r"(?![^\W\d_⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉])"
+_SPELLINGS = re.compile(
+    "(?P<precomposed>" + _LETTER_BEFORE + "[" + "".join(_PRECOMPOSED) + "]" + _LETTER_AFTER + ")"
+    + "|(?P<accented>" + _LETTER_BEFORE + "[A-Za-z][\u0302\u0303\u0304\u0305\u0307\u0308]" + _LETTER_AFTER + ")"
+    + "|(?P<superscript>[⁰¹²³⁴⁵⁶⁷⁸⁹]+)|(?P<subscript>[₀₁₂₃₄₅₆₇₈₉]+)"
+    + "|(?P<letter>" + _LETTER_BEFORE + "[" + "".join(_LETTERS) + "]" + _LETTER_AFTER + ")"
+    + "|(?P<sign>[" + re.escape("".join(_SIGNS)) + "])")
+_LATEX_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+
+
+def _spelling(match) -> str:
+    kind, written = match.lastgroup, match.group()
+    if kind == "precomposed":
+        letter, mark = _PRECOMPOSED[written]
+        return f"\\{_MARKS[mark]}{{{letter}}}"
+    if kind == "accented":
+        return f"\\{_MARKS[written[1]]}{{{written[0]}}}"
+    if kind == "superscript":
+        return "^{" + written.translate(_SUPERSCRIPT_DIGITS) + "}"
+    if kind == "subscript":
+        return "_{" + written.translate(_SUBSCRIPT_DIGITS) + "}"
+    return _LETTERS[written] if kind == "letter" else _SIGNS[written]
+
+
+def _rewritten(text: str, latex: bool):
+    """(the text with LaTeX spellings, and for each of its characters the start and end of
+    the text as written that it comes from); ``%`` comments dropped in LaTeX."""
+    if text.isascii() and not latex:
+        return text, range(len(text)), range(1, len(text) + 1)
+    found = ([_SPELLINGS.finditer(text)] if not text.isascii() else []) + ([_LATEX_COMMENT.finditer(text)] if latex else [])
+    pieces, starts, ends, at = [], [], [], 0
+    for _, _, match in heapq.merge(*(((m.start(), n, m) for m in matches) for n, matches in enumerate(found))):
+        if match.start() < at:
+            continue  # inside a comment already dropped
+        pieces.append(text[at:match.start()])
+        starts.extend(range(at, match.start()))
+        ends.extend(range(at + 1, match.start() + 1))
+        new = "" if match.re is _LATEX_COMMENT else _spelling(match)
+        pieces.append(new)
+        starts.extend([match.start()] * len(new))
+        ends.extend([match.end()] * len(new))
+        at = match.end()
+    pieces.append(text[at:])
+    starts.extend(range(at, len(text)))
+    ends.extend(range(at + 1, len(text) + 1))
+    return "".join(pieces), starts, ends
 
 
 def tokenize(text: str, latex: bool):
-    """Tokens with their line numbers; ``%`` comments dropped in LaTeX files."""
-    text = _ACCENTED.sub(lambda m: f"\\{_MARKS[m.group(2)]}{{{m.group(1)}}}", _unaccented(text))
-    text = _SUPERSCRIPTS.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPT_DIGITS) + "}", text)
-    text = _SUBSCRIPTS.sub(lambda m: "_{" + m.group().translate(_SUBSCRIPT_DIGITS) + "}", text)
-    if not text.isascii():
-        text = _LETTERS_RE.sub(lambda m: _LETTERS[m.group()], text)
-        for old, new in _SIGNS.items():
-            text = text.replace(old, new)
-    if latex:
-        text = re.sub(r"(?<!\\)%[^\n]*", "", text)
+    """Tokens with their line numbers and where each was written; ``%`` comments dropped in LaTeX files."""
+    rewritten, starts, ends = _rewritten(text, latex)
     tokens, line, tight, problems = [], 1, True, []
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN.finditer(rewritten):
         kind = match.lastgroup
         if kind in ("benv", "eenv"):
             kind = "begin" if match.group("begin") else "end"
@@ -107,7 +143,7 @@ def tokenize(text: str, latex: bool):
         if kind == "ident":  # attn_scores_2: a code identifier is one word
             kind = "word"
         env = match.group("benv") or match.group("eenv") or "" if kind in ("begin", "end") else ""
-        tokens.append(Token(kind, match.group(0), line, tight, env))
+        tokens.append(Token(kind, match.group(0), line, tight, env, starts[match.start()], ends[match.end() - 1]))
         if kind == "nl":
             line += 1
         tight = True
@@ -115,6 +151,13 @@ def tokenize(text: str, latex: bool):
             problems.append(Problem(line, f"more than {MAX_TOKENS} tokens: the rest of the file is not read"))
             break
     return tokens, problems
+
+
+def written_text(text: str, tokens) -> str:
+    """The tokens' span of ``text`` as written (spaces collapsed), "" for no tokens."""
+    if not tokens:
+        return ""
+    return " ".join(text[tokens[0].start:tokens[-1].end].split())
 
 
 # What a reader of the rendered file never sees, so it is never graded: HTML comments

@@ -71,7 +71,7 @@ from symbolic_attn.grading.claims import claimed_from_tree
 # The tokens and the names are read by modules of their own; re-exported here, where
 # callers have always found them.
 from symbolic_attn.grading.solution_names import BadName, name_at, name_problem, normalize_name
-from symbolic_attn.grading.solution_tokens import MAX_TOKENS, Problem, tokenize, without_hidden_text
+from symbolic_attn.grading.solution_tokens import MAX_TOKENS, Problem, tokenize, without_hidden_text, written_text
 from symbolic_attn.grading.solution_values import (FUNCS, MATRICES, MAX_DIMENSION, RELATIONS, SEPARATING, Formula,
                                                    Unreadable, claimed_tree)
 
@@ -162,7 +162,7 @@ def _submission_of_table(table: dict, source: str, text: str = "") -> Submission
             continue
         line = found = _key_line(lines, "value" if name.startswith("@") or name not in answers else name, found)
         key = name if name.startswith("@") else normalize_name(name) or name
-        statement = _statement_of(key, name, line, tokenize(value_text, False)[0])
+        statement = _statement_of(key, name, line, tokenize(value_text, False)[0], value_text)
         if statement is not None and statement.claimed is None:
             problems.append(Problem(line, statement.problem))
         if statement is not None:
@@ -223,8 +223,7 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
             if relation is None:  # refused inside the name (a_{3<U+200B>1}, deep nesting): its relation is further on
                 relation = _relation_on_line(tokens, error.at, code)
             if relation is not None:
-                written = "".join(t.text if t.tight or i == 0 else " " + t.text
-                                  for i, t in enumerate(tokens[at:min(error.at, at + 12)]))
+                written = written_text(text, tokens[at:min(error.at, at + 12)])
                 problems.append(Problem(tokens[at].line, f"{shown(written, 40)}: {error.message}"))
                 _, after = _segments(tokens, relation)
                 at = max(after, error.at)
@@ -239,13 +238,13 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
         if relation is None:
             at += 1
             continue
-        written = "".join(t.text if t.tight or i == at else " " + t.text for i, t in enumerate(tokens[at:after], at))
+        written = written_text(text, tokens[at:after])  # as the student wrote it (σ², not \sigma^{2})
         segments, at = _segments(tokens, relation)
         # The last value of a chain (a = e/(1+e) = 0.731 = 73.1%: 0.731); formulas are skipped,
         # and an unreadable end counts only when no value of the chain can be read.
         chosen = None
         for segment in reversed(segments):
-            statement = _statement_of(name, written.rstrip("& "), tokens[relation].line, segment)
+            statement = _statement_of(name, written.rstrip("& "), tokens[relation].line, segment, text)
             if statement is not None and (statement.claimed is not None or chosen is None):
                 chosen = statement
             if chosen is not None and chosen.claimed is not None:
@@ -254,7 +253,7 @@ def parse_submission(text: str, source: str = "<solution>", latex: bool = False)
             if chosen.claimed is None:
                 problems.append(Problem(chosen.line, chosen.problem))
             statements.append(chosen)
-    problems += _broken_names(tokens, in_call, {s.line for s in statements} | {p.line for p in problems})
+    problems += _broken_names(tokens, in_call, {s.line for s in statements} | {p.line for p in problems}, text)
     while at < len(tokens) and tokens[at].kind == "nl":
         at += 1  # the limit names the first line not read, not the end of the last one read
     if len(statements) >= MAX_STATEMENTS and at < len(tokens):
@@ -276,7 +275,7 @@ def _relation_after(tokens, after, code):
     return None
 
 
-def _broken_names(tokens, in_call, accounted) -> list:
+def _broken_names(tokens, in_call, accounted, source) -> list:
     """A problem for each line where a relation follows what can only be a broken name --
     an unclosed brace (``$\\tilde{S = ..``) or an invisible character (a bidi isolate) --
     and nothing was read or reported: such a line is never dropped silently.  Other
@@ -291,7 +290,7 @@ def _broken_names(tokens, in_call, accounted) -> list:
         before = tokens[start:index]
         invisible = next((t.text for t in before if t.kind == "char" and unicodedata.category(t.text)[0] == "C"), None)
         opened = sum(t.text == "{" for t in before) - sum(t.text == "}" for t in before)
-        written = shown("".join(t.text if t.tight else " " + t.text for t in before).strip(), 40)
+        written = shown(written_text(source, before), 40)
         if invisible is not None:
             found.append(Problem(token.line, f"{written}: the invisible or control character U+{ord(invisible):04X} "
                                  f"before '{token.text}' hides the name: delete it"))
@@ -469,10 +468,10 @@ def _check_balanced(segment) -> None:
             raise Unreadable(f"{opened} '{opening}' and {closed} '{closing}': the brackets do not balance")
 
 
-def _statement_of(name, written, line, segment):
-    """The statement of one right-hand side; None for a formula (not an answer)."""
-    text = "".join(t.text if t.tight or i == 0 else " " + t.text for i, t in enumerate(segment[:400]))
-    text = " ".join(text.split())[:200]
+def _statement_of(name, written, line, segment, source):
+    """The statement of one right-hand side; None for a formula (not an answer).  Its
+    ``text`` is the value as written in ``source`` (the text the tokens come from)."""
+    text = written_text(source, segment[:400])[:200]
     try:
         tree = claimed_tree(segment)
         claimed = claimed_from_tree(tree, to_text(tree))
