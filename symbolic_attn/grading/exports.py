@@ -1,7 +1,8 @@
 r"""Grade files: ``grades.csv``, ``STUDENT.json``, Gradescope's and PrairieLearn's ``results.json``.
 
 Scores are exact fractions until here; the files carry them as numbers rounded to 4
-decimals (an integer when whole).  Text from a student's file (their id, claimed values,
+decimals (an integer when whole), and ``STUDENT.json`` also as exact fractions
+(``score_exact``, ``points_exact``: ``"26/3"``).  Text from a student's file (their id, claimed values,
 problems) is escaped: control characters are removed, invisible ones (U+200B...) shown as
 ``\u200b``, and a CSV cell that a spreadsheet
 would run as a formula (starting with ``= + - @``, a tab or a carriage return) gets a
@@ -100,6 +101,9 @@ def student_json(result) -> str:
         "student": export_text(result.student),
         "score": number(result.score),
         "max_score": number(result.max_score),
+        # The exact points as fractions ("26/3"): the numbers above are rounded to 4 decimals.
+        "score_exact": str(result.score),
+        "max_score_exact": str(result.max_score),
         "gradable": result.gradable,
         "reason": export_text(result.reason),
         "problems": [{"line": line, "message": export_text(message)} for line, message in result.problems[:_PROBLEMS]]
