@@ -153,7 +153,7 @@ def test_user_folder_gets_its_own_notes_only(tmp_path):
     assert md.splitlines()[2] == "# Verified derivations" and "## A good one: squares\n" in md
     assert "Worked example" not in md and "attention, exactly" not in md
     # A result without assumptions: the sentence and the next heading are separate paragraphs.
-    assert "**Assumptions.**\n\nNone beyond the definitions.\n\n**Scope.**\n\n- Square: " in md
+    assert "**Assumptions.**\n\nNone beyond the definitions.\n\n**Scope.**\n\nSquare: " in md
 
 
 def test_builtin_notes_keep_the_worked_examples(tmp_path):

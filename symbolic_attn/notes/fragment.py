@@ -98,6 +98,7 @@ class PartView:
     start: str = ""
     steps: tuple[StepView, ...] = ()
     display: str = ""
+    start_lines: tuple[str, ...] = ()
 
     @property
     def is_chain(self) -> bool:
@@ -245,7 +246,8 @@ def _chain_view(part: Derivation) -> PartView:
         how = "cited" if step.cited else (marks[number - 1] if number <= len(marks) else "")
         steps.append(StepView(_RELATIONS[step.relation], shown_latex(step.rhs), _broken_lines(step.rhs, TEXT_WIDTH - 30),
                               prose_latex(step.why), tuple(step.using), _rule_names(step.rules), how, step.cited))
-    return PartView(part.title, part.note, shown_latex(part.start), tuple(steps))
+    return PartView(part.title, part.note, shown_latex(part.start), tuple(steps),
+                    start_lines=_broken_lines(part.start, TEXT_WIDTH - 10))
 
 
 def sheet(result: Any) -> Sheet:
@@ -286,6 +288,11 @@ def _heading(text: str, list_follows: bool = False) -> str:
     return f"\\par\\medskip\\noindent\\textbf{{{text}}}\\par\\nopagebreak{nobreak}"
 
 
+def _run_in(text: str) -> str:
+    """A bold heading that its paragraph follows on the same line."""
+    return f"\\par\\medskip\\noindent\\textbf{{{text}}}"
+
+
 def _why(step: StepView, audit: str) -> str:
     why = step.why
     if step.using:
@@ -313,18 +320,21 @@ def _chain_latex(name: str, number: int, view: PartView, audit: str, wide: bool 
     """The chain's ``align``; ``wide``: for a page without a width (the web), every line whole."""
     whys = [_why(step, audit) for step in view.steps]
     if wide:
-        view = dataclasses.replace(view, steps=tuple(dataclasses.replace(step, rhs_lines=()) for step in view.steps))
+        view = dataclasses.replace(view, start_lines=(), steps=tuple(
+            dataclasses.replace(step, rhs_lines=()) for step in view.steps))
     start_width = latex_width(view.start)
-    start_alone = not wide and (any(step.rhs_lines for step in view.steps) or start_width + max(
-        latex_width(f"{step.relation} {step.rhs}") for step in view.steps) > TEXT_WIDTH)
+    start_alone = not wide and (bool(view.start_lines) or any(step.rhs_lines for step in view.steps) or start_width
+                                + max(latex_width(f"{step.relation} {step.rhs}") for step in view.steps) > TEXT_WIDTH)
     # The first column: the start, or (when it has a line of its own) the indentation.
     column = 10.0 if start_alone else start_width
     rows_fit = wide or all(not step.rhs_lines and column + latex_width(f"{step.relation} {step.rhs}") + 25
                    + _text_width(why) <= TEXT_WIDTH for step, why in zip(view.steps, whys))
     rows = []
     if start_alone:
-        # The start on a line of its own, the steps indented under it (all left-aligned).
-        rows.append(f"&{view.start} \\notag")
+        # The start on a line of its own (or lines), the steps indented under it (all left-aligned).
+        first, *rest = view.start_lines or (view.start,)
+        rows.append(f"&{first} \\notag")
+        rows.extend(f"&\\qquad {line} \\notag" for line in rest)
     indent = "\\quad " if start_alone else ""
     for index, (step, why) in enumerate(zip(view.steps, whys), 1):
         label = f"\\label{{{step_label(name, number, index)}}}"
@@ -373,12 +383,15 @@ def fragment_latex(printed: Printed, audit: str = "appendix", wide: bool = False
     # A group: the looser line breaking of long prose does not leak into the host document.
     out = ["\\begingroup\\emergencystretch=3em \\tolerance=1000"]
     out += [breakable(prose_latex(printed.intro)), ""] if printed.intro.strip() else []
-    out.append(_heading("Assumptions.", bool(printed.assumption_items)))
+    # A list under a heading; a single sentence run in after the heading, on its line.
     if printed.assumption_items:
-        out.extend(["\\begin{itemize}", *printed.assumption_items, "\\end{itemize}"])
+        out.extend([_heading("Assumptions.", True), "\\begin{itemize}", *printed.assumption_items, "\\end{itemize}"])
     else:
-        out.append("None beyond the definitions.")
-    out.extend(["", _heading("Scope.", True), "\\begin{itemize}", *printed.scope_items, "\\end{itemize}", ""])
+        out.append(_run_in("Assumptions.") + " None beyond the definitions.")
+    if len(printed.scope_items) == 1:
+        out.extend(["", _run_in("Scope.") + " " + printed.scope_items[0][len("\\item "):], ""])
+    else:
+        out.extend(["", _heading("Scope.", True), "\\begin{itemize}", *printed.scope_items, "\\end{itemize}", ""])
     cited = [(view.title, number, [i for i, s in enumerate(view.steps, 1) if s.cited])
              for number, view in enumerate(printed.views, 1)]
     cited = [(title, number, steps) for title, number, steps in cited if steps]

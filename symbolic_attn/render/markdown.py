@@ -154,6 +154,8 @@ def _display(rows: Sequence[str]) -> str:
 #: A bold heading line of a fragment (:mod:`symbolic_attn.notes.fragment`), and its tail.
 _BOLD_HEADING = re.compile(r"\\par\\medskip\\noindent\\textbf\{(.*)\}\\par\\nopagebreak"
                            r"(?:\\csname @nobreaktrue\\endcsname)?(.*)")
+#: A run-in heading of a fragment: the bold words, then the paragraph on the same line.
+_RUN_IN = re.compile(r"\\par\\medskip\\noindent\\textbf\{((?:Assumptions|Scope)\.)\} (.*)")
 _STEP_LABEL = re.compile(r"\s*\\label\{[^{}:]*:([0-9]+)\.([0-9]+)\}")
 
 
@@ -222,7 +224,7 @@ def latex_to_markdown(latex: str) -> str:
         stripped = line.strip()
         begin = re.fullmatch(r"\\begin\{(align\*|align|equation\*|gather\*|verbatim)\}", stripped)
         heading = re.fullmatch(r"\\(section|subsection)\*\{(.*)\}", stripped)
-        bold = _BOLD_HEADING.fullmatch(stripped)
+        bold = _BOLD_HEADING.fullmatch(stripped) or _RUN_IN.fullmatch(stripped)
         if stripped in ("\\begingroup\\allowdisplaybreaks[1]", "\\begingroup\\emergencystretch=3em \\tolerance=1000",
                         "\\begingroup\\raggedright", "\\endgroup",
                         "\\par\\endgroup", "}"):
