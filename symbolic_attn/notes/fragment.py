@@ -325,10 +325,23 @@ def _chain_latex(name: str, number: int, view: PartView, audit: str, wide: bool 
     start_width = latex_width(view.start)
     start_alone = not wide and (bool(view.start_lines) or any(step.rhs_lines for step in view.steps) or start_width
                                 + max(latex_width(f"{step.relation} {step.rhs}") for step in view.steps) > TEXT_WIDTH)
+
+    def fits(column: float) -> bool:
+        """Every step and its justification on one line, after a first column this wide."""
+        return all(not step.rhs_lines and column + latex_width(f"{step.relation} {step.rhs}") + 25
+                   + _text_width(why) <= TEXT_WIDTH for step, why in zip(view.steps, whys))
+
+    # The justifications beside the steps if they fit there, with the start in the first
+    # column or else on a line of its own; otherwise under each step, with the room of
+    # the whole line when the start is wide.
+    if wide or (not start_alone and fits(start_width)):
+        rows_fit = True
+    elif fits(10.0):
+        rows_fit = start_alone = True
+    else:
+        rows_fit, start_alone = False, start_alone or start_width > 80
     # The first column: the start, or (when it has a line of its own) the indentation.
     column = 10.0 if start_alone else start_width
-    rows_fit = wide or all(not step.rhs_lines and column + latex_width(f"{step.relation} {step.rhs}") + 25
-                   + _text_width(why) <= TEXT_WIDTH for step, why in zip(view.steps, whys))
     rows = []
     if start_alone:
         # The start on a line of its own (or lines), the steps indented under it (all left-aligned).
