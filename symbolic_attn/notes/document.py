@@ -52,7 +52,7 @@ FRAGMENT_PACKAGES = ("amsmath",)
 PACKAGES_NOTE = (
     "% Each result file (<NAME>.tex) is a fragment: \\input it into any LaTeX document whose\n"
     "% preamble has \\usepackage{amsmath} (align, bmatrix, \\operatorname, \\text): a bare article,\n"
-    "% a beamer frame ([allowframebreaks] for the long ones). It holds no sectioning command:\n"
+    "% a beamer frame ([allowframebreaks], \\footnotesize). It holds no sectioning command:\n"
     "% give it your own heading. Step labels: NAME:PART.STEP (\\eqref{shift_invariance:1.3}). This document also\n"
     "% needs amssymb, geometry and tikz (Debian: texlive-latex-base,\n"
     "% texlive-latex-recommended, texlive-pictures).\n"

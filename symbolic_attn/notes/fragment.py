@@ -20,6 +20,9 @@ is printed is still what was checked; only the layout is decided here.
   on a line of its own below the step, and a right side too wide even alone is broken
   between terms (:func:`~symbolic_attn.render.latex.fitted_lines`); page breaks are allowed
   inside a chain (``\allowdisplaybreaks[1]`` in a group, so nothing leaks into the host);
+* a part of another kind keeps its own display, with two layout changes only: an
+  ``equation*`` too wide and made of ``, \quad``-separated pieces becomes a ``gather*``, and
+  consecutive worked instances of a check share one display;
 * ``audit``: ``"full"`` prints the trusted base and each step's rule names in place (as
   the checker's own :meth:`Result.latex` does), ``"appendix"`` (the default) leaves them to
   :func:`audit_latex` (``audit.tex``, the notes' appendix), ``"none"`` prints one sentence
@@ -220,7 +223,26 @@ def _display_fitted(display: str) -> str:
             return match.group(0)
         return "\\begin{gather*}\n" + ", \\\\\n".join(piece.strip() for piece in pieces) + "\n\\end{gather*}"
 
-    return re.sub(r"\\begin\{equation\*\}\n(.*?)\n\\end\{equation\*\}", fit, display, flags=re.S)
+    display = re.sub(r"\\begin\{equation\*\}\n(.*?)\n\\end\{equation\*\}", fit, display, flags=re.S)
+    return _instances_together(display)
+
+
+_INSTANCE = "For instance:\n\\begin{align*}\n"
+
+
+def _instances_together(display: str) -> str:
+    r"""Consecutive worked instances of a check ("For instance:" and an ``align*`` each) as
+    one display under one "For instance:" (the rows unchanged, aligned with each other)."""
+    pattern = re.compile(r"(?:For instance:\n\\begin\{align\*\}\n.*?\n\\end\{align\*\}(?:\n|$))+", re.S)
+
+    def merge(match):
+        bodies = re.findall(r"For instance:\n\\begin\{align\*\}\n(.*?)\n\\end\{align\*\}", match.group(0), re.S)
+        if len(bodies) < 2:
+            return match.group(0)
+        end = "\n" if match.group(0).endswith("\n") else ""
+        return _INSTANCE + " \\\\\n".join(bodies) + "\n\\end{align*}" + end
+
+    return pattern.sub(merge, display)
 
 
 def _split_top(text: str, separator: str) -> list[str]:
