@@ -1,5 +1,5 @@
 """Every generated fragment fits any document: a bare ``article`` with only amsmath (no
-overfull box), a ``beamer`` frame, and the notes -- each checked by compiling with pdflatex
+overfull box), a ``beamer`` frame (``\\footnotesize``, no overfull box), and the notes -- each checked by compiling with pdflatex
 and reading the log.  Fragments hold no sectioning command; long chains break.
 
 Not skipped when pdflatex is missing: CI installs texlive-latex-base,
@@ -23,8 +23,9 @@ from symbolic_attn.proofs.result import Result
 OUT = Path(__file__).resolve().parent.parent / "out"
 FRAGMENTS = sorted(p for p in OUT.glob("*.tex") if p.name != "notes.tex")
 ARTICLE = "\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n\\input{fragment}\n\\end{document}\n"
+# As the README says: a frame that may break, \footnotesize (a slide is narrower than a page).
 BEAMER = ("\\documentclass{beamer}\n\\begin{document}\n\\begin{frame}[allowframebreaks]{A result}\n"
-          "\\input{fragment}\n\\end{frame}\n\\end{document}\n")
+          "\\footnotesize\n\\input{fragment}\n\\end{frame}\n\\end{document}\n")
 SECTIONING = re.compile(r"\\(part|chapter|section|subsection|subsubsection|paragraph|subparagraph)\b")
 
 
@@ -67,9 +68,10 @@ def test_fragment_fits_a_bare_article(path, tmp_path):
 
 
 @pytest.mark.parametrize("path", FRAGMENTS, ids=[p.name for p in FRAGMENTS])
-def test_fragment_compiles_in_a_beamer_frame(path, tmp_path):
+def test_fragment_fits_a_beamer_frame(path, tmp_path):
     shutil.copy(path, tmp_path / "fragment.tex")
-    compile_log(tmp_path, BEAMER)
+    # Nothing sticks out sideways (a long result is taller than one slide: the frame breaks).
+    assert overfull(compile_log(tmp_path, BEAMER)) == [], f"{path.name} runs into a slide's margin"
 
 
 def test_the_notes_compile_with_every_reference_resolved(tmp_path):
@@ -136,4 +138,4 @@ def test_a_users_fragments_fit_too(tmp_path):
     for name in ("first", "second", "index", "audit"):
         shutil.copy(tmp_path / "out" / f"{name}.tex", tmp_path / "fragment.tex")
         assert overfull(compile_log(tmp_path, ARTICLE)) == []
-        compile_log(tmp_path, BEAMER)
+        assert overfull(compile_log(tmp_path, BEAMER)) == []
