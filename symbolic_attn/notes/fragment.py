@@ -431,7 +431,7 @@ def fragment_latex(printed: Printed, audit: str = "appendix", wide: bool = False
              for number, view in enumerate(printed.views, 1)]
     cited = [(title, number, steps) for title, number, steps in cited if steps]
     if audit == "full":
-        out.append(_heading("Trusted base.") + " " + _trusted_sentence(printed))
+        out.append(_run_in("Trusted base.") + " " + _trusted_sentence(printed))
     if cited:
         listed = "; ".join(f"{prose_latex(title)}, " + ", ".join(
             f"\\eqref{{{step_label(printed.name, number, i)}}}" for i in steps) for title, number, steps in cited)

@@ -155,7 +155,7 @@ def _display(rows: Sequence[str]) -> str:
 _BOLD_HEADING = re.compile(r"\\par\\medskip\\noindent\\textbf\{(.*)\}\\par\\nopagebreak"
                            r"(?:\\csname @nobreaktrue\\endcsname)?(.*)")
 #: A run-in heading of a fragment: the bold words, then the paragraph on the same line.
-_RUN_IN = re.compile(r"\\par\\medskip\\noindent\\textbf\{((?:Assumptions|Scope)\.)\} (.*)")
+_RUN_IN = re.compile(r"\\par\\medskip\\noindent\\textbf\{((?:Assumptions|Scope|Trusted base)\.)\} (.*)")
 _STEP_LABEL = re.compile(r"\s*\\label\{[^{}:]*:([0-9]+)\.([0-9]+)\}")
 
 
