@@ -21,6 +21,7 @@ its panels side by side, drawn from the same certified strings; deterministic te
 True
 """
 
+import re
 from fractions import Fraction
 from collections.abc import Sequence
 
@@ -123,8 +124,10 @@ _SVG_HEAT, _SVG_MASK, _SVG_LEFT, _SVG_TOP, _SVG_GAP = (64, 34), (34, 34), 60, 62
 
 
 def _xml(text: str) -> str:
-    return (plain_text(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
+    """A label as SVG text: its math as plain text, a subscript (``k_1``) lowered and smaller."""
+    escaped = (plain_text(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+               .replace('"', "&quot;"))
+    return re.sub(r"_([A-Za-z0-9]+)", r'<tspan baseline-shift="sub" font-size="75%">\1</tspan>', escaped)
 
 
 def _mix(percent: int, colour: tuple) -> str:
