@@ -310,6 +310,10 @@ def _heading(text: str, list_follows: bool = False) -> str:
     return f"\\par\\medskip\\noindent\\textbf{{{text}}}\\par\\nopagebreak{nobreak}"
 
 
+#: How the checker's own layout introduces the declared flags of the symbols.
+_DECLARED = "\\item Declared (the flags the checker uses): "
+
+
 def _run_in(text: str) -> str:
     """A bold heading that its paragraph follows on the same line."""
     return f"\\par\\medskip\\noindent\\textbf{{{text}}}"
@@ -419,8 +423,11 @@ def fragment_latex(printed: Printed, audit: str = "appendix", wide: bool = False
     out = ["\\begingroup\\emergencystretch=3em \\tolerance=1000"]
     out += [breakable(prose_latex(printed.intro)), ""] if printed.intro.strip() else []
     # A list under a heading; a single sentence run in after the heading, on its line.
-    if printed.assumption_items:
-        out.extend([_heading("Assumptions.", True), "\\begin{itemize}", *printed.assumption_items, "\\end{itemize}"])
+    items = printed.assumption_items
+    if audit != "full":  # the same declared flags, in the student's words
+        items = tuple(item.replace(_DECLARED, "\\item The symbols, as declared: ", 1) for item in items)
+    if items:
+        out.extend([_heading("Assumptions.", True), "\\begin{itemize}", *items, "\\end{itemize}"])
     else:
         out.append(_run_in("Assumptions.") + " None beyond the definitions.")
     if len(printed.scope_items) == 1:
