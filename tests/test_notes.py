@@ -40,7 +40,11 @@ def test_byte_stable(results, notes_tex):
 def test_inputs_every_result_and_names_the_packages(results, notes_tex):
     for result in results:
         assert f"\\input{{{result.name}}}" in notes_tex
-    assert "\\input{index}" in notes_tex
+        assert f"\\label{{{result.name}}}\n" in notes_tex  # a numbered section per result
+    # A contents list instead of index.tex (each section states its own scope); the audit
+    # of every step in an appendix.
+    assert "\\tableofcontents" in notes_tex and "\\input{index}" not in notes_tex
+    assert "\\appendix\n\\section{How each step was checked}\\label{audit}\n\\input{audit}" in notes_tex
     assert "% Each result file (<NAME>.tex) is a fragment: \\input it into any LaTeX document whose" in notes_tex
     assert notes.FRAGMENT_PACKAGES == ("amsmath",)
 
@@ -122,7 +126,11 @@ def test_derive_pdf_without_pdflatex_says_so_in_one_line_and_writes_nothing(tmp_
 
 def test_derive_format_md_writes_only_notes_md(tmp_path, capsys):
     assert main(["derive", "--out", str(tmp_path), "--format", "md"]) == 0
-    assert [p.name for p in tmp_path.iterdir()] == ["notes.md"]
-    assert (tmp_path / "notes.md").read_bytes() == (OUT / "notes.md").read_bytes()
+    # notes.md and the figures it links, as SVG files beside it.
+    figures = [f"notes-figure-{n}.svg" for n in range(1, 5)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == figures + ["notes.md"]
+    for name in figures + ["notes.md"]:
+        assert (tmp_path / name).read_bytes() == (OUT / name).read_bytes(), f"{name}: run `symbolic-attn derive --format md`"
+        assert f"]({name})" in (OUT / "notes.md").read_text(encoding="utf-8") or name == "notes.md"
     assert main(["derive", "--out", str(tmp_path), "--format", "md", "--pdf"]) == 2
     assert "--pdf compiles notes.tex, so it needs --format tex" in capsys.readouterr().err

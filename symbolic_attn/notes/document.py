@@ -1,7 +1,9 @@
 r"""``out/notes.tex``: the complete lecture-notes document, and its compilation to PDF.
 
 The document ``\input``\ s every result's file (``<NAME>.tex``, written by the same
-``derive`` run, each with its statement, assumptions and scope), then prints the worked
+``derive`` run, each with its statement, assumptions and scope) under a numbered
+``\section`` with ``\label{NAME}`` (steps are numbered per section and labelled
+``NAME:PART.STEP``, see :mod:`symbolic_attn.notes.fragment`), then prints the worked
 examples of the three reference documents (:mod:`symbolic_attn.notes.worked`) with TikZ
 figures (:mod:`symbolic_attn.render.figures`), then the stable masked softmax as latexify-py
 prints the very kernel the tests execute (:mod:`symbolic_attn.notes.kernel`).
@@ -10,6 +12,12 @@ Packages: the result files need only ``amsmath`` (``align*``, ``bmatrix``,
 ``\operatorname``, ``\text``) -- see :data:`FRAGMENT_PACKAGES`; the notes add ``amssymb``,
 ``geometry`` and ``tikz`` (Debian: texlive-latex-base, texlive-latex-recommended,
 texlive-pictures).
+
+:class:`NotesStyle` holds what a lecturer chooses: ``author`` (plain text; ``$math$`` kept
+as in a title, :func:`~symbolic_attn.render.latex.title_latex`), ``audit`` (``full``:
+the checker's vocabulary in place; ``appendix``, the default: in an appendix;
+``none``) and ``newpage`` (a page break before every result and worked example; by
+default there is none).
 
 >>> text = notes_document([])["notes.tex"]
 >>> text.splitlines()[0]
@@ -23,6 +31,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Sequence
 
@@ -31,9 +40,9 @@ from symbolic_attn.notes.steps import check
 from symbolic_attn.render.blocks import Code, Figure, Heading, Math, Text
 from symbolic_attn.errors import PdfError
 from symbolic_attn.render.figures import heatmap, mask_grid
-from symbolic_attn.render.latex import escape_text, prose_latex
+from symbolic_attn.render.latex import escape_text, prose_latex, title_latex
 
-__all__ = ["FRAGMENT_PACKAGES", "PACKAGES_NOTE", "PdfError", "TITLE", "USER_TITLE", "notes_document",
+__all__ = ["FRAGMENT_PACKAGES", "PACKAGES_NOTE", "PdfError", "TITLE", "USER_TITLE", "NotesStyle", "DEFAULT_STYLE", "notes_document",
            "kernel_blocks", "worked_blocks", "render_tex", "find_pdflatex", "compile_pdf"]
 
 #: What a result's ``.tex`` file needs when ``\input`` into someone else's document.
@@ -42,8 +51,9 @@ FRAGMENT_PACKAGES = ("amsmath",)
 #: The comment heading notes.tex: how to reuse the result files elsewhere.
 PACKAGES_NOTE = (
     "% Each result file (<NAME>.tex) is a fragment: \\input it into any LaTeX document whose\n"
-    "% preamble has \\usepackage{amsmath} (align*, bmatrix, \\operatorname, \\text). It starts\n"
-    "% with \\section*, so it also works in classes without chapters. This document also\n"
+    "% preamble has \\usepackage{amsmath} (align, bmatrix, \\operatorname, \\text): a bare article,\n"
+    "% a beamer frame ([allowframebreaks], \\footnotesize). It holds no sectioning command:\n"
+    "% give it your own heading. Step labels: NAME:PART.STEP (\\eqref{shift_invariance:1.3}). This document also\n"
     "% needs amssymb, geometry and tikz (Debian: texlive-latex-base,\n"
     "% texlive-latex-recommended, texlive-pictures).\n"
 )
@@ -61,7 +71,25 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.5em}
 \allowdisplaybreaks
+% Steps are numbered per section, (3.2): the second numbered step of section 3.
+\numberwithin{equation}{section}
 """
+
+
+@dataclass(frozen=True)
+class NotesStyle:
+    """What a lecturer chooses about the notes (``derive --author --audit --newpage``)."""
+
+    author: str | None = None
+    audit: str = "appendix"
+    newpage: bool = False
+
+
+#: The notes as ``derive`` writes them without options.
+DEFAULT_STYLE = NotesStyle()
+
+#: A contents list is printed when the notes have worked examples or more results than this.
+CONTENTS_FROM = 3
 
 #: The opening paragraph; the sentence on decimals only where worked examples print decimals.
 CHECKED = ("Every equality in these notes was checked by the computer before it was printed, in "
@@ -75,13 +103,13 @@ SCOPES = (" Each result states its scope: proved in general, checked in finitely
 # ----------------------------------------------------------------------------- blocks -> TeX
 
 
-def render_tex(blocks: Sequence) -> str:
-    """LaTeX of a list of blocks (headings, prose, align*, figures, code)."""
+def render_tex(blocks: Sequence, newpage: bool = False) -> str:
+    """LaTeX of a list of blocks (headings, prose, align*, figures, code); a worked example
+    (a level-1 heading) is a numbered section, on a new page with ``newpage``."""
     out = []
     for block in blocks:
         if isinstance(block, Heading):
-            # Each worked example starts a page, so no heading is stranded at a page foot.
-            start = "\\clearpage\n\\section*" if block.level == 1 else "\\subsection*"
+            start = ("\\clearpage\n" if newpage else "") + "\\section" if block.level == 1 else "\\subsection*"
             out.append(f"{start}{{{prose_latex(block.text)}}}")
         elif isinstance(block, Text):
             out.append(prose_latex(block.prose) + "\n")
@@ -157,33 +185,44 @@ def worked_blocks(examples) -> list:
     return worked.all_examples() if examples is True else list(examples)
 
 
-def notes_document(results: Sequence, title: str | None = None, examples: bool | Sequence = True) -> dict:
+def notes_document(results: Sequence, title: str | None = None, examples: bool | Sequence = True,
+                   style: NotesStyle = DEFAULT_STYLE) -> dict:
     r"""``{"notes.tex": text}``: the results, then (``examples``) the worked examples and kernel.
 
     ``examples`` is True (computed here), False (none) or the examples' blocks already computed.
 
     The built-in notes are ``notes_document(results)``; a user's own folder gets
-    ``examples=False`` and its own ``title`` (plain text, escaped):
+    ``examples=False`` and its own ``title`` (plain text, escaped; ``$math$`` kept when it
+    is plain math, :func:`~symbolic_attn.render.latex.title_latex`):
 
     >>> text = notes_document([], title="My $5 notes", examples=False)["notes.tex"]
     >>> "\\title{My \\$5 notes}" in text, "Worked example" in text
     (True, False)
+    >>> text = notes_document([], title="Weights $a_j$", examples=False, style=NotesStyle(author="A. Lecturer"))
+    >>> "\\title{Weights $a_j$}" in text["notes.tex"], "\\author{A. Lecturer}" in text["notes.tex"]
+    (True, True)
     """
     title = TITLE if title is None and examples else (USER_TITLE if title is None else title)
-    head = (PREAMBLE + f"\\title{{{escape_text(title)}}}\n"
-            "\\author{Generated by \\texttt{symbolic-attn derive}}\n\\date{}\n")
+    author = ("Generated by \\texttt{symbolic-attn derive}" if style.author is None
+              else title_latex(style.author))
+    head = PREAMBLE + f"\\title{{{title_latex(title)}}}\n\\author{{{author}}}\n\\date{{}}\n"
     opening = CHECKED + (DECIMALS if examples else "") + SCOPES
     parts = ["% Generated by `symbolic-attn derive`. Do not edit.\n" + PACKAGES_NOTE + head,
              "\\begin{document}", "\\maketitle", "", prose_latex(opening), ""]
-    if results:
-        parts.append("\\input{index}")
+    if results and (examples or len(results) > CONTENTS_FROM):
+        # A contents list (sections, page numbers) rather than index.tex: every section
+        # states its own scope.  A short document goes without.
+        parts += ["{\\setlength{\\parskip}{0pt}\\tableofcontents}"]
     for result in results:
-        parts += ["", "\\clearpage", f"% {escape_text(result.name)}.tex: {prose_latex(result.title)}",
-                  f"\\input{{{result.name}}}"]
+        parts += [""] + (["\\clearpage"] if style.newpage else [])
+        parts += [f"\\section{{{prose_latex(result.title)}}}\\label{{{result.name}}}",
+                  f"% {escape_text(result.name)}.tex", f"\\input{{{result.name}}}"]
     if examples:
         # The marker lets the tests read the log of the notes' own pages apart from the results'.
-        parts += ["", "\\typeout{symbolic-attn: worked examples}", render_tex(worked_blocks(examples)),
-                  render_tex(kernel_blocks())]
+        parts += ["", "\\typeout{symbolic-attn: worked examples}", render_tex(worked_blocks(examples), style.newpage),
+                  render_tex(kernel_blocks(), style.newpage)]
+    if results and style.audit == "appendix":
+        parts += ["", "\\appendix", "\\section{How each step was checked}\\label{audit}", "\\input{audit}"]
     parts.append("\\end{document}")
     return {"notes.tex": "\n".join(parts) + "\n"}
 
@@ -210,13 +249,18 @@ def compile_pdf(documents: dict, name: str = "notes") -> bytes:
         for file_name, text in documents.items():
             if file_name.endswith(".tex"):
                 (Path(work) / file_name).write_text(text, encoding="utf-8", newline="\n")
-        try:
-            run = subprocess.run(
-                [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", f"{name}.tex"],
-                cwd=work, capture_output=True, text=True, errors="replace", timeout=300,
-            )
-        except (OSError, subprocess.TimeoutExpired) as error:
-            raise PdfError(f"pdflatex could not compile {name}.tex: {error}; nothing was written") from None
+        # Again (at most three runs) while pdflatex asks for it: the contents and \eqref
+        # need the .aux of the run before.
+        for _ in range(3):
+            try:
+                run = subprocess.run(
+                    [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", f"{name}.tex"],
+                    cwd=work, capture_output=True, text=True, errors="replace", timeout=300,
+                )
+            except (OSError, subprocess.TimeoutExpired) as error:
+                raise PdfError(f"pdflatex could not compile {name}.tex: {error}; nothing was written") from None
+            if run.returncode != 0 or "Rerun to get" not in run.stdout and "may have changed" not in run.stdout:
+                break
         errors = [line for line in run.stdout.splitlines() if line.startswith("!")]
         pdf = Path(work) / f"{name}.pdf"
         if run.returncode != 0 or errors or not pdf.is_file():

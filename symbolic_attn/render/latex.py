@@ -18,7 +18,7 @@ import sympy
 
 from symbolic_attn.exact.memo import memoized
 
-__all__ = ["expr_latex", "matrix_latex", "escape_text", "plain_text", "prose_latex", "latex_width", "fitted_lines", "DISPLAY_WIDTH", "bracketed_rows"]
+__all__ = ["expr_latex", "matrix_latex", "escape_text", "plain_text", "prose_latex", "title_latex", "latex_width", "fitted_lines", "DISPLAY_WIDTH", "bracketed_rows"]
 
 _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -93,6 +93,50 @@ def prose_latex(text: str) -> str:
         return _text_with_code(text.replace("\\$", "$"))
     return "".join(f"${piece}$" if index % 2 else _text_with_code(piece.replace("\\$", "$"))
                    for index, piece in enumerate(pieces))
+
+
+#: The commands a title's ``$math$`` may use (anything else and the title is printed as text).
+TITLE_COMMANDS = frozenset("""
+alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi rho sigma
+tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega
+frac tfrac sqrt cdot times le ge leq geq neq approx sim equiv sum prod int infty partial nabla to mapsto
+in notin subset mid ldots cdots dots operatorname mathrm mathbf mathsf mathit mathcal mathbb text top
+ln log exp max min sin cos tan left right big Big bigl bigr quad qquad hat bar tilde vec
+""".split())
+
+
+def title_latex(text: str) -> str:
+    r"""A title or author given on the command line: ``$math$`` kept when it uses only
+    letters, digits, operators and the common math commands of :data:`TITLE_COMMANDS`
+    (no ``\input``, ``\def``, ``\end`` ...); otherwise, and outside math, escaped text.
+
+    >>> title_latex("Week 3: $c\\,\\mathbf{v}_j$ and 100%")
+    'Week 3: $c\\,\\mathbf{v}_j$ and 100\\%'
+    >>> title_latex("$\\input{/etc/passwd}$")
+    '\\$\\textbackslash{}input\\{/etc/passwd\\}\\$'
+    """
+    pieces = re.split(r"(?<!\\)\$", text)
+    if len(pieces) % 2 == 0 or not all(_safe_math(piece) for piece in pieces[1::2]):
+        return escape_text(text)
+    return "".join(f"${piece}$" if index % 2 else escape_text(piece.replace("\\$", "$"))
+                   for index, piece in enumerate(pieces))
+
+
+def _safe_math(math: str) -> bool:
+    if not math.strip() or "%" in math or "#" in math or "~" in math:
+        return False
+    for match in re.finditer(r"\\([A-Za-z]+|.)", math):
+        name = match.group(1)
+        if name.isalpha() and name not in TITLE_COMMANDS:
+            return False
+        if not name.isalpha() and name not in ",;:! {}|":
+            return False
+    depth = 0
+    for char in re.sub(r"\\[{}]", "", math):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _text_with_code(text: str) -> str:
@@ -327,6 +371,12 @@ def _broken(expr, width, order) -> list[str]:
     if isinstance(expr, sympy.exp):
         inner = fitted_lines(expr.args[0], width - 30, order)
         return [r"\exp\bigl("] + inner + [r"\bigr)"]
+    if isinstance(expr, sympy.Sum) and len(expr.limits) == 1 and len(expr.limits[0]) == 3:
+        # A long summand: the sum sign, then the summand broken, in big parentheses.
+        variable, low, high = expr.limits[0]
+        head = (f"\\sum_{{{expr_latex(variable)} = {expr_latex(low, order)}}}^{{{expr_latex(high, order)}}} "
+                r"\Bigl(")
+        return [head] + fitted_lines(expr.function, width - 30, order) + [r"\Bigr)"]
     return [r"\text{(too wide to typeset: see the text or JSON output)}"]
 
 

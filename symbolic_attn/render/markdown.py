@@ -36,7 +36,8 @@ _TEXT = [
     (r"\%", "%"), (r"\&", "&amp;"), (r"\#", "#"), (r"\$", "\\$"), (r"\{", "{"), (r"\}", "}"), (r"\_", "\\_"),
 ]
 # Inside math, \text{...} may hold the same escapes; KaTeX and MathJax read these forms.
-_IN_MATH = [(r"\textless{}", "<"), (r"\textgreater{}", ">"), (r"\textbackslash{}", r"\backslash ")]
+_IN_MATH = [(r"\textless{}", "<"), (r"\textgreater{}", ">"), (r"\textbackslash{}", r"\backslash "),
+            ("\\allowbreak", "")]
 # Characters that would start Markdown markup in a title given on the command line.
 _MARKUP = re.compile(r"([\\`*_{}\[\]#|~$])")
 
@@ -87,6 +88,7 @@ def _closing_dollar(prose: str, start: int):
 
 
 def _text_piece(piece: str) -> str:
+    piece = re.sub(r"\\eqref\{[^{}:]*:([0-9.]+)\}", r"(\1)", piece)  # a step label NAME:PART.STEP
     piece = re.sub(r"\\textbf\{([^{}]*)\}", r"**\1**", piece)
     piece = re.sub(r"\\texttt\{([^{}]*)\}", lambda m: "`" + m.group(1).replace("\\_", "_") + "`", piece)
     for old, new in _TEXT:
@@ -149,9 +151,37 @@ def _display(rows: Sequence[str]) -> str:
     return "$$\n\\begin{aligned}\n" + " \\\\\n".join(_math(row) for row in rows) + "\n\\end{aligned}\n$$\n"
 
 
+#: A bold heading line of a fragment (:mod:`symbolic_attn.notes.fragment`), and its tail.
+_BOLD_HEADING = re.compile(r"\\par\\medskip\\noindent\\textbf\{(.*)\}\\par\\nopagebreak"
+                           r"(?:\\csname @nobreaktrue\\endcsname)?(.*)")
+#: A run-in heading of a fragment: the bold words, then the paragraph on the same line.
+_RUN_IN = re.compile(r"\\par\\medskip\\noindent\\textbf\{((?:Assumptions|Scope|Trusted base)\.)\} (.*)")
+_STEP_LABEL = re.compile(r"\s*\\label\{[^{}:]*:([0-9]+)\.([0-9]+)\}")
+
+
+def _align_row(row: str) -> str:
+    r"""A row of a numbered ``align`` as a row of ``aligned`` (KaTeX has no ``\label``, no
+    ``\parbox``): the step's number ``(STEP)`` leads its justification.
+
+    >>> _align_row(r"a &= b && \text{why} \label{n:1.2}")
+    'a &= b && \\text{(2) why}'
+    >>> _align_row(r"&\qquad \parbox[t]{0.7\linewidth}{\raggedright\small a long $x$} \notag")
+    '&\\qquad \\text{a long $x$}'
+    """
+    row = row.replace(" \\notag", "").replace("\\notag", "").replace("\\small ", "")
+    row = re.sub(r"\\parbox\[t\]\{[^{}]*\}\{\\raggedright(.*)\}$", r"\\text{\1}", row)
+    label = _STEP_LABEL.search(row)
+    if not label:
+        return row
+    row, number = _STEP_LABEL.sub("", row), label.group(2)
+    if "&& \\text{" in row:
+        return row.replace("&& \\text{", f"&& \\text{{({number}) ", 1)
+    return row + f" && \\text{{({number})}}"
+
+
 def latex_to_markdown(latex: str) -> str:
-    r"""Translate a result's LaTeX fragment (sections, paragraphs, itemize, align*,
-    equation*, verbatim) to Markdown; anything else is kept as text.
+    r"""Translate a result's LaTeX fragment (sections, paragraphs, bold headings, itemize,
+    align, align*, equation*, verbatim) to Markdown; anything else is kept as text.
 
     Every block (heading, paragraph, list, display, code) is separated from the next by a
     blank line, and a paragraph is converted as a whole, so inline math may span lines.
@@ -178,16 +208,35 @@ def latex_to_markdown(latex: str) -> str:
                     blocks.append("```python\n" + "\n".join(block) + "\n```")
                 else:
                     rows = [row.strip() for row in "\n".join(block).split("\\\\\n")]
-                    shown = _display(rows) if kind == "align*" else f"$$\n{_math(' '.join(block))}\n$$\n"
+                    if kind == "align":
+                        rows = [_align_row(row) for row in rows]
+                    if kind == "gather*":
+                        shown = "$$\n\\begin{gathered}\n" + " \\\\\n".join(map(_math, rows)) + "\n\\end{gathered}\n$$\n"
+                    elif kind.startswith("align"):
+                        shown = _display(rows)
+                    else:
+                        shown = f"$$\n{_math(' '.join(block))}\n$$\n"
                     blocks.append(shown.rstrip("\n"))
                 block, kind = [], None
             else:
                 block.append(line)
             continue
         stripped = line.strip()
-        begin = re.fullmatch(r"\\begin\{(align\*|equation\*|verbatim)\}", stripped)
+        begin = re.fullmatch(r"\\begin\{(align\*|align|equation\*|gather\*|verbatim)\}", stripped)
         heading = re.fullmatch(r"\\(section|subsection)\*\{(.*)\}", stripped)
-        if begin:
+        bold = _BOLD_HEADING.fullmatch(stripped) or _RUN_IN.fullmatch(stripped)
+        if stripped in ("\\begingroup\\allowdisplaybreaks[1]", "\\begingroup\\emergencystretch=3em \\tolerance=1000",
+                        "\\begingroup\\raggedright", "\\endgroup",
+                        "\\par\\endgroup", "}"):
+            continue
+        if stripped.startswith("{\\small "):
+            line = stripped = stripped[len("{\\small "):]
+        if bold:
+            flush()
+            blocks.append("**" + text_markdown(bold.group(1)) + "**")
+            if bold.group(2).strip():
+                paragraph.append(bold.group(2).strip())
+        elif begin:
             flush()
             kind = begin.group(1)
         elif heading:
@@ -243,9 +292,10 @@ def _table(panel) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(blocks: Sequence) -> str:
-    """Markdown of a list of blocks; figures become one table per panel."""
-    out = []
+def render_markdown(blocks: Sequence, figure_files: Sequence[str] = ()) -> str:
+    """Markdown of a list of blocks; figures become one table per panel, preceded by a link
+    to the figure's SVG file when ``figure_files`` names one (in the order of the figures)."""
+    out, files = [], list(figure_files)
     for block in blocks:
         if isinstance(block, Heading):
             out.append(("## " if block.level == 1 else "### ") + _text(block.text) + "\n")
@@ -254,6 +304,10 @@ def render_markdown(blocks: Sequence) -> str:
         elif isinstance(block, Math):
             out.append(_display(block.rows))
         elif isinstance(block, Figure):
+            if files:
+                from symbolic_attn.render.latex import plain_text
+
+                out.append(f"![{escape_markdown(plain_text(block.caption))}]({files.pop(0)})\n")
             for panel in block.panels:
                 out.append(f"*{_text(panel.title)}*\n\n{_table(panel)}\n")
             out.append(f"*{_text(block.caption)}*\n")
