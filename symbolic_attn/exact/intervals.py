@@ -80,7 +80,7 @@ def to_arb(expr: Any) -> flint.arb:
     return value
 
 
-def to_arb_over(expr: Any, balls: Mapping) -> flint.arb:
+def to_arb_over(expr: Any, balls: Mapping[Any, flint.arb]) -> flint.arb:
     """An ``arb`` ball containing every value of ``expr`` as each symbol in ``balls`` ranges
     over its ball (interval arithmetic: rigorous, possibly wide).
 
@@ -102,7 +102,7 @@ def to_arb_over(expr: Any, balls: Mapping) -> flint.arb:
     return value
 
 
-def _arb_of(expr: Any, env: Mapping | None = None) -> flint.arb:
+def _arb_of(expr: Any, env: Mapping[Any, flint.arb] | None = None) -> flint.arb:
     if env is not None and expr.is_Symbol and expr in env:  # a symbol ranging over a ball (to_arb_over)
         return env[expr]
     if expr.is_Rational:
@@ -236,19 +236,19 @@ def _zero_in_exponentials(expr: sympy.Expr) -> bool:
     powers = [node for node in sympy.preorder_traversal(expr) if isinstance(node, sympy.exp) or node is sympy.E]
     if not powers:
         return False
-    exponents: dict = {}  # the linear form of each exponent: {atom: rational coefficient}
+    exponents: dict[Any, dict[Any, Any]] = {}  # the linear form of each exponent: {atom: rational coefficient}
     for node in set(powers):
         argument = sympy.S.One if node is sympy.E else node.args[0]
         if argument.free_symbols or argument.has(sympy.exp, sympy.E):
             return False  # nested exponentials: not a rational function of a few generators
-        form: dict = {}
+        form: dict[Any, Any] = {}
         for term in sympy.Add.make_args(sympy.expand(argument)):
             coefficient, atom = term.as_coeff_Mul()
             if not coefficient.is_Rational:
                 return False
             form[atom] = form.get(atom, sympy.S.Zero) + coefficient
         exponents[node] = form
-    denominators: dict = {}
+    denominators: dict[Any, Any] = {}
     for form in exponents.values():
         for atom, coefficient in form.items():
             denominators[atom] = sympy.ilcm(denominators.get(atom, 1), coefficient.q)
@@ -269,17 +269,17 @@ def _zero_in_exponentials(expr: sympy.Expr) -> bool:
     return bool(sympy.expand(numerator) == 0)
 
 
-def _rational_in(expr: sympy.Expr, generators: set) -> bool:
+def _rational_in(expr: sympy.Expr, generators: set[Any]) -> bool:
     """Whether ``expr`` is built from the generators and plainly algebraic numbers by
     sums, products and integer powers (a rational function with algebraic coefficients)."""
     if expr in generators or expr.is_Rational:
         return True
     if not expr.free_symbols:
-        return _plainly_algebraic(expr)
+        return bool(_plainly_algebraic(expr))
     if isinstance(expr, (sympy.Add, sympy.Mul)):
         return all(_rational_in(arg, generators) for arg in expr.args)
     if isinstance(expr, sympy.Pow):
-        return expr.exp.is_Integer and _rational_in(expr.base, generators)
+        return bool(expr.exp.is_Integer) and _rational_in(expr.base, generators)
     return False
 
 
