@@ -114,9 +114,10 @@ def test_notebook_displays_render_and_print(results):
     # Jupyter renders text/latex through MathJax: strip the $...$ wrapper, render the math.
     derivation_math = chain._repr_latex_()
     assert derivation_math.startswith("$\\displaystyle \\begin{aligned}") and derivation_math.endswith("$")
-    lab_math = lab._repr_latex_()
-    assert lab_math.startswith("\\begin{align*}")
-    blocks = [(derivation_math[1:-1], True), (lab_math.replace("align*", "aligned"), True)]
+    lab_math = lab._repr_latex_()  # $$ aligned $$ blocks, which every notebook front end renders
+    assert lab_math.startswith("$$\\begin{aligned}") and "\\begin{align*}" not in lab_math
+    blocks = [(derivation_math[1:-1], True)] + [(math, True) for math in re.findall(r"\$\$(.*?)\$\$", lab_math, re.S)]
+    assert len(blocks) >= 3
     blocks += tex_math(shift._repr_latex_())
     # A whole result (prose, lists, displays) is shown as Markdown, which notebooks prefer.
     markdown = shift._repr_markdown_()
