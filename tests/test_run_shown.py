@@ -325,3 +325,16 @@ def test_numbers_that_grow_too_large_stop_only_their_definitions(capsys, write):
     assert code == 1 and "C[1,1] = 6" in out and "D10[1,1] = " in out
     assert re.search(r"^D12 = D11 @ D11\n  not shown: a number of about \d+ digits .* exceeds the limit of 1200 digits$", out, re.M)
     assert "D15 = D14 @ D14\n  not shown: uses 'D14', which was not computed (see D14)" in out
+
+
+def test_a_ball_of_a_vanishing_exponential_is_never_made_a_fraction():
+    """exp(-10**1000) has an arb ball whose radius is 2**-(~10**1000): the canonical form
+    must not turn it into a Fraction (that hung `attention --scores "[[-10**1000, 0]]"`)."""
+    import subprocess
+    import sys
+
+    code = ("import sympy\nfrom symbolic_attn.render.exact_text import Canonical\n"
+            "tiny = sympy.exp(-sympy.Integer(10)**1000)\nvalue = (2 + tiny) / (1 + tiny)\n"
+            "print(Canonical()(value) == value, Canonical()(tiny - tiny + 1))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == ["True", "1"], done.stdout + done.stderr

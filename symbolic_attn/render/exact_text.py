@@ -241,9 +241,11 @@ class Canonical:
             return None
         if not _within_candidates(ball):
             return None
-        middle, radius = _fraction(ball.mid()), _fraction(ball.rad())
+        # The midpoint is of size 2**-64..2**64 (or 0), so it is a small Fraction; the radius
+        # may be 2**-(10**1000) (a ball of exp(-10**1000)): never turned into a Fraction.
+        middle = Fraction(0) if ball.mid() == 0 else _fraction(ball.mid())
         candidate = middle.limit_denominator(MAX_CANDIDATE_DENOMINATOR)
-        if abs(candidate - middle) > radius:
+        if not (ball - flint.arb(flint.fmpq(candidate.numerator, candidate.denominator))).contains(0):
             return None
         rational = sympy.Rational(candidate.numerator, candidate.denominator)
 
