@@ -61,7 +61,7 @@ from sympy.printing.latex import LatexPrinter
 
 from symbolic_attn.proofs.chain import (Computed, Derivation, assumption_lines, latex_of, scope_latex)
 from symbolic_attn.proofs.result import Printed, Result
-from symbolic_attn.render.latex import bracketed_rows, escape_text, fitted_lines, latex_width, prose_latex
+from symbolic_attn.render.latex import bracketed_rows, escape_text, fitted_lines, latex_width, prose_latex, split_top
 
 __all__ = ["AUDITS", "Sheet", "StepView", "PartView", "sheet", "shown_latex", "fragment_latex", "audit_latex",
            "step_label", "TEXT_WIDTH"]
@@ -218,7 +218,7 @@ def _display_fitted(display: str) -> str:
         body = match.group(1).strip()
         if latex_width(body) <= TEXT_WIDTH:
             return match.group(0)
-        pieces = max((_split_top(body, separator) for separator in (r", \quad ", r", \qquad ")), key=len)
+        pieces = max((split_top(body, separator) for separator in (r", \quad ", r", \qquad ")), key=len)
         if len(pieces) < 2:
             return match.group(0)
         return "\\begin{gather*}\n" + ", \\\\\n".join(piece.strip() for piece in pieces) + "\n\\end{gather*}"
@@ -243,22 +243,6 @@ def _instances_together(display: str) -> str:
         return _INSTANCE + " \\\\\n".join(bodies) + "\n\\end{align*}" + end
 
     return pattern.sub(merge, display)
-
-
-def _split_top(text: str, separator: str) -> list[str]:
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(text):
-        char = text[i]
-        if char in "{}" and (i == 0 or text[i - 1] != "\\"):
-            depth += 1 if char == "{" else -1
-        if depth == 0 and text.startswith(separator, i):
-            parts.append(text[start:i])
-            i += len(separator)
-            start = i
-            continue
-        i += 1
-    parts.append(text[start:])
-    return parts
 
 
 def _chain_view(part: Derivation) -> PartView:

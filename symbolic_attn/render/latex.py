@@ -18,7 +18,7 @@ import sympy
 
 from symbolic_attn.exact.memo import memoized
 
-__all__ = ["expr_latex", "matrix_latex", "escape_text", "plain_text", "prose_latex", "title_latex", "latex_width", "fitted_lines", "DISPLAY_WIDTH", "bracketed_rows"]
+__all__ = ["expr_latex", "matrix_latex", "escape_text", "plain_text", "prose_latex", "title_latex", "latex_width", "fitted_lines", "DISPLAY_WIDTH", "bracketed_rows", "split_top"]
 
 _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -287,10 +287,10 @@ def _width(tex: str, i: int, scale: float, stop: str):
 
 
 def _matrix_width(body: str) -> float:
-    rows = [row for row in _split_top(body, "\\\\")]
+    rows = [row for row in split_top(body, "\\\\")]
     columns: list[float] = []
     for row in rows:
-        for index, cell in enumerate(_split_top(row, "&")):
+        for index, cell in enumerate(split_top(row, "&")):
             width = latex_width(cell)
             if index < len(columns):
                 columns[index] = max(columns[index], width)
@@ -299,7 +299,7 @@ def _matrix_width(body: str) -> float:
     return sum(columns) + 10.0 * max(len(columns) - 1, 0) + 16.0
 
 
-def _split_top(text: str, separator: str) -> list[str]:
+def split_top(text: str, separator: str) -> list[str]:
     """Split at ``separator`` outside braces (and outside nested environments)."""
     parts, depth, start, i = [], 0, 0, 0
     while i < len(text):
