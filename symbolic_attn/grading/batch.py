@@ -150,12 +150,7 @@ class _Core:
         self.key = key
         self.exercise = key.exercise
         self.checker = Checker(self.exercise)
-        self.result, self.trace = self.checker.result, self.checker.trace
         self._exact, self._decimals, self._selections = {}, {}, {}
-
-    def matrix(self, quantity):
-        """A stage by its path (``weights``; ``head[2].weights`` when the trace has heads)."""
-        return self.trace[quantity]
 
     def shape(self, quantity):
         return self.checker.shape(quantity)
