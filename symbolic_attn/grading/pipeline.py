@@ -100,11 +100,15 @@ class Checker:
             return Selection(chosen.path, chosen.row, chosen.col,
                              [(lambda value=value: value) for value in chosen.entries], chosen.positions,
                              chosen.shape)
+        return self._stage_view().select(quantity, row, col)
+
+    def _stage_view(self):
+        """The lazy view of the attention result's stages (entries as functions), built once."""
         if self._view is None:
             from symbolic_attn.grading.view import StageView
 
             self._view = StageView(self.result)
-        return self._view.select(quantity, row, col)
+        return self._view
 
     def shape(self, quantity: str) -> tuple:
         rows, cols = self.trace[quantity].shape
@@ -114,10 +118,8 @@ class Checker:
         """Certified intervals of the entries (an attention stage only), or None."""
         if self.result is None:
             return None
-        if self._view is None:
-            self.selection(quantity)
         try:
-            return self._view.balls(quantity, positions)
+            return self._stage_view().balls(quantity, positions)
         except SymbolicAttnError:
             return None
 
