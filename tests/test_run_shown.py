@@ -4,6 +4,7 @@ LaTeX labels."""
 
 import json
 import re
+from decimal import Decimal
 import time
 from pathlib import Path
 
@@ -338,3 +339,25 @@ def test_a_ball_of_a_vanishing_exponential_is_never_made_a_fraction():
             "print(Canonical()(value) == value, Canonical()(tiny - tiny + 1))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.split() == ["True", "1"], done.stdout + done.stderr
+
+
+def test_check_and_grade_take_the_block_run_shows(capsys, write):
+    """`check` and `grade` read a computation file under the same node bound as `run`: the
+    issue's block (closed forms of thousands of nodes) is judged, not refused, and a wrong
+    number is still wrong."""
+    from symbolic_attn.grading.answer_key import parse_answer_key
+    from symbolic_attn.grading.batch import grade
+    from symbolic_attn.grading.report import check_exercise
+    from symbolic_attn.grading.exercise import parse_exercise
+    from symbolic_attn.grading.submissions import parse_submission
+
+    _, out, _ = run(capsys, write(BLOCK), "--format", "json", "--stage", "E", "--digits", "3")
+    right = [str(Decimal(d).quantize(Decimal("0.001"))) for d in json.loads(out)["stages"]["E"]["decimal"][0]]
+    claims = (f'[[claims]]\nquantity = "E"\nrow = 1\nvalue = "[{", ".join(right)}]"\n'
+              '[[claims]]\nquantity = "E"\nrow = 1\nvalue = "[0.171, 0, 0, 0]"\n')
+    report = check_exercise(parse_exercise(BLOCK + claims, source="block.toml"))
+    assert [o.verdict for o in report.outcomes] == ["pass", "fail"]
+    assert report.outcomes[1].wrong == [(1, 2), (1, 3), (1, 4)]
+    key = parse_answer_key(BLOCK + '[[questions]]\nname = "out"\nquantity = "E"\nrow = 1\npoints = 4\n', source="key.toml")
+    assert grade(key, "ann", parse_submission(f"out = [{', '.join(right)}]")).questions[0].verdict == "pass"
+    assert grade(key, "bob", parse_submission("out = [0.171, 0, 0, 0]")).questions[0].verdict == "fail"

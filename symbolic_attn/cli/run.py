@@ -42,6 +42,7 @@ import threading
 import time
 
 from symbolic_attn.errors import ParseError, StageError, SymbolicAttnError, TimeLimitError, shown
+from symbolic_attn.exact.limits import DEFAULT_LIMITS
 from symbolic_attn.model.compose import ClosedFormTooLarge, node_limit
 from symbolic_attn.model.trace import check_path, known_path
 from symbolic_attn.render.display import canonical_rows, stage_latex_lines, stage_lines
@@ -57,7 +58,7 @@ FORMATS = ("text", "latex", "markdown", "json")
 #: Nodes one entry passed on from a sublayer or definition to the next may have in ``run``
 #: (the Python API keeps :data:`~symbolic_attn.model.compose.MAX_NODES`): the exact
 #: expression bound of the input language (``Limits.max_expression_nodes``).
-RUN_NODE_LIMIT = 10_000
+RUN_NODE_LIMIT = DEFAULT_LIMITS.max_expression_nodes
 #: Expression nodes of all printed closed forms together; past it, only forms of at most
 #: :data:`SMALL_BUDGET` nodes are printed (every entry keeps its certified decimals).
 MAX_PRINTED_NODES = 250_000

@@ -33,7 +33,7 @@ from symbolic_attn.model.certify import matrix_decimals
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["has_stage", "build_trace", "output_of", "row_broadcast", "as_operand", "MaskSpec", "resolve_mask", "product",
-           "check_size", "MAX_NODES", "node_limit", "ClosedFormTooLarge", "check_flag", "check_choice", "check_options", "decided_scalar"]
+           "check_size", "MAX_NODES", "node_limit", "default_node_limit", "ClosedFormTooLarge", "check_flag", "check_choice", "check_options", "decided_scalar"]
 
 
 def check_flag(value, name: str) -> bool:
@@ -301,10 +301,11 @@ def _rational_product(a_rows, b_rows) -> sympy.ImmutableMatrix:
 #: error instead.  Big matrices of small entries (a 32 x 32 attention) are fine.
 MAX_NODES = 2_000
 
-#: The bound in force where check_size is not given one: MAX_NODES unless a caller chose
-#: another for a computation with :func:`node_limit` (``run`` computes each definition of
-#: a file under its own, larger bound; the Python API keeps MAX_NODES).
-_NODE_LIMIT: contextvars.ContextVar[int] = contextvars.ContextVar("node_limit", default=MAX_NODES)
+#: The bound a caller chose with :func:`node_limit` (None: none chosen).  check_size uses
+#: it, else MAX_NODES (the Python API); a computation file's definitions are computed
+#: under the input language's own bound, whatever command reads the file
+#: (:func:`default_node_limit`).
+_NODE_LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar("node_limit", default=None)
 
 
 class ClosedFormTooLarge(InputLimitError):
@@ -332,12 +333,29 @@ def node_limit(limit: int):
         _NODE_LIMIT.reset(token)
 
 
+@contextmanager
+def default_node_limit(limit: int):
+    """Compute under ``limit`` unless a caller already chose a bound with :func:`node_limit`
+    (which then stays in force): how a computation file's definitions get one bound in
+    every command, and a test or ``run`` can still choose another.
+
+    >>> with node_limit(10), default_node_limit(10_000):
+    ...     _NODE_LIMIT.get()
+    10
+    """
+    if _NODE_LIMIT.get() is not None:
+        yield
+        return
+    with node_limit(limit):
+        yield
+
+
 def check_size(matrix, what: str, limit: int | None = None) -> None:
     """A :class:`ClosedFormTooLarge` (an :class:`~symbolic_attn.errors.InputLimitError`) when
     an entry of ``matrix`` has more than ``limit`` expression nodes (default: the bound in
     force, see :func:`node_limit`), counted with an early exit."""
     if limit is None:
-        limit = _NODE_LIMIT.get()
+        limit = _NODE_LIMIT.get() or MAX_NODES
     for entry in matrix:
         count = 0
         for _ in sympy.preorder_traversal(entry):

@@ -46,7 +46,7 @@ from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.exact.evaluate import Evaluator
 from symbolic_attn.exact.limits import DEFAULT_LIMITS, Limits, check_value
 from symbolic_attn.exact.syntax import Attribute, Call, Index, Matrix, Name, Node, Number, String, Transpose, parse
-from symbolic_attn.model.compose import ClosedFormTooLarge, MaskSpec, build_trace, check_size, has_stage, product
+from symbolic_attn.model.compose import ClosedFormTooLarge, MaskSpec, default_node_limit, build_trace, check_size, has_stage, product
 from symbolic_attn.model.functions import FUNCTIONS, REQUIRED as _REQUIRED, Option as _Option
 from symbolic_attn.model.trace import Trace
 
@@ -139,6 +139,11 @@ def _evaluate(inputs, definitions, variant, limits, *, keep_going: bool, guard=N
         if not isinstance(text, str):
             raise DefinitionError(f"definition {name!r}: expected text, got {type(text).__name__}")
         order.append(name)
+    with default_node_limit(limits.max_expression_nodes):  # one bound, whichever command reads the file
+        return _evaluate_in_order(definitions, names, order, variant, limits, keep_going, guard)
+
+
+def _evaluate_in_order(definitions, names, order, variant, limits, keep_going, guard) -> tuple[Trace, dict]:
     values: dict = {}
     missing: dict = {}
     entries = []

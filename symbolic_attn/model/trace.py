@@ -35,6 +35,7 @@ symbolic_attn.errors.StageError: unknown stage 'weights': expected one of scores
 
 from __future__ import annotations
 
+import contextvars
 import re
 import warnings
 from collections.abc import Mapping
@@ -109,6 +110,9 @@ class Trace(Mapping):
         self._decimals = decimals
         #: What produced the trace (scale, mask, options...), for display and diagnosis.
         self.settings = dict(settings or {})
+        # A stage given as a function is computed under the bounds in force where the trace
+        # was built (a computation file's node limit, say), not wherever it is first read.
+        self._context = contextvars.copy_context()
 
     def __getitem__(self, path: str) -> sympy.ImmutableMatrix:
         if not isinstance(path, str) or path not in self._stages:
@@ -116,7 +120,7 @@ class Trace(Mapping):
             raise StageError(f"unknown stage {shown(path)!r}: expected one of {', '.join(self._stages) or 'none'}")
         if path not in self._values:
             stage = self._stages[path]
-            value = stage() if callable(stage) else stage
+            value = self._context.copy().run(stage) if callable(stage) else stage
             self._values[path] = stage_matrix(value, path)
         return self._values[path]
 
