@@ -16,6 +16,7 @@ __all__ = [
     "now_doing",
     "describe_exception",
     "SymbolicAttnError",
+    "RefutedError",
     "ParseError",
     "InputLimitError",
     "FloatInputError",
@@ -233,6 +234,17 @@ def one_line(error_or_text, width: int = MESSAGE_WIDTH) -> str:
 
 class InexactStepError(ProofError):
     """A step containing a float or a non-finite value (nan, zoo, oo): nothing exact to check."""
+
+
+class RefutedError(ProofError):
+    """A step certified false at a concrete point: ``point`` gives every letter its value
+    (name -> exact value; entries of a sequence as ``x[2]``), ``value`` the certified
+    non-zero difference there (six digits)."""
+
+    def __init__(self, message: str, point: dict | None = None, value: str | None = None):
+        super().__init__(message)
+        self.point = dict(point or {})
+        self.value = value
 
 
 class SideConditionError(ProofError):

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 import sympy
 
-from symbolic_attn.errors import ProofError, UndecidedError
+from symbolic_attn.errors import ProofError, RefutedError, UndecidedError
 from symbolic_attn.exact.certified import certified_sign, decimal_string
 from symbolic_attn.proofs.conditions import Facts, reject_inexact, side_conditions
 from symbolic_attn.proofs.messages import plain_text, short_line
@@ -54,14 +54,20 @@ def refute_or_undecided(residual: Any, facts: Facts) -> NoReturn:
         point = _refutation_point(residual, facts, attempt)
         if point is None:
             break
-        value = _value_at(residual, point, facts, attempt)
-        if value is None:
+        found = _value_at(residual, point, facts, attempt)
+        if found is None:
             continue
+        value, entries = found
         sign = safe_sign(value)
         if sign:
             where = ", ".join(f"{name}={val}" for name, val in sorted((getattr(k, "name", str(k)), v)
                                                                      for k, v in point.items()))
-            raise ProofError(f"refuted: residual {shown} is {certified_value(value)} at {where}")
+            # The message names the point's symbols; the error carries the entries too, so
+            # that a reader can be given every value the difference was computed at.
+            every = {getattr(k, "name", str(k)): v for k, v in point.items()}
+            every.update({str(k): v for k, v in entries.items()})
+            difference = certified_value(value)
+            raise RefutedError(f"refuted: residual {shown} is {difference} at {where}", every, difference)
     raise UndecidedError(f"residual {shown} not shown to vanish")
 
 
@@ -136,8 +142,9 @@ def _holds_exactly(value: Any, kind: str) -> bool:
     return bool({">0": sign > 0, ">=0": sign >= 0, "!=0": sign != 0}[kind])
 
 
-def _value_at(residual: Any, point: dict[Any, Any], facts: Facts, attempt: int) -> Any:
-    """The residual at ``point`` (sums written out, entries of sequences given values)."""
+def _value_at(residual: Any, point: dict[Any, Any], facts: Facts, attempt: int) -> tuple[Any, dict[Any, Any]] | None:
+    """(the residual at ``point``, the values given to the entries of sequences), sums
+    written out; None when the residual has no certified value there."""
     value = expand_sums(residual.subs(point, simultaneous=True))
     values = {}
     for position, atom in enumerate(sorted(value.atoms(sympy.Indexed), key=str)):
@@ -153,7 +160,7 @@ def _value_at(residual: Any, point: dict[Any, Any], facts: Facts, attempt: int) 
     for condition in side_conditions(value):
         if condition.kind != "invertible" and not _holds_exactly(condition.expr, condition.kind):
             return None
-    return value
+    return value, values
 
 
 def certified_value(expr: Any) -> str | None:

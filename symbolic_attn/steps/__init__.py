@@ -1,0 +1,1 @@
+"""Checking a student's own derivation, line by line (issue 22)."""

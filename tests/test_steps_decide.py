@@ -1,0 +1,68 @@
+"""Issue 22: one step of a student's chain decided by the sound checker (proved / false /
+undecided), each verdict shown with a wrong variant beside the right one."""
+
+import pytest
+import sympy
+
+from symbolic_attn.steps.decide import StepVerdict, decide_step
+
+n = sympy.Symbol("n", integer=True, positive=True)
+j = sympy.Symbol("j", integer=True)
+c = sympy.Symbol("c", real=True)
+x = sympy.IndexedBase("x", real=True)
+t = sympy.Symbol("t", real=True)
+
+
+def total(term):
+    return sympy.Sum(term, (j, 1, n))
+
+
+# (left, relation, right, written, expected verdict)
+STEPS = [
+    ("shift out of the sum", total(sympy.exp(x[j] + c)), "=", sympy.exp(c) * total(sympy.exp(x[j])), None, "proved"),
+    ("e^c added, not multiplied", total(sympy.exp(x[j] + c)), "=", sympy.exp(c) + total(sympy.exp(x[j])), None, "false"),
+    ("e^(a+b) = e^a e^b", sympy.exp(t + c), "=", sympy.exp(t) * sympy.exp(c), None, "proved"),
+    ("e^(a+b) = e^a + e^b", sympy.exp(t + c), "=", sympy.exp(t) + sympy.exp(c), None, "false"),
+    ("a constant pulled out", total(c * x[j]), "=", c * total(x[j]), None, "proved"),
+    ("the index pulled out", total(j * x[j]), "=", j * total(x[j]), None, "false"),
+    ("rounded right", sympy.E / (1 + sympy.E), "approx", sympy.Rational(731, 1000), "0.731", "proved"),
+    ("rounded wrong", sympy.E / (1 + sympy.E), "approx", sympy.Rational(73, 100), "0.730", "false"),
+    ("an inequality", sympy.exp(t), ">", t, None, "proved"),
+    # no refutation of inequalities yet: a false one is undecided (sound), never proved
+    ("a false inequality", t**2, ">", t, None, "undecided"),
+]
+
+
+@pytest.mark.parametrize("label, left, relation, right, written, expected", STEPS, ids=[s[0] for s in STEPS])
+def test_each_step_gets_its_verdict(label, left, relation, right, written, expected):
+    step = decide_step(left, right, relation, written=written)
+    assert isinstance(step, StepVerdict) and step.verdict == expected, step
+
+
+def test_a_false_step_has_a_counterexample_in_the_students_letters():
+    step = decide_step(total(sympy.exp(x[j] + c)), sympy.exp(c) + total(sympy.exp(x[j])), "=")
+    assert step.verdict == "false" and step.reason.startswith("refuted:")
+    point = step.counterexample
+    assert {"c", "n"} <= set(point) and any(name.startswith("x[") for name in point)
+    # the point really is a counterexample: both sides, written out there, differ
+    at = {c: point["c"], n: point["n"]}
+    values = {x[k]: point[f"x[{k}]"] for k in range(1, int(point["n"]) + 1)}
+    left = total(sympy.exp(x[j] + c)).subs(at).doit().xreplace(values)
+    right = (sympy.exp(c) + total(sympy.exp(x[j]))).subs(at).doit().xreplace(values)
+    assert sympy.simplify(left - right) != 0 and (left - right).evalf(30) != 0
+    assert step.as_dict()["counterexample"] == {name: str(value) for name, value in point.items()}
+
+
+def test_a_step_needing_a_condition_is_undecided_and_says_which():
+    step = decide_step(sympy.log(t**2), 2 * sympy.log(t), "=")
+    assert step.verdict == "undecided" and "needs" in step.reason and "t**2 > 0" in step.reason
+
+
+def test_an_approximation_of_letters_is_undecided():
+    step = decide_step(sympy.exp(t), sympy.Rational(1), "approx", written="1.0")
+    assert step.verdict == "undecided" and "letters (t)" in step.reason
+
+
+def test_an_unknown_relation_is_refused():
+    with pytest.raises(ValueError, match="unknown relation '~'"):
+        decide_step(t, t, "~")
