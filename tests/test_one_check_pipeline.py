@@ -20,6 +20,7 @@ from symbolic_attn.grading.program_diagnose import CORE_VARIANTS
 from symbolic_attn.grading.report import check_exercise, render_json, render_text
 from symbolic_attn.grading.submissions import parse_submission
 from symbolic_attn.model.variants import VARIANTS
+from symbolic_attn.steps.wrong_rules import WRONG_RULES
 
 GRADING = Path(__file__).resolve().parent.parent / "symbolic_attn" / "grading"
 
@@ -116,12 +117,13 @@ def _candidate_ids() -> set:
 
 
 def test_every_id_any_diagnoser_uses_is_one_row_of_the_catalogue():
-    used = _candidate_ids() | set(VARIANTS) | set(CORE_VARIANTS)
+    used = _candidate_ids() | set(VARIANTS) | set(CORE_VARIANTS) | set(WRONG_RULES)
     assert len(_candidate_ids()) >= 15
     assert used <= set(CATALOGUE), used - set(CATALOGUE)
     assert set(CATALOGUE) <= used, set(CATALOGUE) - used  # no row nothing reproduces
-    assert set(diagnose.MISTAKES) == set(ids()) - set(ids("model"))
+    assert set(diagnose.MISTAKES) == set(ids()) - set(ids("model")) - set(ids("step"))
     assert set(VARIANTS) == set(ids("model"))
+    assert set(WRONG_RULES) == set(ids("step"))
 
 
 @pytest.mark.parametrize("mistake", list(CATALOGUE))

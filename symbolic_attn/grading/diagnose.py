@@ -74,7 +74,7 @@ __all__ = ["MISTAKES", "Diagnoser", "Candidate"]
 
 #: The ids this module reproduces, with their descriptions: the attention core's, the
 #: written and the follow-through rows of the one catalogue (:mod:`.mistakes`), in its order.
-MISTAKES = {row.id: row.description for row in CATALOGUE.values() if row.kind != "model"}
+MISTAKES = {row.id: row.description for row in CATALOGUE.values() if row.kind not in ("model", "step")}
 _ROUNDINGS = (1, 2, 3, 4)
 _POWERS = (-3, -2, -1, 1, 2, 3)
 

@@ -9,7 +9,8 @@ exercise, never another exercise's numbers.
 How a mistake is *reproduced* lives with the computation it changes, not here: the
 attention core's settings in :mod:`symbolic_attn.grading.diagnose` (and, for ``[define]``
 exercises, :data:`symbolic_attn.grading.program_diagnose.CORE_VARIANTS`), the settings of
-heads, positions, LayerNorm and blocks in :data:`symbolic_attn.model.variants.VARIANTS`.
+heads, positions, LayerNorm and blocks in :data:`symbolic_attn.model.variants.VARIANTS`,
+the wrong rules of a derivation step in :data:`symbolic_attn.steps.wrong_rules.WRONG_RULES`.
 Every id either of them uses is a row of :data:`CATALOGUE` (a test checks it), and the
 order of the rows is the order diagnoses are listed in.
 
@@ -34,8 +35,9 @@ __all__ = ["Mistake", "CATALOGUE", "describe", "ids", "order", "KINDS"]
 
 #: ``attention``: a setting of the attention core; ``model``: of heads, positions,
 #: LayerNorm or blocks; ``written``: the right result written down wrongly;
-#: ``follow``: a value that follows from the student's own earlier answers.
-KINDS = ("attention", "model", "written", "follow")
+#: ``follow``: a value that follows from the student's own earlier answers; ``step``: a
+#: wrong rule used in one step of a derivation (reproduced by :mod:`symbolic_attn.steps.wrong_rules`).
+KINDS = ("attention", "model", "written", "follow", "step")
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,38 @@ CATALOGUE: dict[str, Mistake] = _rows(
     ("follows_from_claimed", "follow", "follows from the solution's own earlier claim",
      "This follows from your own earlier answers as you wrote them, which were wrong: the method is right, "
      "fix the earlier step."),
+    # --- a wrong rule in one step of a derivation ----------------------------------------
+    ("exp_of_sum", "step", "e^(a+b) written as e^a + e^b",
+     "The exponential of a sum was split into a sum of exponentials: e^(a+b) = e^a · e^b, not e^a + e^b."),
+    ("sum_term_left_out", "step", "a term of the summand not summed (Σ(a + b) as Σa + b)",
+     "A term of the summand was taken out of the sum as it is: Σ_j (a + b) = Σ_j a + Σ_j b, and Σ_j b = n·b "
+     "when b does not depend on j."),
+    ("dependent_factor_out", "step", "a factor that depends on the index pulled out of the sum",
+     "A factor that depends on the summation index was moved out of the sum: only factors that do not "
+     "depend on the index may be pulled out."),
+    ("shift_added", "step", "Σ e^(x_j + c) written as e^c + Σ e^(x_j)",
+     "The shift was added instead of multiplied: Σ_j e^(x_j + c) = e^c · Σ_j e^(x_j)."),
+    ("log_of_sum", "step", "the log of a sum as the sum of logs",
+     "The logarithm of a sum was split into a sum of logarithms: log(a·b) = log a + log b, but log(a + b) "
+     "has no such rule."),
+    ("cancelled_a_term", "step", "a term of a sum cancelled against one term",
+     "A single term was cancelled against one term of a sum: only a factor of the whole numerator and the "
+     "whole denominator cancels."),
+    ("index_captured", "step", "a sum's index renamed to a letter already used outside it",
+     "The summation index was renamed to a letter that already means something outside the sum: rename it "
+     "to a new letter."),
+    ("sqrt_dk_vs_dk", "step", "√d_k and d_k confused",
+     "√d_k and d_k were confused: the scores are divided by √d_k, and their variance is d_k."),
+    ("variance_of_sum", "step", "Var(X + Y) = Var X + Var Y without independence",
+     "The variance of a sum was split without independence: Var(X + Y) = Var X + Var Y + 2 Cov(X, Y), and "
+     "the covariance vanishes only for uncorrelated terms."),
+    ("variance_scale", "step", "Var(aX) written as a·Var(X)",
+     "A constant came out of the variance unsquared: Var(aX) = a² Var(X)."),
+    ("softmax_scale", "step", "softmax(c·x) written as softmax(x)",
+     "A scale was dropped inside the softmax: softmax is unchanged by adding a constant to every entry, "
+     "not by multiplying them by one."),
+    ("transpose_order", "step", "(AB)^T written as A^T B^T",
+     "The transpose of a product reverses the order: (AB)^T = B^T A^T."),
 )
 
 _ORDER = {mistake: index for index, mistake in enumerate(CATALOGUE)}

@@ -17,15 +17,17 @@ as it has).  Every outcome is one of four verdicts:
 >>> decide_step(sympy.exp(2 * x), sympy.exp(x) ** 2, "=").verdict
 'proved'
 >>> step = decide_step(sympy.exp(x + 1), sympy.exp(x) + sympy.E, "=")
->>> step.verdict, sorted(step.counterexample)
-('false', ['x'])
+>>> step.verdict, sorted(step.counterexample), step.diagnosis
+('false', ['x'], 'exp_of_sum')
+>>> step.sentence()
+'The exponential of a sum was split into a sum of exponentials: e^(a+b) = e^a · e^b, not e^a + e^b.'
 >>> decide_step(sympy.E / (1 + sympy.E), sympy.Rational(731, 1000), "approx", written="0.731").verdict
 'proved'
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy
 
@@ -54,22 +56,39 @@ class StepVerdict:
     verdict: str
     reason: str
     counterexample: dict | None = field(default=None)
+    #: For a false step: the catalogue id of the wrong rule that explains it, proved.
+    diagnosis: str | None = None
 
     def as_dict(self) -> dict:
         counterexample = None if self.counterexample is None else {
             name: str(value) for name, value in self.counterexample.items()}
-        return {"verdict": self.verdict, "reason": self.reason, "counterexample": counterexample}
+        return {"verdict": self.verdict, "reason": self.reason, "counterexample": counterexample,
+                "diagnosis": self.diagnosis}
+
+    def sentence(self) -> str | None:
+        """The diagnosis as the sentence a student reads (None without one)."""
+        from symbolic_attn.grading.mistakes import CATALOGUE
+
+        return CATALOGUE[self.diagnosis].sentence() if self.diagnosis else None
 
 
-def decide_step(left, right, relation: str, assumptions=(), *, written: str | None = None) -> StepVerdict:
+def decide_step(left, right, relation: str, assumptions=(), *, written: str | None = None,
+                diagnose: bool = True) -> StepVerdict:
     """Decide ``left relation right`` (SymPy values) under ``assumptions`` (the checker's
     :class:`~symbolic_attn.proofs.prove.Assumption` objects).  ``written`` is the text of
-    the right side when the relation is ``approx`` (its decimal places set the rounding)."""
+    the right side when the relation is ``approx`` (its decimal places set the rounding).
+    A false equality is explained by a wrong rule when one is proved to make it
+    (:func:`~symbolic_attn.steps.wrong_rules.explain`; ``diagnose=False`` skips it)."""
     if relation not in RELATIONS:
         raise ValueError(f"decide_step: unknown relation {relation!r}: expected one of {', '.join(RELATIONS)}")
     try:
         if relation == "=":
-            return _equal(left, right, assumptions)
+            step = _equal(left, right, assumptions)
+            if step.verdict == "false" and diagnose:
+                from symbolic_attn.steps.wrong_rules import explain
+
+                step = replace(step, diagnosis=explain(left, right, assumptions))
+            return step
         if relation == "approx":
             return _approximately(left, written if written is not None else str(right))
         if relation == "!=":
