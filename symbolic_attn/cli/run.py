@@ -36,12 +36,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import threading
-import time
 
-from symbolic_attn.errors import ParseError, StageError, SymbolicAttnError, TimeLimitError, shown
+from symbolic_attn.deadline import Deadline
+from symbolic_attn.errors import ParseError, StageError, SymbolicAttnError, shown
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 from symbolic_attn.model.compose import ClosedFormTooLarge, node_limit
 from symbolic_attn.model.trace import check_path, known_path
@@ -69,52 +67,15 @@ SMALL_BUDGET = 20
 DEFINITION_SECONDS = 10.0
 
 
-class _TooSlow(TimeLimitError):
-    """The per-definition alarm (a TimeLimitError, so that nothing catches it on the way)."""
+def _too_slow(name: str, seconds: float) -> ClosedFormTooLarge:
+    """What a definition that ran out of its :data:`DEFINITION_SECONDS` becomes: not shown, in its place."""
+    return ClosedFormTooLarge(f"its exact closed form took more than {seconds:g} s to compute (exact values grow "
+                              "with every sublayer); its decimals are not computed either")
 
 
-class _Deadline:
-    """A context manager bounding one definition's computation to ``seconds`` of wall-clock
-    time (SIGALRM, main thread only), the command's own ``--timeout`` alarm suspended and
-    then re-armed with what is left of it; when the command's alarm is due first, it is left
-    alone.  On expiry the definition is :class:`ClosedFormTooLarge`: not shown, in its place."""
-
-    def __init__(self, seconds: float):
-        self.seconds = seconds
-
-    def __call__(self, name: str):
-        self.name = name
-        return self
-
-    def __enter__(self):
-        remaining, interval = signal.getitimer(signal.ITIMER_REAL) if hasattr(signal, "setitimer") else (0, 0)
-        self.active = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-                       and not (remaining and remaining <= self.seconds))
-        self.done = False
-        if self.active:
-            self.outer = (signal.getsignal(signal.SIGALRM), remaining, interval)
-            self.start = time.monotonic()
-            signal.signal(signal.SIGALRM, self._ring)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds, 0.25)
-        return self
-
-    def _ring(self, signum, frame):
-        if self.done:  # the definition finished just as the alarm rang
-            return
-        raise _TooSlow(f"definition {self.name!r}: computing it exactly took more than {self.seconds:g} s")
-
-    def __exit__(self, kind, error, traceback):
-        self.done = True
-        if self.active:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            handler, remaining, interval = self.outer
-            signal.signal(signal.SIGALRM, handler)
-            if remaining:
-                signal.setitimer(signal.ITIMER_REAL, max(remaining - (time.monotonic() - self.start), 0.001), interval)
-        if isinstance(error, _TooSlow):
-            raise ClosedFormTooLarge(f"its exact closed form took more than {self.seconds:g} s to compute (exact "
-                                     "values grow with every sublayer); its decimals are not computed either") from None
-        return False
+def _Deadline(seconds: float) -> Deadline:
+    """One definition's wall-clock bound (:class:`~symbolic_attn.deadline.Deadline`)."""
+    return Deadline(seconds, _too_slow)
 
 
 def add_parser(subparsers) -> None:
