@@ -1,0 +1,15 @@
+r"""The steps reader: a student's own derivation, read safely from LaTeX, Markdown or text.
+
+Owns: the declarations of the letters a derivation uses (:mod:`.declarations`), the
+tokenizer (:mod:`.tokens`), the grammar of one side of a step (:mod:`.grammar`), the values
+it reads -- scalars, vectors as functions of an index, matrices -- (:mod:`.values`), the
+echo of a reading in the tool's notation and as LaTeX (:mod:`.echo`) and the document
+reader that finds the displays, rows, chains, relations and reasons (:mod:`.document`).
+Nothing is evaluated and no general parser is used: every SymPy object is built from
+tokens, and every line is either read (and echoed) or refused with the reason and column.
+
+May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
+:mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`, :mod:`symbolic_attn.proofs`.
+
+Bottom to top: tokens, declarations, echo, values; grammar; document.
+"""
