@@ -28,7 +28,7 @@ MAX_TEXT_LENGTH = 4000
 #: Most tokens in one side.
 MAX_TOKENS = 1500
 #: Most digits in one number literal.
-MAX_NUMBER_DIGITS = 60
+MAX_NUMBER_DIGITS = 400
 
 #: Single characters that are tokens of their own kind (the kind is the character).
 _SINGLE = set("{}_^&()[]+-*/=<>,|!'.:;")
