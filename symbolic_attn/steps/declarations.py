@@ -130,8 +130,9 @@ class Declarations:
 
 def _name_of(written: str, fail: Any) -> str:
     match = _NAME.match(written)
-    if not match:
+    if match is None:
         fail(f"{written!r} is not a name: a name is a letter, a letter with a subscript (d_k) or a Greek letter (alpha)")
+        raise AssertionError("unreachable")  # fail() raises
     base, subscript = match.group(1), match.group(2) or match.group(3)
     if written.startswith("\\") and base not in GREEK:
         fail(f"{written} is not a Greek letter that may be declared")
@@ -152,6 +153,7 @@ def _bound(text: str, declarations: Declarations, fail: Any, what: str) -> Any:
     entry = declarations.entries.get(name)
     if entry is None or entry.shape not in ("scalar", "index") or not entry.symbol.is_integer:
         fail(f"{what} {text!r} must be an integer or a name declared before as an integer")
+        raise AssertionError("unreachable")  # fail() raises
     return entry.symbol
 
 

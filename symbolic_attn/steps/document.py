@@ -132,7 +132,8 @@ def read_document(text: str, kind: str, source: str) -> Document:
     chains: list[Chain] = []
     count = 0
     for start, end, separate in displays:
-        _INNER_ENVIRONMENTS.sub(lambda m: _blanked(document, m, start), document.working(start, end))
+        for inner in _INNER_ENVIRONMENTS.finditer(document.working(start, end)):  # aligned inside equation: rows
+            document.blank(start + inner.start(), start + inner.end())
         for row_start, row_end in _rows(document, start, end):
             sides, name = _row(document, row_start, row_end)
             if not sides:
@@ -159,11 +160,6 @@ def read_document(text: str, kind: str, source: str) -> Document:
             if name:
                 chains[-1].name = name
     return Document(source, kind, chains, symbols_text, symbols_line)
-
-
-def _blanked(document: _Text, match: re.Match[str], offset: int) -> str:
-    document.blank(offset + match.start(), offset + match.end())
-    return ""
 
 
 def _symbols(document: _Text) -> tuple[str | None, int | None]:
