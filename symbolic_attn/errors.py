@@ -38,6 +38,7 @@ __all__ = [
     "SubmissionError",
     "TimeLimitError",
     "DefinitionError",
+    "StepReadError",
     "ZeroVarianceError",
     "InexactStepError",
     "SideConditionError",
@@ -396,3 +397,21 @@ class DefinitionError(ParseError):
 
 class ZeroVarianceError(SymbolicAttnError, ValueError):
     """A LayerNorm row with variance exactly 0 and eps = 0: there is no unit-variance row."""
+
+
+class StepReadError(ParseError):
+    """A line of a student's derivation (LaTeX or Markdown maths) that the steps reader refuses.
+
+    ``line`` and ``column`` (1-based) point into the original file, ``reason`` is the message
+    without them; the message is one line: ``line 3, column 12: unknown command \\foo: ...``.
+
+    >>> str(StepReadError(3, 12, "unknown command \\foo"))
+    'line 3, column 12: unknown command \\foo'
+    """
+
+    def __init__(self, line: int, column: int, reason: str):
+        self.line, self.column, self.reason = line, column, reason
+        super().__init__(f"line {line}, column {column}: {one_line(reason)}")
+
+    def __reduce__(self):  # pickled between processes: the keywords survive
+        return (StepReadError, (self.line, self.column, self.reason))

@@ -1,1 +1,21 @@
-"""Checking a student's own derivation, line by line (issue 22)."""
+r"""The steps reader: a student's own derivation, read safely from LaTeX, Markdown or text.
+
+Owns: the reader -- the declarations of the letters a derivation uses (:mod:`.declarations`), the
+tokenizer (:mod:`.tokens`), the grammar of one side of a step (:mod:`.grammar`), the values
+it reads -- scalars, vectors as functions of an index, matrices -- (:mod:`.values`), the
+echo of a reading in the tool's notation and as LaTeX (:mod:`.echo`) and the document
+reader that finds the displays, rows, chains, relations and reasons (:mod:`.document`) --
+and the checking of what was read: one step decided by the sound checker
+(:mod:`.decide`), the wrong rules that name a false step (:mod:`.wrong_rules`) and the
+report of every chain of a file (:mod:`.report`).
+Nothing is evaluated and no general parser is used: every SymPy object is built from
+tokens, and every line is either read (and echoed) or refused with the reason and column.
+
+May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
+:mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`, :mod:`symbolic_attn.proofs`.
+
+May import also :mod:`symbolic_attn.grading` (the mistake catalogue, the claims' rounding
+rule for ``\approx``) and :mod:`symbolic_attn.deadline`.
+
+Bottom to top: tokens, declarations, echo, values; grammar; document; decide, wrong_rules; report.
+"""
