@@ -162,7 +162,7 @@ def test_carried_forward_share_and_better_mark():
 
 def test_every_diagnosis_has_one_sentence_with_a_remedy():
     exercise = parse_exercise('[attention]\nquery = [[1, 0]]\nkey = [[1, 0]]\nvalue = [[1]]\n')
-    from symbolic_attn.grading.mistakes import CATALOGUE
+    from symbolic_attn.model.mistakes import CATALOGUE
 
     assert set(MISTAKES) <= set(CATALOGUE)
     for mistake in CATALOGUE:

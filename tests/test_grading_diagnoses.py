@@ -176,7 +176,7 @@ def test_exercise_computes_its_own_variants():
 
 def test_every_mistake_has_one_feedback_sentence():
     from symbolic_attn.grading.diagnose import MISTAKES
-    from symbolic_attn.grading.mistakes import CATALOGUE
+    from symbolic_attn.model.mistakes import CATALOGUE
 
     assert set(MISTAKES) <= set(CATALOGUE)
     for mistake in MISTAKES:

@@ -7,7 +7,7 @@ from sympy import Rational as R
 from sympy import cos, sin, sqrt
 
 from symbolic_attn.errors import StageError
-from symbolic_attn.grading.mistakes import ids
+from symbolic_attn.model.mistakes import ids
 from symbolic_attn.model.variants import VARIANTS, applicable, variant_trace, variant_traces
 
 M = sympy.ImmutableMatrix

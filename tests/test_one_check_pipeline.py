@@ -13,7 +13,7 @@ from symbolic_attn.grading.answer_key import parse_answer_key
 from symbolic_attn.grading.batch import grade
 from symbolic_attn.grading.exercise import parse_exercise
 from symbolic_attn.grading.exports import grades_csv, student_json
-from symbolic_attn.grading.mistakes import CATALOGUE, KINDS, Mistake, describe, ids, order
+from symbolic_attn.model.mistakes import CATALOGUE, KINDS, Mistake, describe, ids, order
 from symbolic_attn.grading.outcomes import Verdict
 from symbolic_attn.grading.pipeline import Checker
 from symbolic_attn.grading.program_diagnose import CORE_VARIANTS

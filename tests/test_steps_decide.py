@@ -27,6 +27,11 @@ STEPS = [
     ("the index pulled out", total(j * x[j]), "=", j * total(x[j]), None, "false"),
     ("rounded right", sympy.E / (1 + sympy.E), "approx", sympy.Rational(731, 1000), "0.731", "proved"),
     ("rounded wrong", sympy.E / (1 + sympy.E), "approx", sympy.Rational(73, 100), "0.730", "false"),
+    ("exactly halfway passes", sympy.Rational(1, 8), "approx", sympy.Rational(13, 100), "0.13", "proved"),
+    ("just past halfway fails", sympy.Rational(1, 8) + sympy.Rational(1, 10**9), "approx", sympy.Rational(12, 100),
+     "0.12", "false"),
+    ("rounded to an integer", sympy.pi, "approx", sympy.Integer(3), "3", "proved"),
+    ("not a decimal", sympy.pi, "approx", sympy.pi, "\\pi", "undecided"),
     ("an inequality", sympy.exp(t), ">", t, None, "proved"),
     # no refutation of inequalities yet: a false one is undecided (sound), never proved
     ("a false inequality", t**2, ">", t, None, "undecided"),
@@ -41,7 +46,7 @@ def test_each_step_gets_its_verdict(label, left, relation, right, written, expec
 
 def test_a_false_step_has_a_counterexample_in_the_students_letters():
     step = decide_step(total(sympy.exp(x[j] + c)), sympy.exp(c) + total(sympy.exp(x[j])), "=")
-    assert step.verdict == "false" and step.reason.startswith("refuted:")
+    assert step.verdict == "false" and step.reason.startswith("false: the two sides differ")
     point = step.counterexample
     assert {"c", "n"} <= set(point) and any(name.startswith("x[") for name in point)
     # the point really is a counterexample: both sides, written out there, differ

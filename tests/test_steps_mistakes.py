@@ -6,7 +6,7 @@ import pytest
 import sympy
 
 from symbolic_attn.derivations.sqrt_dk_scaling import Var
-from symbolic_attn.grading.mistakes import CATALOGUE, ids
+from symbolic_attn.model.mistakes import CATALOGUE, ids
 from symbolic_attn.steps.decide import decide_step
 from symbolic_attn.steps.wrong_rules import WRONG_RULES, explain
 

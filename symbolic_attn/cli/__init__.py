@@ -3,7 +3,8 @@
 Each subcommand lives in its own module of this package exposing
 ``add_parser(subparsers)``; the parser it adds carries ``handler=function(args) -> int``:
 ``attention`` (check a hand calculation, stage by stage), ``run`` (every stage of a
-computation file), ``check`` (judge an exercise's claims), ``grade`` (a course's
+computation file), ``check`` (judge an exercise's claims), ``steps`` (a student's own
+derivation, step by step), ``grade`` (a course's
 submissions against the answer key), ``compare`` (a numeric implementation against the
 exact result), ``derive`` (the verified derivations and the documents) and ``autograder``
 (Gradescope and PrairieLearn bundles that grade one upload) and ``completion`` (a bash or
@@ -91,9 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=_TIMEOUT_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     subparsers.required = True
-    from symbolic_attn.cli import attention, autograder, check, compare, completion, derive, grade, run
+    from symbolic_attn.cli import attention, autograder, check, compare, completion, derive, grade, run, steps
 
-    for module in (attention, derive, check, run, grade, compare, autograder, completion):
+    for module in (attention, derive, check, steps, run, grade, compare, autograder, completion):
         module.add_parser(subparsers)
     subparsers.choices["completion"].set_defaults(root=parser)  # the script is built from this parser
     for name, command in subparsers.choices.items():

@@ -38,7 +38,7 @@ import argparse
 import json
 import sys
 
-from symbolic_attn.deadline import Deadline
+from symbolic_attn.exact.deadline import Deadline
 from symbolic_attn.errors import ParseError, StageError, SymbolicAttnError, shown
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 from symbolic_attn.model.compose import ClosedFormTooLarge, node_limit
@@ -74,7 +74,7 @@ def _too_slow(name: str, seconds: float) -> ClosedFormTooLarge:
 
 
 def _Deadline(seconds: float) -> Deadline:
-    """One definition's wall-clock bound (:class:`~symbolic_attn.deadline.Deadline`)."""
+    """One definition's wall-clock bound (:class:`~symbolic_attn.exact.deadline.Deadline`)."""
     return Deadline(seconds, _too_slow)
 
 

@@ -9,7 +9,8 @@ numbers (:mod:`.intervals`, the bottom: the evaluator decides divisors with it),
 decimals built on them (:mod:`.certified`), rounding decisions in integers (:mod:`.rounding`), the
 bounded memo for pure functions of exact values (:mod:`.memo`), and the one file reader
 every input file goes through (:mod:`.source`: regular files, size first, UTF-8/UTF-16,
-LF line endings, the TOML pre-scan).
+LF line endings, the TOML pre-scan), and the wall-clock bound on one piece of work inside a
+command (:mod:`.deadline`).
 
 May import: :mod:`symbolic_attn.errors` only.
 """

@@ -52,7 +52,7 @@ from typing import Any
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 from symbolic_attn.errors import InputFileError, safe_text
 
-__all__ = ["FileKind", "EXERCISE", "COMPUTATION", "SOLUTION", "SCRIPT", "MODULE", "TomlLimits", "shown_path",
+__all__ = ["FileKind", "EXERCISE", "COMPUTATION", "SOLUTION", "DERIVATION", "SCRIPT", "MODULE", "TomlLimits", "shown_path",
            "read_bytes", "check_file", "decode_text", "read_text", "prescan_toml", "parse_toml", "read_toml"]
 
 Path = str | os.PathLike[str]
@@ -78,6 +78,8 @@ EXERCISE = FileKind("exercise file", 1_000_000, " (give one exercise .toml file,
 COMPUTATION = FileKind("computation file", 1_000_000)
 #: ``grade``: a student's solution (Markdown, LaTeX, text or TOML); a link is refused.
 SOLUTION = FileKind("solution file", 1_000_000, follow_links=False)
+#: ``steps``: a student's derivation (Markdown, LaTeX or text), read as data.
+DERIVATION = FileKind("derivation file", 256_000, " (give one .md, .tex or .txt file)")
 #: ``derive``: a derivation script (Python imports it; checked here first).
 SCRIPT = FileKind("derivation script", 1_000_000)
 #: ``compare``: the ``.py`` file of an implementation (Python imports it; checked here first).

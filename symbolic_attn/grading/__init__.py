@@ -7,7 +7,7 @@ input language, :mod:`symbolic_attn.exact.parse`; typed TOML access and the mask
 :mod:`.computation`'s ``TableReader``), claims and the rules that judge them (:mod:`.claims`), a lazy view of a
 result's stages for selecting entries without closed forms (:mod:`.view`), the one check
 pipeline every exercise kind goes through, for ``check`` and ``grade`` alike (:mod:`.pipeline`:
-compute, select, judge, diagnose, outcome), the one mistake catalogue (:mod:`.mistakes`),
+compute, select, judge, diagnose, outcome), the one mistake catalogue (:mod:`symbolic_attn.model.mistakes`),
 mistakes as settings of the one core (:mod:`.diagnose`; what follows from a solution's own
 earlier claims within their rounding: :mod:`.follow_through`) and of named definitions
 (:mod:`.program_diagnose`), inputs declared printed-rounded, whose claims are judged over

@@ -65,7 +65,7 @@ from symbolic_attn.errors import SymbolicAttnError
 from symbolic_attn.exact.parse import decimal_value
 from symbolic_attn.grading.claims import all_pass
 from symbolic_attn.grading.follow_through import output_within_rounding, weights_within_rounding
-from symbolic_attn.grading.mistakes import CATALOGUE
+from symbolic_attn.model.mistakes import CATALOGUE
 from symbolic_attn.grading.view import StageView
 from symbolic_attn.model.compose import product
 from symbolic_attn.model.masks import Mask
@@ -73,7 +73,7 @@ from symbolic_attn.model.masks import Mask
 __all__ = ["MISTAKES", "Diagnoser", "Candidate"]
 
 #: The ids this module reproduces, with their descriptions: the attention core's, the
-#: written and the follow-through rows of the one catalogue (:mod:`.mistakes`), in its order.
+#: written and the follow-through rows of the one catalogue (:mod:`symbolic_attn.model.mistakes`), in its order.
 MISTAKES = {row.id: row.description for row in CATALOGUE.values() if row.kind not in ("model", "step")}
 _ROUNDINGS = (1, 2, 3, 4)
 _POWERS = (-3, -2, -1, 1, 2, 3)

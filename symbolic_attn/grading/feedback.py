@@ -1,7 +1,7 @@
 r"""Feedback a student understands: the remedy of each diagnosis, with the exercise's numbers.
 
 The remedies themselves are rows of the one mistake catalogue
-(:data:`symbolic_attn.grading.mistakes.CATALOGUE`); this module fills in the exercise's
+(:data:`symbolic_attn.model.mistakes.CATALOGUE`); this module fills in the exercise's
 own scale and d_k and puts the sentences of one answer together.
 
 The sentences name the numbers of the exercise (``√d_k = √2``, the scale it gives), never
@@ -17,7 +17,7 @@ the exact answer itself.  Whole-matrix answers say which entries are wrong.
 
 from fractions import Fraction
 
-from symbolic_attn.grading.mistakes import CATALOGUE
+from symbolic_attn.model.mistakes import CATALOGUE
 
 __all__ = ["sentence", "for_result", "missing", "placeholder", "unreadable", "refused", "passed", "imprecise",
            "transposed_shape", "points_text", "unmatched_name", "close_name"]

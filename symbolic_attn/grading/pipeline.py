@@ -19,7 +19,7 @@ steps: the one computation reader and the exercise's trace.)
   with the follow-through from the solution's own earlier claims), or, with ``[define]``,
   the model's and the core's mistakes in every call
   (:class:`~symbolic_attn.grading.program_diagnose.ProgramDiagnoser`).  The ids are rows of the
-  one catalogue (:mod:`symbolic_attn.grading.mistakes`).
+  one catalogue (:mod:`symbolic_attn.model.mistakes`).
 * **outcome**: a :class:`~symbolic_attn.grading.outcomes.ClaimOutcome`, which prints itself.
 
 >>> from symbolic_attn.grading.exercise import parse_exercise
@@ -45,7 +45,7 @@ import sympy
 
 from symbolic_attn.errors import ExerciseError, SymbolicAttnError, shown
 from symbolic_attn.grading.claims import judge_values, verdict_of
-from symbolic_attn.grading.mistakes import order
+from symbolic_attn.model.mistakes import order
 from symbolic_attn.grading.outcomes import CheckReport, ClaimOutcome, Verdict
 from symbolic_attn.model.trace import Selection, select
 

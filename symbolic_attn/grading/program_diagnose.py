@@ -6,7 +6,7 @@ mistake is named when the claim passes, by its own rule, against the variant's s
 When the definitions attend (``attention``, ``multihead``, blocks), the attention core's
 own mistakes (:data:`CORE_VARIANTS`: ``unscaled``, ``zeroed_not_renormalized``,
 ``mask_score_zero``, ``softmax_columns``) are tried the same way, in every call and head.
-The ids and what they mean are rows of the one catalogue (:mod:`symbolic_attn.grading.mistakes`);
+The ids and what they mean are rows of the one catalogue (:mod:`symbolic_attn.model.mistakes`);
 the claims themselves are judged by the one pipeline (:mod:`symbolic_attn.grading.pipeline`).
 
 >>> from symbolic_attn.grading.exercise import parse_exercise
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from symbolic_attn.errors import SymbolicAttnError
 from symbolic_attn.grading.claims import all_pass
-from symbolic_attn.grading.mistakes import describe, order
+from symbolic_attn.model.mistakes import describe, order
 from symbolic_attn.model.trace import Trace, select
 from symbolic_attn.model.program import run_program
 from symbolic_attn.model.variants import VARIANTS, applicable

@@ -7,7 +7,9 @@ traces by :mod:`.compose` with certified decimals of any closed form (:mod:`.cer
 then heads (:mod:`.multihead`), positions (:mod:`.positional`), LayerNorm
 (:mod:`.layernorm`), the feed-forward sublayer (:mod:`.feedforward`) and blocks
 (:mod:`.block`); computation files as named definitions (:mod:`.program`, calling
-:mod:`.functions`) and the known mistakes as settings of them (:mod:`.variants`).
+:mod:`.functions`), the one catalogue of known mistakes -- ids, descriptions, the
+sentences a student reads -- (:mod:`.mistakes`) and the model's mistakes as settings of
+its computations (:mod:`.variants`).
 
 May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`, :mod:`symbolic_attn.render`.
 """

@@ -6,7 +6,7 @@ A variant maps an operation of :mod:`symbolic_attn.model.program` (``layer_norm`
 it is used (inside blocks too).  Diagnosis re-runs the same definitions under a variant
 and compares the claimed numbers with the variant's trace at the same stage path.  What
 each mistake means, and its remedy, are rows of the grading layer's one catalogue
-(``symbolic_attn.grading.mistakes``); this module holds only how to make it.
+(``symbolic_attn.model.mistakes``); this module holds only how to make it.
 
 >>> import sympy
 >>> inputs = {"z": sympy.Matrix([[1, 3]])}

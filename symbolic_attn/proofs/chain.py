@@ -19,7 +19,7 @@ Square  [proved for every x]
 >>> chain.with_step(1, rhs=(x - 1) ** 2).verify()
 Traceback (most recent call last):
 ...
-symbolic_attn.errors.ProofError: step 1 of 'Square': x*(x + 2) + 1 = (x - 1)**2 (complete the square): refuted: residual 4*x is 2 at x=1/2
+symbolic_attn.errors.RefutedError: step 1 of 'Square': x*(x + 2) + 1 = (x - 1)**2 (complete the square): refuted: residual 4*x is 2 at x=1/2
 """
 
 import dataclasses
@@ -397,7 +397,7 @@ class Derivation(Displayed):
     >>> wrong.latex()  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    symbolic_attn.errors.ProofError: step 1 of 'Twice': 2*x = x**2 (double): refuted: residual ... at x=1/2
+    symbolic_attn.errors.RefutedError: step 1 of 'Twice': 2*x = x**2 (double): refuted: residual ... at x=1/2
     >>> "NOT VERIFIED" in wrong._repr_latex_()
     True
     >>> Derivation("Cited", x, [cited(x, "a book")], scope=Scope.proved("every x"))

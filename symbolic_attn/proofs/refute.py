@@ -111,7 +111,10 @@ def _refutation_point(residual: Any, facts: Facts, attempt: int) -> dict[Any, An
     for indexed in residual.atoms(sympy.Indexed):
         for index in indexed.indices:
             in_index.update(index.free_symbols)
-    indices = [symbol for symbol in free if isinstance(symbol, sympy.Idx) or symbol in in_index]
+    # Integers only the stated facts mention (an index i with 1 <= i <= n, while the residual
+    # is about n) are index-like too: small values, so that a bound such as i <= n holds.
+    only_in_facts = {s for s in free if s not in residual.free_symbols and getattr(s, "is_integer", False)}
+    indices = [symbol for symbol in free if isinstance(symbol, sympy.Idx) or symbol in in_index or symbol in only_in_facts]
     point = {}
     for position, symbol in enumerate(indices, 1):
         point[symbol] = sympy.Integer(position + attempt)

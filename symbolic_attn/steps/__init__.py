@@ -14,8 +14,5 @@ tokens, and every line is either read (and echoed) or refused with the reason an
 May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
 :mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`, :mod:`symbolic_attn.proofs`.
 
-May import also :mod:`symbolic_attn.grading` (the mistake catalogue, the claims' rounding
-rule for ``\approx``) and :mod:`symbolic_attn.deadline`.
-
 Bottom to top: tokens, declarations, echo, values; grammar; document; decide, wrong_rules; report.
 """

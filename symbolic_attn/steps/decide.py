@@ -4,7 +4,7 @@ A step is decided by the project's one sound checker (:mod:`symbolic_attn.proofs
 by a numeric spot check: ``=`` by :func:`~symbolic_attn.proofs.prove.prove_equal`,
 ``<``/``<=``/``>``/``>=`` by a proved sign of the difference, ``\approx`` by the rounding
 rule of the claims (the decimal written must be the exact value rounded to as many places
-as it has).  Every outcome is one of four verdicts:
+as it has, a value exactly halfway passing).  Every outcome is one of four verdicts:
 
 * ``proved`` -- with the strategy (or rule) that proved it;
 * ``false`` -- certified false at a concrete point, given in the student's letters;
@@ -27,7 +27,9 @@ as it has).  Every outcome is one of four verdicts:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import sympy
 
@@ -55,11 +57,11 @@ class StepVerdict:
 
     verdict: str
     reason: str
-    counterexample: dict | None = field(default=None)
+    counterexample: dict[str, Any] | None = field(default=None)
     #: For a false step: the catalogue id of the wrong rule that explains it, proved.
     diagnosis: str | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         counterexample = None if self.counterexample is None else {
             name: str(value) for name, value in self.counterexample.items()}
         return {"verdict": self.verdict, "reason": self.reason, "counterexample": counterexample,
@@ -67,12 +69,12 @@ class StepVerdict:
 
     def sentence(self) -> str | None:
         """The diagnosis as the sentence a student reads (None without one)."""
-        from symbolic_attn.grading.mistakes import CATALOGUE
+        from symbolic_attn.model.mistakes import CATALOGUE
 
         return CATALOGUE[self.diagnosis].sentence() if self.diagnosis else None
 
 
-def decide_step(left, right, relation: str, assumptions=(), *, written: str | None = None,
+def decide_step(left: Any, right: Any, relation: str, assumptions: Any = (), *, written: str | None = None,
                 diagnose: bool = True) -> StepVerdict:
     """Decide ``left relation right`` (SymPy values) under ``assumptions`` (the checker's
     :class:`~symbolic_attn.proofs.prove.Assumption` objects).  ``written`` is the text of
@@ -100,13 +102,13 @@ def decide_step(left, right, relation: str, assumptions=(), *, written: str | No
         return StepVerdict("undecided", "this step is too large to check: split it into smaller steps")
 
 
-def _equal(left, right, assumptions) -> StepVerdict:
+def _equal(left: Any, right: Any, assumptions: Any) -> StepVerdict:
     from symbolic_attn.proofs.prove import prove_equal
 
     try:
         proof = prove_equal(left, right, assumptions)
     except RefutedError as error:
-        return StepVerdict("false", _sentence(error), error.point or None)
+        return _refuted(error, left, right)
     except SideConditionError as error:
         return StepVerdict("undecided", f"needs a condition the declarations do not give: {_sentence(error)}")
     except ProofError as error:  # cross-examined false, or a float in a side
@@ -119,7 +121,7 @@ def _equal(left, right, assumptions) -> StepVerdict:
     return StepVerdict("proved", f"proved by {proof.strategy}{rules}")
 
 
-def _ordered(left, right, relation: str, assumptions) -> StepVerdict:
+def _ordered(left: Any, right: Any, relation: str, assumptions: Any) -> StepVerdict:
     from symbolic_attn.proofs.prove import prove_nonnegative, prove_positive
 
     difference = (right - left) if relation in ("<", "<=") else (left - right)
@@ -127,40 +129,53 @@ def _ordered(left, right, relation: str, assumptions) -> StepVerdict:
     try:
         proof = prove(difference, assumptions)
     except RefutedError as error:
-        return StepVerdict("false", _sentence(error), error.point or None)
+        return _refuted(error, left, right)
     except (ProofError, UndecidedError, SymbolicAttnError) as error:
         return StepVerdict("undecided", f"the sign of the difference is not proved: {_sentence(error)}")
     return StepVerdict("proved", f"proved by {proof.strategy}")
 
 
-def _approximately(left, written: str) -> StepVerdict:
-    from symbolic_attn.grading.claims import judge_element, parse_claimed
+_DECIMAL = re.compile(r"[+-]?[0-9]{1,40}(?:\.([0-9]{1,40}))?")
+
+
+def _approximately(left: Any, written: str) -> StepVerdict:
+    """``left \\approx d``: ``d`` is the exact value rounded to the places written, a
+    value exactly halfway passing (the rule of the claims, README "Checking a solution")."""
+    from symbolic_attn.exact.intervals import certified_sign
 
     if getattr(left, "free_symbols", None):
         return StepVerdict("undecided", "an approximation needs a number on its left: it has letters "
                                         f"({', '.join(sorted(map(str, left.free_symbols)))})")
-    claimed = parse_claimed(written.strip())
-    if len(claimed.elements) != 1:
-        return StepVerdict("undecided", f"an approximation needs one decimal on its right, got {written!r}")
-    element = claimed.elements[0]
-    verdict = judge_element(sympy.Integer(left) if isinstance(left, int) else left, element)
-    if verdict.undecided:
-        return StepVerdict("undecided", f"the rounding is not decided: {verdict.note}")
-    if verdict.ok:
-        return StepVerdict("proved", f"the exact value is {written.strip()} to the places written ({verdict.rule})")
-    return StepVerdict("false", f"the exact value is {_decimal(left, element)}, not {written.strip()} ({verdict.rule})")
+    text = "".join(written.split())
+    found = _DECIMAL.fullmatch(text)
+    if not found:
+        return StepVerdict("undecided", f"an approximation needs one decimal number on its right, got {written.strip()!r}")
+    places = len(found.group(1) or "")
+    claimed = sympy.Rational(text)  # digits only (matched above): an exact decimal, no float
+    half = sympy.Rational(1, 2 * 10**places)
+    exact = sympy.sympify(left) if isinstance(left, int) else left
+    above, below = exact - claimed - half, exact - claimed + half  # within: above <= 0 <= below
+    signs = [(1 if d.p > 0 else -1 if d.p < 0 else 0) if d.is_Rational else certified_sign(d) for d in (above, below)]
+    low, high = signs
+    if low is None or high is None:
+        return StepVerdict("undecided", f"the rounding to {places} places is not decided (the value is too close "
+                                        "to the halfway point to settle)")
+    rule = f"{places} decimal{'s' * (places != 1)}"
+    if low <= 0 <= high:
+        return StepVerdict("proved", f"the exact value is {text} to the places written ({rule})")
+    return StepVerdict("false", f"the exact value is {_decimal(exact, places + 1)}, not {text} ({rule})")
 
 
-def _decimal(value, element) -> str:
+def _decimal(value: Any, places: int) -> str:
     from symbolic_attn.exact.certified import decimal_string
 
     try:  # one place more than the student wrote, so that the difference shows
-        return decimal_string(value, (element.decimals or 3) + 1)
+        return decimal_string(value, max(places, 2))
     except SymbolicAttnError:
         return "different"
 
 
-def _unequal(left, right) -> StepVerdict:
+def _unequal(left: Any, right: Any) -> StepVerdict:
     from symbolic_attn.proofs.prove import prove_unequal
 
     try:
@@ -168,6 +183,18 @@ def _unequal(left, right) -> StepVerdict:
     except (ProofError, UndecidedError, SymbolicAttnError) as error:
         return StepVerdict("undecided", f"not shown to differ: {_sentence(error)}")
     return StepVerdict("proved", f"the two sides differ ({disproof.approx})")
+
+
+def _refuted(error: RefutedError, left: Any, right: Any) -> StepVerdict:
+    """A false step: the difference and the point, keeping only the letters of the step
+    (a range's own index, bound in a sum, is not one of them)."""
+    letters = {str(s) for side in (left, right) for s in getattr(sympy.sympify(side), "free_symbols", ())}
+    point = {name: value for name, value in error.point.items() if name.split("[")[0] in letters}
+    if error.value:
+        reason = f"false: the two sides differ (left - right = {error.value}) at the point given"
+    else:
+        reason = _sentence(error)
+    return StepVerdict("false", reason, point or None)
 
 
 def _sentence(error: BaseException) -> str:

@@ -6,7 +6,7 @@ rule of :data:`WRONG_RULES` maps an expression to the expressions it would becom
 rule were applied at one place (one candidate per place, bounded by :data:`MAX_PLACES`);
 :func:`explain` tries every candidate of both sides against the other side with the sound
 checker and returns the catalogue id of the first rule (in the catalogue's order) that
-explains the step.  Its sentence is in :data:`symbolic_attn.grading.mistakes.CATALOGUE`.
+explains the step.  Its sentence is in :data:`symbolic_attn.model.mistakes.CATALOGUE`.
 
 >>> import sympy
 >>> a, b = sympy.symbols("a b", real=True)
@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import sympy
 from sympy.matrices.expressions import MatMul, Transpose
@@ -31,7 +32,7 @@ __all__ = ["WRONG_RULES", "explain", "candidates", "MAX_PLACES"]
 MAX_PLACES = 12
 
 
-def _places(expr, matches: Callable) -> Iterator:
+def _places(expr: Any, matches: Callable[[Any], bool]) -> Iterator[Any]:
     """The sub-expressions of ``expr`` (pre-order, each once) that ``matches`` accepts."""
     seen = 0
     for node in sympy.preorder_traversal(expr):
@@ -42,7 +43,7 @@ def _places(expr, matches: Callable) -> Iterator:
                 return
 
 
-def _at_each(expr, matches: Callable, rewrite: Callable) -> list:
+def _at_each(expr: Any, matches: Callable[[Any], bool], rewrite: Callable[[Any], Iterator[Any]]) -> list[Any]:
     """``expr`` with one matching node rewritten (every way ``rewrite`` offers), per place."""
     found = []
     for node in _places(expr, matches):
@@ -52,32 +53,32 @@ def _at_each(expr, matches: Callable, rewrite: Callable) -> list:
     return found
 
 
-def _bound(sum_node) -> list:
+def _bound(sum_node: Any) -> list[Any]:
     return [limit[0] for limit in sum_node.limits]
 
 
-def _depends(term, symbols) -> bool:
+def _depends(term: Any, symbols: Any) -> bool:
     return bool(set(symbols) & term.free_symbols)
 
 
 # -- the rules, one function each: node -> the wrong results at that node ---------------------
 
 
-def _exp_of_sum(node):
+def _exp_of_sum(node: Any) -> Iterator[Any]:
     terms = node.args[0].args
     yield sympy.Add(*(sympy.exp(t) for t in terms))
     for term in terms if len(terms) > 2 else ():  # e^(a + (b + c)) as e^a + e^(b + c)
         yield sympy.exp(term) + sympy.exp(node.args[0] - term)
 
 
-def _sum_term_left_out(node):
+def _sum_term_left_out(node: Any) -> Iterator[Any]:
     term, limits = node.args[0], node.limits
     for left_out in term.args:
         rest = sympy.Add(*[t for t in term.args if t is not left_out])
         yield sympy.Sum(rest, *limits) + left_out
 
 
-def _dependent_factor_out(node):
+def _dependent_factor_out(node: Any) -> Iterator[Any]:
     term, limits = node.args[0], node.limits
     for factor in term.args:
         if _depends(factor, _bound(node)):
@@ -85,7 +86,7 @@ def _dependent_factor_out(node):
             yield factor * sympy.Sum(rest, *limits)
 
 
-def _shift_added(node):
+def _shift_added(node: Any) -> Iterator[Any]:
     term, limits = node.args[0], node.limits
     inside = term.args[0].args
     free = [t for t in inside if not _depends(t, _bound(node))]
@@ -94,7 +95,7 @@ def _shift_added(node):
         yield sympy.exp(sympy.Add(*free)) + sympy.Sum(sympy.exp(dependent), *limits)
 
 
-def _log_of_sum(node):
+def _log_of_sum(node: Any) -> Iterator[Any]:
     inside = node.args[0]
     if isinstance(inside, sympy.Add):
         yield sympy.Add(*(sympy.log(t) for t in inside.args))
@@ -104,7 +105,7 @@ def _log_of_sum(node):
         yield sympy.Sum(sympy.log(inside.args[0]), *inside.limits)
 
 
-def _cancelled_a_term(node):
+def _cancelled_a_term(node: Any) -> Iterator[Any]:
     numerator, denominator = node.as_numer_denom()
     if isinstance(denominator, sympy.Add):
         for term in denominator.args:
@@ -123,7 +124,7 @@ def _cancelled_a_term(node):
                 return
 
 
-def _index_captured(node, outside):
+def _index_captured(node: Any, outside: Any) -> Iterator[Any]:
     term, limits = node.args[0], node.limits
     if len(limits) != 1:
         return
@@ -133,22 +134,22 @@ def _index_captured(node, outside):
             yield sympy.Sum(term.xreplace({index: letter}), (letter, low, high))
 
 
-def _sqrt_dk_vs_dk(node):
+def _sqrt_dk_vs_dk(node: Any) -> Iterator[Any]:
     base, exponent = node.args
     swap = {sympy.Rational(1, 2): 1, sympy.Rational(-1, 2): -1, 1: sympy.Rational(1, 2), -1: sympy.Rational(-1, 2)}
     if exponent in swap:
         yield base ** swap[exponent]
 
 
-def _is_function(node, name: str) -> bool:
+def _is_function(node: Any, name: str) -> bool:
     return isinstance(node, sympy.Function) and type(node).__name__ == name and len(node.args) == 1
 
 
-def _variance_of_sum(node):
+def _variance_of_sum(node: Any) -> Iterator[Any]:
     yield sympy.Add(*(type(node)(t) for t in node.args[0].args))
 
 
-def _variance_scale(node):
+def _variance_scale(node: Any) -> Iterator[Any]:
     inside = node.args[0]
     constant, rest = inside.as_independent(*[s for s in inside.free_symbols if not s.is_number], as_Add=False)
     if constant != 1 and rest != 1:
@@ -158,13 +159,13 @@ def _variance_scale(node):
             yield factor * type(node)(inside / factor)
 
 
-def _softmax_scale(expr):
+def _softmax_scale(expr: Any) -> list[Any]:
     """Every exponential's argument with one common factor dropped (softmax(c x) as softmax(x))."""
     arguments = [e.args[0] for e in expr.atoms(sympy.exp) if isinstance(e.args[0], sympy.Mul)]
     factors = set()
     for argument in arguments:
         factors |= {f for f in argument.args if f.is_Symbol or (f.is_number and f not in (1, -1))}
-    found = []
+    found: list[Any] = []
     for factor in sorted(factors, key=str)[:MAX_PLACES]:
         drop = {e: sympy.exp(e.args[0] / factor) for e in expr.atoms(sympy.exp)
                 if isinstance(e.args[0], sympy.Mul) and factor in e.args[0].args}
@@ -172,17 +173,13 @@ def _softmax_scale(expr):
     return found
 
 
-def _transpose_order(node):
+def _transpose_order(node: Any) -> Iterator[Any]:
     product = node.args[0]
     yield MatMul(*(Transpose(f) for f in product.args))
 
 
-def _sums(rule):
-    return lambda expr: _at_each(expr, lambda n: isinstance(n, sympy.Sum), rule)
-
-
 #: catalogue id -> expression -> the candidates (the rule applied at one place each).
-WRONG_RULES: dict[str, Callable[[sympy.Basic], list]] = {
+WRONG_RULES: dict[str, Callable[[Any], list[Any]]] = {
     "exp_of_sum": lambda e: _at_each(e, lambda n: isinstance(n, sympy.exp) and isinstance(n.args[0], sympy.Add),
                                      _exp_of_sum),
     "sum_term_left_out": lambda e: _at_each(e, lambda n: isinstance(n, sympy.Sum) and isinstance(n.args[0], sympy.Add),
@@ -208,7 +205,7 @@ WRONG_RULES: dict[str, Callable[[sympy.Basic], list]] = {
 }
 
 
-def candidates(rule: str, expr) -> list:
+def candidates(rule: str, expr: Any) -> list[Any]:
     """The expressions ``expr`` becomes under the wrong rule ``rule`` (one place each)."""
     if not isinstance(expr, sympy.Basic):
         return []
@@ -218,10 +215,10 @@ def candidates(rule: str, expr) -> list:
         return []
 
 
-def explain(left, right, assumptions=()) -> str | None:
+def explain(left: Any, right: Any, assumptions: Any = ()) -> str | None:
     """The catalogue id of the first wrong rule that turns one side into the other, proved;
     None when no rule of the table explains the step."""
-    from symbolic_attn.grading.mistakes import ids
+    from symbolic_attn.model.mistakes import ids
     from symbolic_attn.proofs.prove import prove_equal
 
     order = [rule for rule in ids("step") if rule in WRONG_RULES]

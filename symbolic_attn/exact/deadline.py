@@ -27,6 +27,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from types import FrameType, TracebackType
 
 from symbolic_attn.errors import TimeLimitError
 
@@ -62,12 +63,13 @@ class Deadline:
             signal.setitimer(signal.ITIMER_REAL, self.seconds, 0.25)
         return self
 
-    def _ring(self, signum, frame):
+    def _ring(self, signum: int, frame: FrameType | None) -> None:
         if self.done:  # the work finished just as the alarm rang
             return
         raise _Expired(f"{self.name}: more than {self.seconds:g} s")
 
-    def __exit__(self, kind, error, traceback):
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
         self.done = True
         if self.active:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -77,4 +79,3 @@ class Deadline:
                 signal.setitimer(signal.ITIMER_REAL, max(remaining - (time.monotonic() - self.start), 0.001), interval)
         if isinstance(error, _Expired):
             raise self.expired(self.name, self.seconds) from None
-        return False

@@ -1,0 +1,221 @@
+r"""A student's derivation checked line by line: every chain of a file, every step of it.
+
+:func:`check_text` reads a ``.md``, ``.tex`` or ``.txt`` file's chains
+(:mod:`symbolic_attn.steps.document`), reads every side of every chain with the safe
+reader (:mod:`symbolic_attn.steps.grammar`) under the declarations, and decides each
+adjacent pair of sides -- a *step* -- with :func:`~symbolic_attn.steps.decide.decide_step`,
+each under its own wall-clock bound (:data:`STEP_SECONDS`), so that one hard step is
+``undecided`` ("too large to check: split it") and the others are still decided.
+
+A side the reader refuses makes both steps that touch it ``unreadable``, with the reason
+and the column; nothing is ever read by guessing.  The report prints itself as text (one
+line per step, the diagnosis sentence under a false one) and as the JSON the issue gives::
+
+    {"chains": [{"start_line": N, "name": ..., "steps": [{"line": N, "from": TEXT, "to": TEXT,
+      "read": TEXT, "relation": "=", "verdict": "...", "reason": "...",
+      "counterexample": {...} | null, "diagnosis": ID | null}]}]}
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+from symbolic_attn.exact.deadline import Deadline
+from symbolic_attn.errors import ParseError, StepReadError, SymbolicAttnError, one_line
+from symbolic_attn.steps.decide import StepVerdict, decide_step
+
+__all__ = ["Step", "ChainReport", "StepsReport", "check_text", "STEP_SECONDS", "RELATION_SIGNS", "student_name"]
+
+#: Seconds one step may take before it is ``undecided`` ("too large to check: split it").
+STEP_SECONDS = 10.0
+#: How each relation is written back to the student.
+RELATION_SIGNS = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "approx": "≈", "!=": "≠"}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: the side it starts from, the side it reaches, and the verdict."""
+
+    line: int
+    source: str  # the previous side, as written
+    target: str  # this side, as written
+    read: str  # how both sides were read, in the tool's notation
+    read_latex: str
+    relation: str
+    verdict: StepVerdict
+    reason_given: str | None = None  # the student's own justification (\tag, \text{(by ...)})
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "from": self.source, "to": self.target, "read": self.read,
+                "read_latex": self.read_latex, "relation": self.relation, **self.verdict.as_dict(),
+                "counterexample": _letters(self.verdict.counterexample), "justification": self.reason_given}
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    """The steps of one chain, in order."""
+
+    start_line: int
+    name: str | None
+    steps: tuple[Step, ...]
+
+    def counts(self) -> dict[str, int]:
+        found = {"proved": 0, "false": 0, "undecided": 0, "unreadable": 0}
+        for step in self.steps:
+            found[step.verdict.verdict] += 1
+        return found
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"start_line": self.start_line, "name": self.name, "steps": [s.as_dict() for s in self.steps]}
+
+    def first_wrong(self) -> Step | None:
+        """The first step that is not proved (None when every step is)."""
+        return next((s for s in self.steps if s.verdict.verdict != "proved"), None)
+
+
+@dataclass(frozen=True)
+class StepsReport:
+    """Every chain of one file."""
+
+    source: str
+    chains: tuple[ChainReport, ...]
+    declarations: str = ""
+    problems: tuple[str, ...] = field(default=())
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every step of every chain is proved (and there is a step), else 1."""
+        steps = [s for c in self.chains for s in c.steps]
+        return 0 if steps and all(s.verdict.verdict == "proved" for s in steps) else 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "symbols": self.declarations, "chains": [c.as_dict() for c in self.chains]}
+
+    def text(self, width: int = 80) -> str:
+        lines = []
+        if not self.chains:
+            lines.append(f"{self.source}: no chain found (a display with a relation such as = between two sides)")
+        for number, chain in enumerate(self.chains, 1):
+            counts = chain.counts()
+            summary = ", ".join(f"{count} {verdict}" for verdict, count in counts.items() if count)
+            name = f" {chain.name!r}" if chain.name else ""
+            lines.append(f"{self.source}: chain {number}{name} (line {chain.start_line}): "
+                         f"{len(chain.steps)} step{'s' * (len(chain.steps) != 1)}, {summary or 'none'}")
+            for step in chain.steps:
+                lines += _step_lines(step, width)
+        return "\n".join(lines)
+
+
+def _step_lines(step: Step, width: int) -> list[str]:
+    verdict = step.verdict
+    mark = verdict.verdict.upper() if verdict.verdict != "proved" else "proved"
+    head = f"  line {step.line:<4} {RELATION_SIGNS.get(step.relation, step.relation)}  {mark}"
+    indent = " " * 6
+    out = [head]
+    out += textwrap.wrap(f"read: {step.read}", width, initial_indent=indent, subsequent_indent=indent + "  ")
+    out += textwrap.wrap(verdict.reason, width, initial_indent=indent, subsequent_indent=indent + "  ")
+    point = _letters(verdict.counterexample)
+    if point:
+        where = ", ".join(f"{name} = {value}" for name, value in point.items())
+        out += textwrap.wrap(f"false at {where}", width, initial_indent=indent, subsequent_indent=indent + "  ")
+    sentence = verdict.sentence()
+    if sentence:
+        out += textwrap.wrap(f"mistake: {sentence}", width, initial_indent=indent, subsequent_indent=indent + "  ")
+    return out
+
+
+def student_name(name: str) -> str:
+    """A point's name in the student's letters: ``x[2]`` is ``x_2``, ``s[1, 3]`` is ``s_{1,3}``.
+
+    >>> student_name("x[2]"), student_name("s[1, 3]"), student_name("c")
+    ('x_2', 's_{1,3}', 'c')
+    """
+    found = re.fullmatch(r"(\w+)\[(.*)\]", name)
+    if not found:
+        return name
+    indices = [part.strip() for part in found.group(2).split(",")]
+    inner = indices[0] if len(indices) == 1 and len(indices[0]) == 1 else "{" + ",".join(indices) + "}"
+    return f"{found.group(1)}_{inner}"
+
+
+def _letters(point: dict[str, Any] | None) -> dict[str, str] | None:
+    if not point:
+        return None
+    return {student_name(name): str(value) for name, value in sorted(point.items(), key=lambda item: _order(item[0]))}
+
+
+def _order(name: str) -> tuple[int, str, tuple[int, ...]]:
+    found = re.fullmatch(r"(\w+)\[(.*)\]", name)
+    if not found:
+        return (0, name, ())
+    return (1, found.group(1), tuple(int(p) if p.strip().isdigit() else 0 for p in found.group(2).split(",")))
+
+
+# -- checking -------------------------------------------------------------------------------
+
+
+def check_text(text: str, kind: str, source: str, symbols: str | None = None,
+               step_seconds: float = STEP_SECONDS) -> StepsReport:
+    """Check every chain of ``text`` (a file of ``kind`` md, tex or txt).  ``symbols`` (the
+    ``--symbols`` text) is used when given, else the file's own ``% symbols:`` line."""
+    from symbolic_attn.steps.declarations import parse_declarations
+    from symbolic_attn.steps.document import read_document
+
+    document = read_document(text, kind, source)
+    declared = symbols if symbols is not None else document.symbols_text
+    if declared is None:
+        raise ParseError(f"{source}: no declarations: give --symbols \"n: positive integer; x: real vector n\" or "
+                         "write a line '% symbols: ...' (LaTeX) or '<!-- symbols: ... -->' (Markdown) in the file")
+    declarations = parse_declarations(declared, source="--symbols" if symbols is not None else source)
+    deadline = Deadline(step_seconds, _too_large)
+    chains = tuple(_check_chain(chain, declarations, deadline) for chain in document.chains)
+    return StepsReport(source, chains, declared)
+
+
+class _TooLarge(SymbolicAttnError):
+    pass
+
+
+def _too_large(name: str, seconds: float) -> _TooLarge:
+    return _TooLarge(f"this step is too large to check in {seconds:g} s: split it into smaller steps")
+
+
+def _check_chain(chain: Any, declarations: Any, deadline: Deadline) -> ChainReport:
+    from symbolic_attn.steps.grammar import read_math
+
+    readings: list[Any] = []
+    for side in chain.sides:
+        try:
+            readings.append(read_math(side.text, declarations, line=side.line, column=side.column))
+        except StepReadError as error:
+            readings.append(error)
+    assumptions = tuple(declarations.assumptions())
+    steps = []
+    for previous, side, left, right in zip(chain.sides, chain.sides[1:], readings, readings[1:]):
+        steps.append(_step(previous, side, left, right, assumptions, deadline))
+    return ChainReport(chain.start_line, chain.name, tuple(steps))
+
+
+def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, deadline: Deadline) -> Step:
+    sign = RELATION_SIGNS.get(side.relation, side.relation)
+    unreadable = [r for r in (left, right) if isinstance(r, StepReadError)]
+    if unreadable:
+        verdict = StepVerdict("unreadable", one_line(unreadable[0]))
+        return Step(side.line, previous.text, side.text, f"{_notation(left)} {sign} {_notation(right)}", "",
+                    side.relation, verdict, side.reason)
+    try:
+        with deadline(f"line {side.line}"):
+            verdict = decide_step(left.expr, right.expr, side.relation, assumptions, written=side.text)
+    except _TooLarge as error:
+        verdict = StepVerdict("undecided", str(error))
+    latex_sign = {"=": "=", "<": "<", "<=": r"\le", ">": ">", ">=": r"\ge", "approx": r"\approx", "!=": r"\ne"}
+    return Step(side.line, previous.text, side.text, f"{left.notation} {sign} {right.notation}",
+                f"{left.latex} {latex_sign.get(side.relation, '=')} {right.latex}", side.relation, verdict,
+                side.reason)
+
+
+def _notation(reading: Any) -> str:
+    return "(not read)" if isinstance(reading, StepReadError) else reading.notation
