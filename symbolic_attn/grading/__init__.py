@@ -17,11 +17,14 @@ print themselves (:mod:`.outcomes`), and the command line's report (:mod:`.repor
 Grading a course: the answer key of an exercise (:mod:`.answer_key`), who the students are
 (:mod:`.roster`), reading their solutions (:mod:`.submissions`: the statements; their tokens in
 :mod:`.solution_tokens`, their names in :mod:`.solution_names`, the grammar of their values in
-:mod:`.solution_values`), points for every student (:mod:`.batch`), a sentence of
+:mod:`.solution_values`), points for every student (:mod:`.batch`; a question's and a
+student's result: :mod:`.results`), derivation questions -- a student's chain, every step
+decided by :mod:`symbolic_attn.steps` -- (:mod:`.derivation_questions`), a sentence of
 feedback per diagnosis (:mod:`.feedback`) and the grade files (:mod:`.exports`); one
 platform upload graded as one submission, and the Gradescope and PrairieLearn bundles that
 do it (:mod:`.bundles`).
 
 May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
-:mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`, :mod:`symbolic_attn.proofs`.
+:mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`, :mod:`symbolic_attn.proofs`,
+:mod:`symbolic_attn.steps`.
 """

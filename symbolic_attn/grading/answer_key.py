@@ -55,6 +55,7 @@ from symbolic_attn.errors import ExerciseError, SymbolicAttnError, shown
 from symbolic_attn.exact.parse import parse_expression
 from symbolic_attn.grading.claims import parse_rule
 from symbolic_attn.exact.source import EXERCISE, read_toml
+from symbolic_attn.grading import derivation_questions
 from symbolic_attn.grading.exercise import exercise_from_table, exercise_table
 from symbolic_attn.grading.computation import TomlFloat
 from symbolic_attn.grading.submissions import name_problem, normalize_name, position_key
@@ -65,7 +66,12 @@ __all__ = ["Question", "AnswerKey", "load_answer_key", "parse_answer_key", "MAX_
 MAX_QUESTIONS = 500
 MAX_POINTS = 1000
 _QUESTION_KEYS = {"name", "aliases", "quantity", "row", "col", "points", "decimals", "sig_figs",
-                  "strict_sig_figs", "tolerance", "relative", "label"}
+                  "strict_sig_figs", "tolerance", "relative", "label", "kind"}
+#: ``value``: a number or matrix of the exercise's computation; ``derivation``: a chain of
+#: steps from ``start`` to ``goal`` (:mod:`symbolic_attn.grading.derivation_questions`).
+QUESTION_KINDS = ("value", "derivation")
+#: The top-level tables of a key with derivation questions only (nothing to compute).
+_DERIVATION_KEY_TOP = {"title", "description", "questions", "grading"}
 _RULES = ("decimals", "sig_figs", "strict_sig_figs", "tolerance", "relative")
 _GRADING_KEYS = {"carried_forward"}
 
@@ -85,6 +91,7 @@ class Question:
     rule: object = None  # a claims.Tolerance, or None: judged by how it is written
     decimals: int | None = None  # at least this many decimals written
     strict_sig_figs: int | None = None  # exactly this many significant figures written
+    kind: str = "value"
 
     @property
     def label(self) -> str:
@@ -131,10 +138,29 @@ def parse_answer_key(data, source: str = "<exercise>") -> AnswerKey:
 
 
 def _answer_key(table: dict, source: str) -> AnswerKey:
+    entries = table.get("questions")
+    for number, entry in enumerate(entries if isinstance(entries, list) else [], start=1):
+        kind = entry.get("kind", "value") if isinstance(entry, dict) else "value"
+        if kind not in QUESTION_KINDS:
+            raise ExerciseError(f"{shown(source, 200)}: question {number}: kind: expected one of "
+                                f"{', '.join(QUESTION_KINDS)}, got {_show(kind)}")
+    if "attention" not in table and "define" not in table and _only_derivations(table):
+        # Nothing to compute: every question is a derivation, decided by the steps checker.
+        for name in table:
+            if name not in _DERIVATION_KEY_TOP:
+                raise ExerciseError(f"{shown(source, 200)}: {name}: unknown key in a key of derivation questions "
+                                    f"(expected one of: {', '.join(sorted(_DERIVATION_KEY_TOP))})")
+        return _KeyReader(shown(source, 200), None).key(table)
     exercise = exercise_from_table(table, source)  # the same parsed table: read once
     # Any exercise: [attention], [define] (LayerNorm, heads, positions, blocks) or both; a
     # question's quantity is any stage path of its trace (N, M.head[2].weights, A.weights).
     return _KeyReader(source, exercise).key(table)
+
+
+def _only_derivations(table: dict) -> bool:
+    entries = table.get("questions")
+    return isinstance(entries, list) and bool(entries) and all(
+        isinstance(e, dict) and e.get("kind") == "derivation" for e in entries)
 
 
 #: A TOML float kept as its written text (0.5 stays exactly 1/2): the exercise reader's.
@@ -189,10 +215,13 @@ class _KeyReader:
             raise self.fail(where, f"expected a number such as 2, 1.5 or \"2/3\", got {_show(value)}")
         return Fraction(int(number.p), int(number.q))
 
-    def question(self, index, entry) -> Question:
+    def question(self, index, entry):
         prefix = f"question {index + 1}: "  # counted from 1, as claims are
+        kind = entry.get("kind", "value")
+        if kind not in QUESTION_KINDS:
+            raise self.fail(prefix + "kind", f"expected one of {', '.join(QUESTION_KINDS)}, got {_show(kind)}")
         for name in entry:
-            if name not in _QUESTION_KEYS:
+            if name not in _QUESTION_KEYS | derivation_questions.KEYS:
                 raise self.fail(prefix + name, f"unknown key (expected one of: {', '.join(sorted(_QUESTION_KEYS))})")
         name = entry.get("name")
         if not isinstance(name, str) or not normalize_name(name):
@@ -206,6 +235,15 @@ class _KeyReader:
             if not isinstance(alias, str) or not normalize_name(alias):
                 why = name_problem(alias) if isinstance(alias, str) else "not a string"
                 raise self.fail(f"{prefix}aliases[{number + 1}]", f"{_show(alias)} is not a name ({why})")
+        if kind == "derivation":
+            points = self.number(prefix + "points", entry.get("points", 1))
+            if not 0 < points <= MAX_POINTS:
+                raise self.fail(prefix + "points", f"expected a positive number of points (at most {MAX_POINTS}), got {_show(points)}")
+            keys = frozenset(normalize_name(n) for n in (name, *aliases))
+            return derivation_questions.read_derivation_question(index + 1, entry, name, tuple(aliases), keys, points,
+                                                                 self.fail)
+        if self.exercise is None:
+            raise self.fail(prefix + "kind", "a question on a value needs an [attention] or [define] section")
         quantity = known_path(entry.get("quantity"), self.paths())  # masked_scores: the stage masked
         rows, cols = self.stage_shape(prefix + "quantity", quantity)
         row = self.index(entry, "row", prefix, rows, quantity)

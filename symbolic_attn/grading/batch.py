@@ -44,7 +44,7 @@ import os
 import re
 import stat
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 
@@ -58,87 +58,14 @@ from symbolic_attn.grading import feedback as feedback_text
 from symbolic_attn.grading.roster import MAX_FILES_PER_STUDENT, MAX_STUDENTS, discover, read_student  # noqa: F401
 from symbolic_attn.grading import claims as claim_rules
 from symbolic_attn.grading.outcomes import Verdict
+from symbolic_attn.grading.derivation_questions import chain_lines, grade_derivation
 from symbolic_attn.grading.pipeline import Checker
+from symbolic_attn.grading.results import QuestionResult, StudentResult
 from symbolic_attn.grading.submissions import Submission
 
 __all__ = ["QuestionResult", "StudentResult", "discover", "grade", "grade_all", "default_jobs"]
 
 _EXACT_TEXT = 2_000  # characters of a closed form kept in the results
-
-
-@dataclass
-class QuestionResult:
-    """One question of one student (the STUDENT.json entry)."""
-
-    name: str
-    quantity: str
-    row: int | None
-    col: int | None
-    points: Fraction
-    max_points: Fraction
-    verdict: Verdict  # pass fail carried_forward missing unreadable undecided
-    claimed: str | None = None
-    exact: str = ""
-    decimal: str = ""
-    diagnosis: list = field(default_factory=list)
-    feedback: str = ""
-    wrong: list = field(default_factory=list)  # 1-based (row, col) of the wrong entries
-    line: int | None = None
-
-    def as_dict(self) -> dict:
-        """This answer's entry in the student's JSON (text from the submission escaped)."""
-        from symbolic_attn.grading.exports import export_text, number
-
-        return {"name": self.name, "quantity": self.quantity, "row": self.row, "col": self.col,
-                "points": number(self.points), "max_points": number(self.max_points),
-                "points_exact": str(self.points), "max_points_exact": str(self.max_points),
-                "verdict": Verdict(self.verdict).value,
-                "claimed": None if self.claimed is None else export_text(self.claimed), "exact": self.exact,
-                "decimal": self.decimal, "diagnosis": list(self.diagnosis), "feedback": export_text(self.feedback)}
-
-
-@dataclass
-class StudentResult:
-    """Everything graded for one student."""
-
-    student: str
-    score: Fraction
-    max_score: Fraction
-    gradable: bool
-    reason: str = ""  # why not gradable
-    questions: list = field(default_factory=list)
-    problems: list = field(default_factory=list)  # (line, message) of unreadable text
-    read: list = field(default_factory=list)  # (name as written, value as written, line) of every statement
-
-    def verdicts(self) -> dict:
-        return {q.name: q.verdict for q in self.questions}
-
-    # The grade files, printed by the result itself (formats: :mod:`.exports`).
-
-    def json(self) -> str:
-        """``STUDENT.json``."""
-        from symbolic_attn.grading.exports import student_json
-
-        return student_json(self)
-
-    def csv_row(self, questions) -> list:
-        """This student's row of ``grades.csv`` (one points column per question of the key)."""
-        from symbolic_attn.grading.exports import student_row
-
-        return student_row(self, questions)
-
-    def gradescope_json(self) -> str:
-        from symbolic_attn.grading.exports import gradescope_json
-
-        return gradescope_json(self)
-
-    def prairielearn_json(self) -> str:
-        from symbolic_attn.grading.exports import prairielearn_json
-
-        return prairielearn_json(self)
-
-
-# ------------------------------------------------------------------ the adapter
 
 
 class _Core:
@@ -149,7 +76,8 @@ class _Core:
     def __init__(self, key):
         self.key = key
         self.exercise = key.exercise
-        self.checker = Checker(self.exercise)
+        # A key of derivation questions only has nothing to compute.
+        self.checker = Checker(self.exercise) if self.exercise is not None else None
         self._exact, self._decimals, self._selections = {}, {}, {}
 
     def shape(self, quantity):
@@ -262,7 +190,11 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
         return StudentResult(student, Fraction(0), max_score, False, submission.refused,
                              [_empty(q, Verdict.UNREADABLE, core, feedback_text.refused(submission.refused)) for q in key.questions])
     problems = [(p.line, p.message) for p in submission.problems]
-    keys = set().union(*(q.keys for q in key.questions)) if key.questions else set()
+    derived = _derivations(key, submission)
+    if derived:  # the statement reader's complaints about a derivation's own lines are noise
+        chains = {line for _, line in chain_lines(submission.documents)}
+        problems = [(line, message) for line, message in problems if line not in chains]
+    keys = set().union(*(q.keys for q in key.questions if q.kind != "derivation")) if key.questions else set()
     answers = [s for s in submission.statements if s.name in keys]
     read = [(s.written, s.text, s.line) for s in submission.statements]
     unmatched, unlisted = _unmatched(key, submission.statements, keys)
@@ -270,7 +202,8 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
                  for statement, suggestion in unmatched]
     if unlisted:
         problems.append((unmatched[-1][0].line, f"{unlisted} more names read that no question has are not listed"))
-    if not any(s.claimed is not None for s in answers):
+    if not any(s.claimed is not None for s in answers) and not any(
+            r.verdict != Verdict.MISSING for r in derived.values()):
         # Nothing to grade: an invalid submission (PrairieLearn: no penalty), not a zero.
         if answers:
             reason = f"no answer could be read (line {answers[-1].line}: {answers[-1].problem})"
@@ -286,7 +219,7 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
             reason = f"nothing readable: no statement such as {_example(core, key.questions[0])} was found"
             if problems:
                 reason += f" (line {problems[0][0]}: {problems[0][1]})"
-        results = [_grade_question(core, q, _last(answers, q), []) for q in key.questions]
+        results = [derived.get(q.number) or _grade_question(core, q, _last(answers, q), []) for q in key.questions]
         _mention_close_names(results, key, unmatched)
         return StudentResult(student, Fraction(0), max_score, False, reason, results, problems, read)
     # Every readable answer of this student, for carried-forward credit: the diagnoser
@@ -294,11 +227,16 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
     # (scores -> weights -> output), whatever the order of the questions in the key.
     claims = []
     for question in key.questions:
+        if question.kind == "derivation":
+            continue
         statement = _last(submission.statements, question)
         if statement is not None and statement.claimed is not None and not _shape_problem(statement.claimed, question, core):
             claims.append(core.claim(question, statement.claimed))
     results = []
     for question in key.questions:
+        if question.kind == "derivation":
+            results.append(derived[question.number])
+            continue
         others = [c for c in claims if c.index != question.number]
         statement = _last(submission.statements, question)
         try:
@@ -309,6 +247,12 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
     _mention_close_names(results, key, unmatched)
     score = sum((r.points for r in results), Fraction(0))
     return StudentResult(student, score, max_score, True, "", results, problems, read)
+
+
+def _derivations(key, submission) -> dict:
+    """The result of every derivation question of the key (question number -> result)."""
+    questions = [q for q in key.questions if q.kind == "derivation"]
+    return {q.number: grade_derivation(q, submission.documents, only=len(questions) == 1) for q in questions}
 
 
 def _unmatched(key, statements, keys) -> tuple:
@@ -437,6 +381,9 @@ def _last(statements, question):
 
 
 def _empty(question, verdict, core, message):
+    if question.kind == "derivation":
+        return QuestionResult(question.name, "derivation", None, None, Fraction(0), question.points, verdict, None,
+                              question.goal, "", [], message)
     return QuestionResult(question.name, question.quantity, question.row, question.col, Fraction(0), question.points,
                           verdict, None, core.exact_text(question), core.decimal_text(question), [], message)
 

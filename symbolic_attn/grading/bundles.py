@@ -120,7 +120,7 @@ def grade_folder(key, folder, student: str = "submission"):
 
 
 def _not_graded(reason: str, student: str = "submission"):
-    from symbolic_attn.grading.batch import StudentResult
+    from symbolic_attn.grading.results import StudentResult
 
     return StudentResult(student, Fraction(0), Fraction(0), False, reason, [])
 

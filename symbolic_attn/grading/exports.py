@@ -125,10 +125,14 @@ def _summary(result) -> str:
 
 def gradescope_json(result) -> str:
     """Gradescope's autograder ``results.json`` for one student."""
-    tests = [{
-        "name": q.name, "number": str(number_), "score": number(q.points), "max_score": number(q.max_points),
-        "output": export_text(f"{q.verdict}: {q.feedback}"), "visibility": "visible",
-    } for number_, q in enumerate(result.questions, start=1)]
+    tests = []
+    for q in result.questions:
+        if q.steps is None:
+            tests.append({"name": q.name, "number": str(len(tests) + 1), "score": number(q.points),
+                          "max_score": number(q.max_points), "output": export_text(f"{q.verdict}: {q.feedback}"),
+                          "visibility": "visible"})
+        else:
+            tests += _step_tests(q, len(tests))
     if not result.gradable:
         # The student sees why nothing was graded: one visible test, scored 0 of all the points,
         # in place of the questions' (all 0, and saying only "missing").
@@ -139,12 +143,42 @@ def gradescope_json(result) -> str:
                   "stdout_visibility": "hidden", "tests": tests})
 
 
+def _step_tests(question, before: int) -> list:
+    """One Gradescope test per step of a derivation question: each step its share of the
+    points, earned by the steps the question's points count (the proved ones before the
+    first that is not), so that the tests add up to the question's points."""
+    steps = question.steps or [{}]
+    share = question.max_points / len(steps)
+    earned = question.points / share if share else 0
+    tests = []
+    for k, step in enumerate(steps):
+        line = step.get("line")
+        name = f"{question.name}: step {k + 1}" + (f" (line {line})" if line else "")
+        output = f"{step.get('verdict', question.verdict)}: {step.get('reason', question.feedback)}"
+        if k == 0 and question.feedback:
+            output = f"{question.verdict}: {question.feedback}\n{output}"
+        tests.append({"name": export_text(name), "number": str(before + k + 1),
+                      "score": number(share if k < earned else Fraction(0)), "max_score": number(share),
+                      "output": export_text(output, keep_newlines=True), "visibility": "visible"})
+    return tests
+
+
+def _format_errors(result) -> list:
+    """What PrairieLearn shows as format errors: why nothing was graded, or every line of a
+    derivation the reader could not read (the student rewrites it; no penalty)."""
+    if not result.gradable:
+        return [export_text(result.reason)]
+    return [export_text(f"{q.name}: {step['reason']}") for q in result.questions for step in (q.steps or [])
+            if step.get("verdict") == "unreadable"]
+
+
 def prairielearn_json(result) -> str:
     """PrairieLearn's external-grader ``results.json``: score in [0, 1]; an unreadable
     submission is ``gradable: false`` with its ``format_errors`` (invalid, no penalty)."""
     score = result.score / result.max_score if result.max_score else Fraction(0)
     tests = [{"name": q.name, "points": number(q.points), "max_points": number(q.max_points),
               "message": export_text(f"{q.verdict}: {q.feedback}")} for q in result.questions]
-    errors = [] if result.gradable else [export_text(result.reason)]
-    return _dump({"gradable": result.gradable, "score": float(score) if result.gradable else 0.0,
-                  "message": _summary(result), "format_errors": errors, "tests": tests if result.gradable else []})
+    errors = _format_errors(result)
+    gradable = result.gradable and not errors
+    return _dump({"gradable": gradable, "score": float(score) if gradable else 0.0,
+                  "message": _summary(result), "format_errors": errors, "tests": tests if gradable else []})

@@ -171,7 +171,7 @@ def read_student(items) -> Submission:
     """One student's files read in order into one submission; a refused item is reported
     in ``problems`` (line 0: about a whole file) and costs nothing else, unless nothing
     at all could be read (then the submission is refused, with every reason)."""
-    statements, problems, refused, blank = [], [], [], True
+    statements, problems, refused, blank, documents = [], [], [], True, []
     for item in items:
         if isinstance(item, Refused):
             refused.append(f"{item.name}: {item.reason}")
@@ -186,9 +186,10 @@ def read_student(items) -> Submission:
             continue
         statements.extend(submission.statements)
         problems.extend(submission.problems)
+        documents.extend(submission.documents)
         blank = blank and submission.blank
     source = items[0].name if isinstance(items[0], Refused) else shown(items[0].name)
     if refused and not statements:
         return Submission(source, refused="; ".join(refused))
     return Submission(source, tuple(statements), tuple(problems) + tuple(Problem(0, text) for text in refused),
-                      blank=blank and not refused)
+                      blank=blank and not refused, documents=tuple(documents))

@@ -62,7 +62,7 @@ with a byte-order mark (the one file reader, :mod:`symbolic_attn.exact.source`).
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from symbolic_attn.errors import InputFileError, SymbolicAttnError, shown
 from symbolic_attn.exact.source import SOLUTION, parse_toml, read_text
@@ -103,6 +103,9 @@ class Submission:
     problems: tuple = ()
     refused: str = ""  # non-empty when the file itself could not be used
     blank: bool = False  # the text held nothing but spaces and line breaks (or only a byte-order mark)
+    #: (source, kind, text) of every text file read -- kind md, tex or txt -- for the
+    #: derivation questions, which read the chains in it (not name = value statements).
+    documents: tuple = ()
 
     def answer(self, *names):
         """The last statement of any of ``names`` (normalized here), or None."""
@@ -128,7 +131,12 @@ def read_submission(path, source: str | None = None) -> Submission:
             return _submission_of_table(parse_toml(text, source, parse_float=str), source, text)
     except InputFileError as error:
         return Submission(source, refused=error.reason if error.line is None else f"line {error.line}: {error.reason}")
-    return parse_submission(text, source, latex=str(path).lower().endswith(".tex"))
+    suffix = os.path.splitext(str(path))[1].lower()
+    return parse_submission(text, source, latex=suffix == ".tex", kind=_DOCUMENT_KINDS.get(suffix, "md"))
+
+
+#: A solution file's suffix -> the kind of document its chains are read as.
+_DOCUMENT_KINDS = {".md": "md", ".markdown": "md", ".tex": "tex", ".txt": "txt"}
 
 
 def position_key(quantity: str, row, col) -> str:
@@ -195,13 +203,20 @@ def _toml_value(value, depth=0):
 # ------------------------------------------------------------------ statements
 
 
-def parse_submission(text: str, source: str = "<solution>", latex: bool = False) -> Submission:
-    """Every ``NAME = VALUE`` statement of a solution text, and the problems met."""
+def parse_submission(text: str, source: str = "<solution>", latex: bool = False, kind: str | None = None) -> Submission:
+    """Every ``NAME = VALUE`` statement of a solution text, and the problems met; the text
+    itself is kept as a document of ``kind`` (md, tex or txt; default tex when ``latex``,
+    else md) for derivation questions."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         return Submission(source, refused=f"text larger than the limit of {MAX_BYTES} bytes")
     text = text.replace("\r\n", "\n").replace("\r", "\n")  # CR, LF and CRLF all end a line
     if not text.lstrip("\ufeff").strip():
         return Submission(source, blank=True)  # empty as a reader sees it (Notepad's empty file has a BOM)
+    document = (source, kind or ("tex" if latex else "md"), text.lstrip("\ufeff"))
+    return replace(_parse_statements(text, source, latex), documents=(document,))
+
+
+def _parse_statements(text: str, source: str, latex: bool) -> Submission:
     text, problems = without_hidden_text(text, latex)
     code_lines = set()
     if not latex:

@@ -27,7 +27,7 @@ from symbolic_attn.exact.deadline import Deadline
 from symbolic_attn.errors import ParseError, StepReadError, SymbolicAttnError, one_line
 from symbolic_attn.steps.decide import StepVerdict, decide_step
 
-__all__ = ["Step", "ChainReport", "StepsReport", "check_text", "STEP_SECONDS", "RELATION_SIGNS", "student_name"]
+__all__ = ["Step", "ChainReport", "StepsReport", "check_text", "check_chain", "STEP_SECONDS", "RELATION_SIGNS", "student_name"]
 
 #: Seconds one step may take before it is ``undecided`` ("too large to check: split it").
 STEP_SECONDS = 10.0
@@ -170,8 +170,7 @@ def check_text(text: str, kind: str, source: str, symbols: str | None = None,
         raise ParseError(f"{source}: no declarations: give --symbols \"n: positive integer; x: real vector n\" or "
                          "write a line '% symbols: ...' (LaTeX) or '<!-- symbols: ... -->' (Markdown) in the file")
     declarations = parse_declarations(declared, source="--symbols" if symbols is not None else source)
-    deadline = Deadline(step_seconds, _too_large)
-    chains = tuple(_check_chain(chain, declarations, deadline) for chain in document.chains)
+    chains = tuple(check_chain(chain, declarations, step_seconds) for chain in document.chains)
     return StepsReport(source, chains, declared)
 
 
@@ -183,9 +182,12 @@ def _too_large(name: str, seconds: float) -> _TooLarge:
     return _TooLarge(f"this step is too large to check in {seconds:g} s: split it into smaller steps")
 
 
-def _check_chain(chain: Any, declarations: Any, deadline: Deadline) -> ChainReport:
+def check_chain(chain: Any, declarations: Any, step_seconds: float = STEP_SECONDS) -> ChainReport:
+    """Every step of one chain (:class:`~symbolic_attn.steps.document.Chain`), each under
+    its own bound of ``step_seconds``."""
     from symbolic_attn.steps.grammar import read_math
 
+    deadline = Deadline(step_seconds, _too_large)
     readings: list[Any] = []
     for side in chain.sides:
         try:

@@ -1,0 +1,122 @@
+"""Benchmark: ``symbolic-attn steps`` on a 10-line derivation, and grading 200 derivation
+submissions on 2 cores (issue 22, item 6: targets under 2 s and under 60 s).
+
+1. A 10-line derivation (shift invariance, written out step by step, 9 steps plus an
+   approximation), checked by the command as a student runs it (a fresh interpreter: min
+   and median of several runs), and in-process per step, against a naive baseline in the
+   same run: each step's two sides read by the same reader, then ``sympy.simplify(left -
+   right) == 0`` -- what an unsound checker does (it proves nothing when it says no, and it
+   ignores domains and bound variables when it says yes).
+2. ``symbolic-attn grade`` on 200 submissions for examples/steps/answer_key.toml (copies of
+   the example submissions, each student under their own name), ``--jobs 2`` against
+   ``--jobs 1`` (the ratio is the speed-up from the second core).
+
+    python bench/bench_steps.py [--runs N]
+"""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import sympy  # noqa: E402 -- after the sys.path insert
+
+from symbolic_attn.steps.declarations import parse_declarations  # noqa: E402
+from symbolic_attn.steps.document import read_document  # noqa: E402
+from symbolic_attn.steps.grammar import read_math  # noqa: E402
+from symbolic_attn.steps.report import check_text  # noqa: E402
+
+SYMBOLS = "n: positive integer; i, j: integer 1..n; x: real vector n; c: real"
+DERIVATION = rf"""<!-- symbols: {SYMBOLS} -->
+## shift, step by step
+
+$$
+\begin{{aligned}}
+\operatorname{{softmax}}(x + c)_i &= \frac{{e^{{x_i + c}}}}{{\sum_{{j=1}}^{{n}} e^{{x_j + c}}}} \\
+&= \frac{{e^{{x_i}} e^{{c}}}}{{\sum_{{j=1}}^{{n}} e^{{x_j + c}}}} \\
+&= \frac{{e^{{x_i}} e^{{c}}}}{{\sum_{{j=1}}^{{n}} e^{{x_j}} e^{{c}}}} \\
+&= \frac{{e^{{x_i}} e^{{c}}}}{{e^{{c}} \sum_{{j=1}}^{{n}} e^{{x_j}}}} \\
+&= \frac{{e^{{c}}}}{{e^{{c}}}} \cdot \frac{{e^{{x_i}}}}{{\sum_{{j=1}}^{{n}} e^{{x_j}}}} \\
+&= 1 \cdot \frac{{e^{{x_i}}}}{{\sum_{{j=1}}^{{n}} e^{{x_j}}}} \\
+&= \frac{{e^{{x_i}}}}{{\sum_{{j=1}}^{{n}} e^{{x_j}}}} \\
+&= \frac{{\exp(x_i)}}{{\sum_j \exp(x_j)}} \\
+&= \operatorname{{softmax}}(x)_i
+\end{{aligned}}
+$$
+"""
+STUDENTS = 200
+
+
+def cold(argv, runs):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        times.append(time.perf_counter() - start)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.strip()}")
+    return min(times), statistics.median(times), done
+
+
+def naive(text):
+    """The same readings, each step decided by simplify(left - right) == 0."""
+    declarations = parse_declarations(SYMBOLS)
+    verdicts = []
+    for chain in read_document(text, "md", "bench.md").chains:
+        sides = [read_math(s.text, declarations).expr for s in chain.sides]
+        for left, right in zip(sides, sides[1:]):
+            left, right = (sympy.sympify(v).doit() if hasattr(v, "doit") else v for v in (left, right))
+            verdicts.append(sympy.simplify(left - right) == 0)
+    return verdicts
+
+
+def main():
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "derivation.md"
+        path.write_text(DERIVATION, encoding="utf-8")
+        lines = len([line for line in DERIVATION.splitlines() if line.startswith(("&=", r"\operatorname"))])
+        fastest, median, done = cold([sys.executable, "-m", "symbolic_attn", "steps", str(path)], runs)
+        print(f"steps on a {lines}-line derivation, cold command: min {fastest:.2f} s, median {median:.2f} s "
+              f"over {runs} runs (target < 2 s); exit {done.returncode}")
+        start = time.perf_counter()
+        report = check_text(DERIVATION, "md", "bench.md")
+        ours = time.perf_counter() - start
+        steps = [s for c in report.chains for s in c.steps]
+        start = time.perf_counter()
+        baseline = naive(DERIVATION)
+        theirs = time.perf_counter() - start
+        print(f"in process: {ours:.2f} s for {len(steps)} steps ({ours / len(steps) * 1000:.0f} ms a step), "
+              f"{sum(s.verdict.verdict == 'proved' for s in steps)} proved; naive simplify baseline {theirs:.2f} s "
+              f"({sum(baseline)} 'equal'); ratio ours/naive {ours / theirs:.2f}")
+
+        key = ROOT / "examples" / "steps" / "answer_key.toml"
+        sources = sorted((ROOT / "examples" / "steps" / "submissions").iterdir())
+        course = Path(folder) / "course"
+        course.mkdir()
+        for k in range(STUDENTS):
+            source = sources[k % len(sources)]
+            shutil.copy(source, course / f"student{k:03d}{source.suffix}")
+        figures = {}
+        for jobs in (1, 2):
+            out = Path(folder) / f"grades{jobs}"
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "symbolic_attn", "--timeout", "0", "grade", str(key),
+                                   str(course), "--out", str(out), "--jobs", str(jobs)],
+                                  capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            figures[jobs] = time.perf_counter() - start
+            if done.returncode not in (0, 1):
+                raise SystemExit(f"grade --jobs {jobs}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+        print(f"grade {STUDENTS} derivation submissions ({len(sources)} distinct texts): --jobs 2 {figures[2]:.1f} s "
+              f"(target < 60 s), --jobs 1 {figures[1]:.1f} s; ratio jobs 2 / jobs 1 {figures[2] / figures[1]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
