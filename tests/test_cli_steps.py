@@ -77,11 +77,18 @@ def test_symbols_on_the_command_line_and_unreadable_lines(capsys, write):
 
 @pytest.mark.parametrize("name, text, message", [
     ("proof.pdf", "x = x", "expected a .md, .tex or .txt file, got the suffix '.pdf'"),
-    ("proof.txt", "x = x\n", "no declarations: give --symbols"),
+    ("proof.md", "$$ a = b $$\n", "symbols"),
 ])
 def test_bad_input_is_one_line_exit_2(capsys, write, name, text, message):
-    code, out, err = steps(capsys, write(text, name))
+    code, out, err = steps(capsys, write(text, name), *(["--symbols", "a: what"] if name == "proof.md" else []))
     assert code == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_without_declarations_numbers_are_read_and_a_letter_says_how_to_declare_it(capsys, write):
+    code, out, _ = steps(capsys, write("2 + 2 = 4\n= x\n", "proof.txt"), "--format", "json")
+    right, letter = json.loads(out)["chains"][0]["steps"]
+    assert code == 1 and right["verdict"] == "proved" and letter["verdict"] == "unreadable"
+    assert "undeclared letter x: declare it" in letter["reason"]
 
 
 def test_a_file_too_large_or_a_folder_is_refused(capsys, write, tmp_path):

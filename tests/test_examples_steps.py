@@ -16,13 +16,23 @@ FOLDER = Path(__file__).resolve().parent.parent / "examples" / "steps"
 EXPECTED = tomllib.loads((FOLDER / "expected.toml").read_text(encoding="utf-8"))["file"] if FOLDER.exists() else []
 
 #: file -> why the checker does not (yet) give every expected verdict.
-KNOWN = {}
+_RANDOM = ("random variables (\\mathbb{E}, \\operatorname{Var}) are not read yet: the checker has no rules "
+           "for expectations outside a derivation script")
+KNOWN = {
+    **{name: _RANDOM for name in ("variance_correct.md", "variance_correct.tex", "variance_correct.txt",
+                                  "variance_scale.tex", "variance_no_independence.md", "variance_sqrt.txt",
+                                  "variance_unusual.md")},
+    "perm_index_correct.md": "no strategy reindexes a sum (j to n + 1 - j): the true step is undecided, never proved",
+    "perm_index_correct.tex": "no strategy reindexes a sum (j to n + 1 - j): the true step is undecided, never proved",
+    "perm_matrix_transpose.tex": "transpose_order is recognised on matrix letters, not on explicit matrices, whose "
+                                 "product is computed when read: the false step is found, its mistake not named",
+}
 
 
 def _verdicts(entry):
     path = FOLDER / entry["name"]
     report = check_text(path.read_text(encoding="utf-8"), KINDS[path.suffix], entry["name"],
-                        symbols=entry.get("symbols") or None)
+                        symbols=entry.get("symbols"))
     found = [(s.line, s.verdict.verdict, s.verdict.diagnosis) for c in report.chains for s in c.steps]
     wanted = [(s["line"], s["verdict"], s.get("diagnosis")) for s in entry["steps"]]
     return found, wanted, report

@@ -21,7 +21,8 @@ when the key has one derivation question and the submission one chain, that chai
 step is decided by the sound checker (:mod:`symbolic_attn.steps`).  Points:
 
 * the chain must start at ``start`` (or at an expression proved equal to it) and end at
-  ``goal`` (or one proved equal); otherwise 0, and the feedback says which end is wrong;
+  ``goal`` -- its last side read as the goal is read (the bound letters' names aside),
+  since the goal is what is to be shown; otherwise 0, and the feedback says which end;
 * then ``points × k / N``: ``N`` steps, ``k`` of them proved before the first step that is
   not -- full points when every step is proved;
 * feedback names the first step that is not proved: its line, the counterexample in the
@@ -249,6 +250,7 @@ def _report(question: DerivationQuestion, chain):
 def _ends(question: DerivationQuestion, chain) -> tuple[str, bool]:
     """Why the chain does not go from start to goal ('' when it does), and whether it is
     because an end could not be read."""
+    from symbolic_attn.proofs.binders import bind_fresh
     from symbolic_attn.steps.decide import decide_step
     from symbolic_attn.steps.grammar import read_math
 
@@ -259,8 +261,13 @@ def _ends(question: DerivationQuestion, chain) -> tuple[str, bool]:
         except StepReadError as error:
             return f"Line {side.line}: the side the chain {where} at could not be read: {error.reason}.", True
         target = read_math(wanted, declarations).expr
-        if decide_step(written, target, "=", tuple(declarations.assumptions()), diagnose=False).verdict != "proved":
-            return (f"Line {side.line}: the chain {where} at ${side.text.strip()}$, which is not shown equal to "
+        if where == "starts":  # any expression proved equal to the start will do
+            same = decide_step(written, target, "=", tuple(declarations.assumptions()), diagnose=False).verdict == "proved"
+        else:  # the goal is what must be shown: the last side must read as it, as written
+            same = bind_fresh(written) == bind_fresh(target)
+        if not same:
+            wanted_as = "not shown equal to" if where == "starts" else "not"
+            return (f"Line {side.line}: the chain {where} at ${side.text.strip()}$, which is {wanted_as} "
                     f"${wanted}$: a derivation of {question.name} {where} there."), False
     return "", False
 

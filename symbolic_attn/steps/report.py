@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from symbolic_attn.exact.deadline import Deadline
-from symbolic_attn.errors import ParseError, StepReadError, SymbolicAttnError, one_line
+from symbolic_attn.errors import StepReadError, SymbolicAttnError, one_line
 from symbolic_attn.steps.decide import StepVerdict, decide_step
 
 __all__ = ["Step", "ChainReport", "StepsReport", "check_text", "check_chain", "STEP_SECONDS", "RELATION_SIGNS", "student_name"]
@@ -166,12 +166,11 @@ def check_text(text: str, kind: str, source: str, symbols: str | None = None,
 
     document = read_document(text, kind, source)
     declared = symbols if symbols is not None else document.symbols_text
-    if declared is None:
-        raise ParseError(f"{source}: no declarations: give --symbols \"n: positive integer; x: real vector n\" or "
-                         "write a line '% symbols: ...' (LaTeX) or '<!-- symbols: ... -->' (Markdown) in the file")
-    declarations = parse_declarations(declared, source="--symbols" if symbols is not None else source)
+    # No declarations at all is a derivation of numbers: a letter in it is refused where it
+    # stands, with how to declare it (never guessed).
+    declarations = parse_declarations(declared or "", source="--symbols" if symbols is not None else source)
     chains = tuple(check_chain(chain, declarations, step_seconds) for chain in document.chains)
-    return StepsReport(source, chains, declared)
+    return StepsReport(source, chains, declared or "")
 
 
 class _TooLarge(SymbolicAttnError):

@@ -44,12 +44,17 @@ def _places(expr: Any, matches: Callable[[Any], bool]) -> Iterator[Any]:
 
 
 def _at_each(expr: Any, matches: Callable[[Any], bool], rewrite: Callable[[Any], Iterator[Any]]) -> list[Any]:
-    """``expr`` with one matching node rewritten (every way ``rewrite`` offers), per place."""
-    found = []
+    """``expr`` with one matching node rewritten (every way ``rewrite`` offers), per place,
+    and then with the rule's first way applied at every place at once (a student who
+    splits e^(x_i + c) in the numerator splits every e^(x_j + c) of the sum too)."""
+    found, everywhere = [], {}
     for node in _places(expr, matches):
         for new in rewrite(node):
             if new is not None and new != node:
                 found.append(expr.xreplace({node: new}))
+                everywhere.setdefault(node, new)
+    if len(everywhere) > 1:
+        found.append(expr.xreplace(everywhere))
     return found
 
 
@@ -115,6 +120,10 @@ def _cancelled_a_term(node: Any) -> Iterator[Any]:
         for term in numerator.args:
             if term == denominator:  # (a + b)/a as b
                 yield numerator - term
+    if isinstance(numerator, sympy.Mul) and isinstance(denominator, sympy.Add):
+        for factor in numerator.args:  # (f a)/(f + b) as a/b: a factor against a term
+            if factor in denominator.args:
+                yield (numerator / factor) / (denominator - factor)
     if isinstance(denominator, sympy.Sum) and len(denominator.limits) == 1:
         (index, low, high) = denominator.limits[0]
         summand = denominator.args[0]
@@ -221,10 +230,20 @@ def explain(left: Any, right: Any, assumptions: Any = ()) -> str | None:
     from symbolic_attn.model.mistakes import ids
     from symbolic_attn.proofs.prove import prove_equal
 
+    from symbolic_attn.proofs.notation import unfold
+
     order = [rule for rule in ids("step") if rule in WRONG_RULES]
+    # A side as read keeps the student's display forms (a \frac as written, softmax as a
+    # named operator); a rule applies to what they stand for as well.
+    forms = {}
+    for side in (left, right):
+        try:
+            forms[side] = list(dict.fromkeys([side, unfold(side)]))
+        except (SymbolicAttnError, TypeError, ValueError):
+            forms[side] = [side]
     for rule in order:
         for source, target in ((left, right), (right, left)):
-            for candidate in candidates(rule, source):
+            for candidate in (c for form in forms[source] for c in candidates(rule, form)):
                 try:
                     prove_equal(candidate, target, assumptions)
                 except TimeLimitError:
