@@ -79,6 +79,7 @@ __all__ = [
     "Proof",
     "Disproof",
     "prove_equal",
+    "prove_equal_quickly",
     "prove_positive",
     "prove_nonnegative",
     "prove_unequal",
@@ -370,6 +371,27 @@ def prove_equal(lhs: Any, rhs: Any, assumptions: Iterable[Assumption] = (), rule
     assumptions = tuple(assumptions)
     proof = _prove_equal(lhs, rhs, assumptions, rules)
     examine(step_value(lhs), step_value(rhs), "=", assumptions)
+    return proof
+
+
+@_typed
+def prove_equal_quickly(lhs: Any, rhs: Any, assumptions: Iterable[Assumption] = ()) -> Proof:
+    """:func:`prove_equal` by the quick strategies only (no ``simplify``, no refutation),
+    then the cross-examination: for trying many candidates (which wrong rule explains a
+    step), where a candidate that needs the last resorts is not the explanation.
+
+    Raises UndecidedError when the quick strategies do not prove it, and what
+    :func:`prove_equal` raises otherwise.
+    """
+    assumptions = tuple(assumptions)
+    lhs, rhs = step_value(lhs), step_value(rhs)
+    reject_inexact(lhs)
+    reject_inexact(rhs)
+    facts = facts_of(assumptions)
+    unfolded = (bind_fresh(unfold(lhs)), bind_fresh(unfold(rhs)))
+    check_conditions((bind_fresh(lhs), bind_fresh(rhs)) + unfolded, facts)
+    proof = _decide(*unfolded, assumptions, facts, thorough=False)
+    examine(lhs, rhs, "=", assumptions)
     return proof
 
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from symbolic_attn.exact.deadline import Deadline
 from symbolic_attn.errors import StepReadError, SymbolicAttnError, one_line
 from symbolic_attn.steps.decide import StepVerdict, decide_step
+from symbolic_attn.steps.wrong_rules import explain
 
 __all__ = ["Step", "ChainReport", "StepsReport", "check_text", "check_chain", "STEP_SECONDS", "RELATION_SIGNS", "student_name"]
 
@@ -209,9 +210,18 @@ def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, dea
                     side.relation, verdict, side.reason)
     try:
         with deadline(f"line {side.line}"):
-            verdict = decide_step(left.expr, right.expr, side.relation, assumptions, written=side.text)
+            verdict = decide_step(left.expr, right.expr, side.relation, assumptions, written=side.text,
+                                  diagnose=False)
     except _TooLarge as error:
         verdict = StepVerdict("undecided", str(error))
+    if verdict.verdict == "false" and side.relation == "=":
+        # Which wrong rule makes it: under a bound of its own, so that a slow search costs
+        # the diagnosis only, never the verdict.
+        try:
+            with deadline(f"line {side.line}: diagnosis"):
+                verdict = replace(verdict, diagnosis=explain(left.expr, right.expr, assumptions))
+        except _TooLarge:
+            pass
     latex_sign = {"=": "=", "<": "<", "<=": r"\le", ">": ">", ">=": r"\ge", "approx": r"\approx", "!=": r"\ne"}
     return Step(side.line, previous.text, side.text, f"{left.notation} {sign} {right.notation}",
                 f"{left.latex} {latex_sign.get(side.relation, '=')} {right.latex}", side.relation, verdict,

@@ -225,10 +225,11 @@ def candidates(rule: str, expr: Any) -> list[Any]:
 
 
 def explain(left: Any, right: Any, assumptions: Any = ()) -> str | None:
-    """The catalogue id of the first wrong rule that turns one side into the other, proved;
-    None when no rule of the table explains the step."""
+    """The catalogue id of the first wrong rule that turns one side into the other, proved
+    (by the quick strategies: an explanation is a plain match, and trying every candidate
+    with the last resorts would cost seconds); None when no rule of the table explains it."""
     from symbolic_attn.model.mistakes import ids
-    from symbolic_attn.proofs.prove import prove_equal
+    from symbolic_attn.proofs.prove import prove_equal_quickly
 
     from symbolic_attn.proofs.notation import unfold
 
@@ -245,7 +246,7 @@ def explain(left: Any, right: Any, assumptions: Any = ()) -> str | None:
         for source, target in ((left, right), (right, left)):
             for candidate in (c for form in forms[source] for c in candidates(rule, form)):
                 try:
-                    prove_equal(candidate, target, assumptions)
+                    prove_equal_quickly(candidate, target, assumptions)
                 except TimeLimitError:
                     raise
                 except Exception:  # not this candidate: any failure explains nothing
