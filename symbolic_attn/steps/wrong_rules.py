@@ -47,7 +47,8 @@ def _at_each(expr: Any, matches: Callable[[Any], bool], rewrite: Callable[[Any],
     """``expr`` with one matching node rewritten (every way ``rewrite`` offers), per place,
     and then with the rule's first way applied at every place at once (a student who
     splits e^(x_i + c) in the numerator splits every e^(x_j + c) of the sum too)."""
-    found, everywhere = [], {}
+    found: list[Any] = []
+    everywhere: dict[Any, Any] = {}
     for node in _places(expr, matches):
         for new in rewrite(node):
             if new is not None and new != node:
