@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from symbolic_attn.exact.deadline import Deadline
+from symbolic_attn.exact.memo import MEMO_SIZE
 from symbolic_attn.errors import StepReadError, SymbolicAttnError, one_line
 from symbolic_attn.steps.decide import StepVerdict, decide_step
 from symbolic_attn.steps.wrong_rules import explain
@@ -205,27 +206,59 @@ def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, dea
     sign = RELATION_SIGNS.get(side.relation, side.relation)
     unreadable = [r for r in (left, right) if isinstance(r, StepReadError)]
     if unreadable:
-        verdict = StepVerdict("unreadable", one_line(unreadable[0]))
         return Step(side.line, previous.text, side.text, f"{_notation(left)} {sign} {_notation(right)}", "",
-                    side.relation, verdict, side.reason)
+                    side.relation, StepVerdict("unreadable", one_line(unreadable[0])), side.reason)
+    key = _decision_key(left.expr, right.expr, side.relation, assumptions, side.text)
+    remembered = _DECIDED.get(key) if key is not None else None
+    if remembered is not None:
+        verdict = remembered
+    else:
+        verdict = _decide(left.expr, right.expr, side, assumptions, deadline)
+        if key is not None and "too large to check" not in verdict.reason:  # a timing is not a fact
+            if len(_DECIDED) >= MEMO_SIZE:
+                _DECIDED.clear()
+            _DECIDED[key] = verdict
+    latex_sign = {"=": "=", "<": "<", "<=": r"\le", ">": ">", ">=": r"\ge", "approx": r"\approx", "!=": r"\ne"}
+    return Step(side.line, previous.text, side.text, f"{left.notation} {sign} {right.notation}",
+                f"{left.latex} {latex_sign.get(side.relation, '=')} {right.latex}", side.relation, verdict,
+                side.reason)
+
+
+#: Steps decided in this process, by what decides them: a course's students write many of
+#: the same steps (the definition of softmax, the exponent rule), and a decision is a pure
+#: function of the two readings, the relation and the facts.  Bounded: emptied when full.
+_DECIDED: dict[Any, StepVerdict] = {}
+
+
+def _decision_key(left: Any, right: Any, relation: str, assumptions: Any, written: str) -> Any:
+    """What a step's decision depends on, hashable -- or None when an assumption carries a
+    rewrite rule (a function: it cannot be compared, so the step is decided afresh)."""
+    if any(a.rewrite is not None for a in assumptions):
+        return None
+    facts = tuple((a.label, a.condition) for a in assumptions)
+    key = (left, right, relation, facts, written.strip() if relation == "approx" else None)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline) -> StepVerdict:
     try:
         with deadline(f"line {side.line}"):
-            verdict = decide_step(left.expr, right.expr, side.relation, assumptions, written=side.text,
-                                  diagnose=False)
+            verdict = decide_step(left, right, side.relation, assumptions, written=side.text, diagnose=False)
     except _TooLarge as error:
-        verdict = StepVerdict("undecided", str(error))
+        return StepVerdict("undecided", str(error))
     if verdict.verdict == "false" and side.relation == "=":
         # Which wrong rule makes it: under a bound of its own, so that a slow search costs
         # the diagnosis only, never the verdict.
         try:
             with deadline(f"line {side.line}: diagnosis"):
-                verdict = replace(verdict, diagnosis=explain(left.expr, right.expr, assumptions))
+                verdict = replace(verdict, diagnosis=explain(left, right, assumptions))
         except _TooLarge:
             pass
-    latex_sign = {"=": "=", "<": "<", "<=": r"\le", ">": ">", ">=": r"\ge", "approx": r"\approx", "!=": r"\ne"}
-    return Step(side.line, previous.text, side.text, f"{left.notation} {sign} {right.notation}",
-                f"{left.latex} {latex_sign.get(side.relation, '=')} {right.latex}", side.relation, verdict,
-                side.reason)
+    return verdict
 
 
 def _notation(reading: Any) -> str:
