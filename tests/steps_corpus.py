@@ -140,7 +140,7 @@ CORPUS = [
     Read(r"\exp a", "exp(a)", exp(a)),
     Read(r"\log(t)", "log(t)", log(t), "\\log is natural"),
     Read(r"\ln t", "log(t)", log(t)),
-    Read(r"\log_2 t", "log(t) / log(2)", Frac(log(t), log(2))),
+    Read(r"\log_2 t", "log(t)/log(2)", log(t) / log(2)),
     Read(r"\sqrt{d_k}", "sqrt(d_k)", sqrt(d_k)),
     Read(r"\sqrt[3]{t}", "t**(1/3)", root(t, 3)),
     Read(r"\log{\left(t \right)}^{2}", "log(t)**2", log(t) ** 2),

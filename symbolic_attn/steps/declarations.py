@@ -136,13 +136,13 @@ def _name_of(written: str, fail: Any) -> str:
     base, subscript = match.group(1), match.group(2) or match.group(3)
     if written.startswith("\\") and base not in GREEK:
         fail(f"{written} is not a Greek letter that may be declared")
+    if base == "pi":
+        fail("pi cannot be declared: \\pi is the constant")
     if len(base) > 1 and base not in GREEK:
         fail(f"{written!r}: a name of several letters would be read as a product in maths; use one letter "
              "(with a subscript such as d_k) or a Greek letter")
     if base == "e" and not subscript:
         fail("e cannot be declared: it is Euler's number e = exp(1) in maths (e^{x} is exp(x)); choose another letter")
-    if base == "pi":
-        fail("pi cannot be declared: \\pi is the constant")
     return base if not subscript else f"{base}_{subscript}"
 
 
