@@ -252,7 +252,9 @@ class _Parser:
             return True
         return token.kind == "command" and (token.text in _RELATIONS or token.text == "\\end")
 
-    def term(self) -> Any:
+    def term(self, summand: bool = False) -> Any:
+        """A product of factors; ``summand`` for the body of a sum or product, where ``/`` is
+        ambiguous (``\\sum_j x_j / n``: the sum over j of x_j/n, or the sum divided by n?)."""
         value = self.signed()
         after_division = False
         while not self._ends_term(token := self.peek()):
@@ -266,6 +268,9 @@ class _Parser:
                 value = combine(op, value, right, self.failer(token), self.taken())
                 after_division = False
             elif token.kind == "/":
+                if summand:
+                    self.fail_at(token, "a / in the summand of a sum or product is ambiguous: write \\frac{...}{...} "
+                                 "or brackets")
                 self.advance()
                 value = divide(value, self.signed(), self.failer(token))
                 after_division = True
@@ -350,10 +355,16 @@ class _Parser:
         return value
 
     def scripts(self, value: Any, base_token: Token) -> Any:
+        seen: set[str] = set()
         while (token := self.peek()) is not None and token.kind in ("^", "_", "'", "!"):
             if token.kind in ("'", "!"):
                 self.fail_at(token, "a prime or factorial is not read" if token.kind == "'" else
                              "a factorial ! is not read")
+            if token.kind in seen:  # LaTeX refuses a^b^c and x_i_j ("double superscript"): so does the reader
+                self.fail_at(token, f"a second {token.kind} on one value: write braces, e.g. {{a^b}}^c or a^{{b^c}}")
+            if token.kind == "_" and "^" in seen:
+                self.fail_at(token, "a subscript after a superscript (x^2_i shows as x_i^2): write the subscript first")
+            seen.add(token.kind)
             self.advance()
             if token.kind == "_":
                 value = self.entry_of(value, token, self.script_group())
@@ -821,7 +832,7 @@ class _Parser:
         self.enter(token)
         name, low, high = self.limits(token, require_upper=False)
         index = self.binder(name, low, token)
-        body = self.with_bound(name, index, self.term)
+        body = self.with_bound(name, index, lambda: self.term(summand=True))
         self.depth -= 1
         if not is_scalar(body):
             self.fail_at(token, f"{token.text} of vectors or matrices is not read: write the entries")
