@@ -256,6 +256,18 @@ def test_a_markdown_file_headings_continuations_code_and_comments():
     assert [(s.line, s.column) for s in first] == [(5, 1), (5, 5), (6, 6)]
 
 
+@pytest.mark.parametrize("row", [r"a = b \quad\text{(by parts)}", r"a = b \qquad (\text{by parts})",
+                                 r"a = b \text{(by parts)}", r"a = b \; \text{(by parts)}.", r"a = b \tag{by parts}"])
+def test_every_way_to_write_a_reason(row):
+    doc = read_document("$$%s$$" % row, "md", "m.md")
+    assert _sides(doc) == [[(None, "a", None), ("=", "b", "by parts")]]
+
+
+def test_a_lone_dollar_in_prose_is_no_maths():
+    doc = read_document("It costs $5.\n\nThen $a = b$ holds.", "md", "m.md")
+    assert _sides(doc) == [[(None, "a", None), ("=", "b", None)]]
+
+
 def test_an_aligned_inside_dollars_and_a_display_on_one_line():
     doc = read_document("$$\\begin{aligned} a &= b \\\\ &\\le c \\end{aligned}$$", "md", "m.md")
     assert _sides(doc) == [[(None, "a", None), ("=", "b", None), ("<=", "c", None)]]

@@ -43,7 +43,10 @@ _OPENER = re.compile(r"\\begin\{([a-z]+\*?)\}|\$\$|\\\[|(?<!\\)\$")
 _TAG = re.compile(r"\\tag\*?\{((?:[^{}]|\{[^{}]*\})*)\}")
 _LABEL = re.compile(r"\\label\{([^{}]*)\}")
 _NONUMBER = re.compile(r"\\(?:nonumber|notag)(?![A-Za-z])")
-_TEXT_REASON = re.compile(r"\\q?quad\s*\\(?:text|textrm|mbox|mathrm|textit)\{((?:[^{}]|\{[^{}]*\})*)\}\s*[.,;]?\s*$")
+#: A reason at the end of a row: ``\quad\text{...}`` (also ``\qquad (\text{...})``), or ``\text{(...)}``.
+_TEXT = r"\\(?:text|textrm|mbox|textit)\{((?:[^{}]|\{[^{}]*\})*)\}"
+_TEXT_REASON = re.compile(r"(?:\\q?quad\s*(?:%s|\(\s*%s\s*\))|(?:\\[,;]|\s)*\\(?:text|textrm|mbox|textit)"
+                          r"\{(\((?:[^{}]|\{[^{}]*\})*\))\})\s*[.,;]?\s*$" % (_TEXT, _TEXT))
 _TEX_HEADING = re.compile(r"\\(?:sub)*section\*?\{((?:[^{}]|\{[^{}]*\})*)\}")
 _MD_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _SYMBOLS = re.compile(r"^[ \t]*%[ \t]*symbols:([^\n]*)|<!--[ \t]*symbols:(.*?)-->", re.MULTILINE | re.DOTALL)
@@ -205,6 +208,9 @@ def _displays(document: _Text) -> list[tuple[int, int, bool]]:
         else:
             closer = {"$$": "$$", "\\[": "\\]", "$": "$"}[opener]
         end = _closing(work, closer, match.end())
+        if end < 0 and opener == "$":  # a lone dollar in prose ("costs $5") is no maths
+            position = match.end()
+            continue
         if end < 0:
             raise document.fail(match.start(), f"the display {opener} is never closed by {closer}")
         inline = opener == "$"
@@ -307,7 +313,8 @@ def _row(document: _Text, start: int, end: int) -> tuple[list[Side], str | None]
         document.blank(start + match.start(), start + match.end())
     text_reason = _TEXT_REASON.search(document.working(start, end))
     if text_reason is not None:
-        reason = _without_brackets(" ".join(text_reason.group(1).split()))
+        written = next(group for group in text_reason.groups() if group is not None)
+        reason = _without_brackets(" ".join(written.split()))
         document.blank(start + text_reason.start(), start + text_reason.end())
     trailing = re.search(r"(?<!\\)[.,;]\s*$", document.working(start, end))
     if trailing is not None:
