@@ -263,6 +263,11 @@ def test_every_way_to_write_a_reason(row):
     assert _sides(doc) == [[(None, "a", None), ("=", "b", "by parts")]]
 
 
+def test_inline_parentheses_and_a_prose_line_break_before_a_bracket():
+    doc = read_document("A line\\\\[2pt] break, and \\(a = b\\) inline.", "tex", "t.tex")
+    assert _sides(doc) == [[(None, "a", None), ("=", "b", None)]]
+
+
 def test_a_lone_dollar_in_prose_is_no_maths():
     doc = read_document("It costs $5.\n\nThen $a = b$ holds.", "md", "m.md")
     assert _sides(doc) == [[(None, "a", None), ("=", "b", None)]]

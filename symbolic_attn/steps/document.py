@@ -2,7 +2,7 @@ r"""The document reader: the displays of a LaTeX, Markdown or text file cut into
 
 A student's derivation is a file.  :func:`read_document` finds every display (``align``,
 ``align*``, ``equation`` with an ``aligned`` inside, ``gather``, ``$$ ... $$``, ``\[ ... \]``
-and an inline ``$ ... $`` that contains a relation), splits it into rows at ``\\``, removes
+and an inline ``$ ... $`` or ``\( ... \)`` that contains a relation), splits it into rows at ``\\``, removes
 the ``&`` alignment marks, and splits each row at its top-level relations (``=``, ``\le``,
 ``<``, ``\ge``, ``>``, ``\approx``, ``\ne``).  A row that starts with a relation continues the
 chain of the row before; any other row starts a new chain.  ``\tag{...}`` and
@@ -39,7 +39,7 @@ RELATIONS = {"=": "=", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=", "<": "<"
 _DISPLAY_ENVIRONMENTS = ("align", "align*", "equation", "equation*", "gather", "gather*", "multline", "multline*",
                          "flalign", "flalign*", "eqnarray", "eqnarray*", "aligned", "gathered", "split")
 _INNER_ENVIRONMENTS = re.compile(r"\\(?:begin|end)\{(?:aligned|gathered|split)\}(?:\[[a-z]\])?")
-_OPENER = re.compile(r"\\begin\{([a-z]+\*?)\}|\$\$|\\\[|(?<!\\)\$")
+_OPENER = re.compile(r"\\begin\{([a-z]+\*?)\}|\$\$|(?<!\\)\\\[|(?<!\\)\\\(|(?<!\\)\$")
 _TAG = re.compile(r"\\tag\*?\{((?:[^{}]|\{[^{}]*\})*)\}")
 _LABEL = re.compile(r"\\label\{([^{}]*)\}")
 _NONUMBER = re.compile(r"\\(?:nonumber|notag)(?![A-Za-z])")
@@ -206,14 +206,14 @@ def _displays(document: _Text) -> list[tuple[int, int, bool]]:
                 continue
             closer = "\\end{%s}" % environment
         else:
-            closer = {"$$": "$$", "\\[": "\\]", "$": "$"}[opener]
+            closer = {"$$": "$$", "\\[": "\\]", "\\(": "\\)", "$": "$"}[opener]
         end = _closing(work, closer, match.end())
+        inline = opener in ("$", "\\(")
         if end < 0 and opener == "$":  # a lone dollar in prose ("costs $5") is no maths
             position = match.end()
             continue
         if end < 0:
             raise document.fail(match.start(), f"the display {opener} is never closed by {closer}")
-        inline = opener == "$"
         if not inline or _has_relation(work[match.end():end]):
             found.append((match.end(), end, inline))
         position = end + len(closer)
