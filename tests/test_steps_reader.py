@@ -405,3 +405,26 @@ def test_the_reader_calls_nothing_that_evaluates_text(path):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = [alias.name for alias in node.names] + [getattr(node, "module", None) or ""]
             assert not any("parsing" in module for module in modules), f"{path.name}:{node.lineno} imports a parser"
+
+
+# ----------------------------------------------------------------------------- fuzz
+
+_PIECES = [r"\frac", r"\sum", r"\prod", "_", "^", "{", "}", "(", ")", "[", "]", r"\left(", r"\right)", "x", "y", "a",
+           "b", "c", "i", "j", "k", "n", "s", "e", "t", "T", "1", "2", "0.5", "+", "-", "/", r"\cdot", r"\odot",
+           r"\times", "=", r"\le", r"\approx", "&", r"\\", ",", " ", r"\,", r"\exp", r"\log", r"\sqrt",
+           r"\operatorname{softmax}", r"\mathrm{softmax}", r"\top", r"\mathsf", r"\begin{bmatrix}", r"\end{bmatrix}",
+           r"\alpha", r"\pi", "d_k", r"\text{(by x)}", r"\tag{1}", "$", "$$", "\n", r"\quad", "'", "!", r"\foo"]
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=25))
+def test_any_text_is_read_or_refused_with_a_typed_error(pieces):
+    """No crash, no other exception, no hang: a reading (which echoes and reads back) or a StepReadError."""
+    text = "".join(pieces)
+    outcome = _outcome(text)
+    if not isinstance(outcome, StepReadError):
+        assert read_math(outcome.latex, D).expr == outcome.expr, (text, outcome.latex)
+    try:
+        read_document(text, "md", "fuzz.md")
+    except StepReadError:
+        pass

@@ -529,7 +529,7 @@ class _Parser:
         """``(t_k)_{k=1}^{n}``: the vector of the terms, ``k`` bound inside."""
         body_span = (self.position, close)
         self.position = close + 1
-        name, low, high = self.limits(opening, require_upper=True)
+        name, low, high = self.limits(opening)
         if low != 1:
             self.fail_at(opening, "a sequence (..)_{k=a}^{b} is read only from 1: write (..)_{k=1}^{n}")
         index = self.binder(name, low, opening)
@@ -778,7 +778,7 @@ class _Parser:
 
     # ------------------------------------------------------------------ big operators and matrices
 
-    def limits(self, token: Token, require_upper: bool) -> tuple[str, Any, Any]:
+    def limits(self, token: Token) -> tuple[str, Any, Any]:
         """``_{k=a}^{b}`` (either order) or ``_k`` (the range declared for ``k``), the cursor on
         the first script mark."""
         lower = upper = None
@@ -830,7 +830,7 @@ class _Parser:
     def big_operator(self) -> Any:
         token = self.advance()
         self.enter(token)
-        name, low, high = self.limits(token, require_upper=False)
+        name, low, high = self.limits(token)
         index = self.binder(name, low, token)
         body = self.with_bound(name, index, lambda: self.term(summand=True))
         self.depth -= 1
