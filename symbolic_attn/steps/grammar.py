@@ -47,7 +47,8 @@ from typing import Any, NoReturn
 
 import sympy
 
-from symbolic_attn.errors import StepReadError
+from symbolic_attn.errors import InputLimitError, StepReadError
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, check_value
 from symbolic_attn.steps import echo
 from symbolic_attn.steps.declarations import GREEK, Declarations
 from symbolic_attn.steps.tokens import Token, tokenize
@@ -139,6 +140,10 @@ def read_math(text: str, declarations: Declarations, *, line: int = 1, column: i
         parser.refuse_here()
     if isinstance(value, Vector):
         parser.fail_at(tokens[0], "this side is a vector: compare entries, e.g. (...)_i")
+    try:  # the one input language's bounds on a built value (nodes, digits, exponents, degree)
+        check_value(value, DEFAULT_LIMITS)
+    except InputLimitError as error:
+        parser.fail_at(tokens[0], f"{error}: the checker would have to expand it")
     decimals = None
     numbers = [t for t in tokens if t.kind == "number"]
     if len(numbers) == 1 and all(t.kind in ("number", "-", "+") for t in tokens) and "." in numbers[0].text:
