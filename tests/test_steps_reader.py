@@ -133,6 +133,9 @@ def test_declarations_kinds_ranges_lengths_and_assumptions():
     assert labels["i in 1..n"].condition == sympy.Le(declared.symbols["i"], n)
     assert parse_declarations(declared.text()).text() == declared.text()
     assert read_math(r"\sqrt{d_{model}}", declared).notation == "sqrt(d_model)"
+    shifted = parse_declarations("n: positive integer; r: integer 0..n-1; x: real vector n+1")
+    assert shifted.ranges["r"] == (0, n - 1) and shifted.lengths["x"] == n + 1
+    assert read_math(r"\sum_r x_{r+1}", shifted).notation == "sum(x[1 + r] for r in 0..-1 + n)"
 
 
 @pytest.mark.parametrize("text,reason,column", [

@@ -8,8 +8,9 @@ lines, each ``names: kind``.  The kinds:
 =============================  ==============================================================
 ``real``                       a real number (``positive``, ``nonnegative``: with a sign)
 ``integer``                    an integer (``positive integer``, ``nonnegative integer``)
-``integer A..B``               an index: an integer with ``A <= i <= B`` (A, B integers or
-                               declared symbols); ``\sum_i`` takes its bounds from here
+``integer A..B``               an index: an integer with ``A <= i <= B`` (A, B integers,
+                               declared integers, or one shifted: ``0..n-1``); ``\sum_i``
+                               takes its bounds from here
 ``real vector N``              a sequence ``x_1 .. x_N`` (``positive vector N``: positive entries)
 ``real matrix N x M``          entries ``s_{i,j}`` (also ``N×M``), ``positive matrix N x M``
 =============================  ==============================================================
@@ -149,6 +150,11 @@ def _name_of(written: str, fail: Any) -> str:
 def _bound(text: str, declarations: Declarations, fail: Any, what: str) -> Any:
     if re.fullmatch(r"-?[0-9]{1,18}", text):
         return sympy.Integer(int(text))
+    shifted = re.fullmatch(r"(.+?)([+-])([0-9]{1,18})", text)  # n-1, n+1: a declared integer and a shift
+    if shifted is not None:
+        base = _bound(shifted.group(1), declarations, fail, what)
+        shift = int(shifted.group(3))
+        return base + shift if shifted.group(2) == "+" else base - shift
     name = _name_of(text, fail)
     entry = declarations.entries.get(name)
     if entry is None or entry.shape not in ("scalar", "index") or not entry.symbol.is_integer:
