@@ -263,6 +263,7 @@ CORPUS = [
     Refused(r"a = b", "a relation = inside one side", 3),
     Refused(r"a \equiv b", "a relation \\equiv inside one side", 3),
     Refused(r"\tag{1}", "\\tag belongs at the end of a row", 1),
+    Refused(r"a \implies b", "a logical connective between steps is not read", 3),
     # --- E and Var are refused (the checker has no rules for them outside a derivation script)
     Refused(r"\mathbb{E}[a]", "\\mathbb{E} (expectation) is not read", 1),
     Refused(r"\operatorname{Var}(a)", "Var (a variance or an expectation) is not read", 1),

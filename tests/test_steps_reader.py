@@ -271,6 +271,13 @@ def test_inline_parentheses_and_a_prose_line_break_before_a_bracket():
     assert _sides(doc) == [[(None, "a", None), ("=", "b", None)]]
 
 
+def test_not_equal_written_with_not():
+    doc = read_document("$$a \\not= b$$", "md", "m.md")
+    assert _sides(doc) == [[(None, "a", None), ("!=", "b", None)]]
+    doc = read_document("$$a \\not< b$$", "md", "m.md")
+    assert "only \\not= (that is, \\ne) is read" in _outcome(doc.chains[0].sides[0].text).reason
+
+
 def test_a_lone_dollar_in_prose_is_no_maths():
     doc = read_document("It costs $5.\n\nThen $a = b$ holds.", "md", "m.md")
     assert _sides(doc) == [[(None, "a", None), ("=", "b", None)]]

@@ -258,6 +258,13 @@ def _scan(work: str, start: int, end: int) -> list[tuple[int, str, str, int]]:
             assert match is not None
             word = match.group(0)
             length = len(word)
+            if word == "\\not" and depth == 0:
+                following = re.compile(r"\s*(=|<|>|\\[A-Za-z]+)").match(work, position + 4)
+                if following is not None and following.group(1) == "=":
+                    events.append((position, "relation", "!=", following.end() - position))
+                    position = following.end()
+                    continue
+                # \not< and the like: the side that ends in \not is refused by the reader
             if word in ("\\begin", "\\end"):
                 depth += 1 if word == "\\begin" else -1
             elif depth == 0 and word == "\\\\":

@@ -100,6 +100,13 @@ _UNSUPPORTED = {
     "\\int": "integrals are not read",
     "\\lim": "limits are not read",
     "\\tag": "\\tag belongs at the end of a row (the document reader keeps it as the reason)",
+    "\\not": "\\not before a relation: only \\not= (that is, \\ne) is read",
+    "\\implies": "a logical connective between steps is not read: start a new row",
+    "\\Rightarrow": "a logical connective between steps is not read: start a new row",
+    "\\Longrightarrow": "a logical connective between steps is not read: start a new row",
+    "\\iff": "a logical connective between steps is not read: start a new row",
+    "\\Leftrightarrow": "a logical connective between steps is not read: start a new row",
+    "\\therefore": "a logical connective between steps is not read: start a new row",
     "\\label": "\\label belongs at the end of a row",
     "\\nonumber": "\\nonumber belongs at the end of a row",
 }
