@@ -18,6 +18,11 @@ is evaluated and no general LaTeX parser guesses.  What is read:
 * explicit matrices ``bmatrix``/``pmatrix``, transposes ``^\top``, ``^T``, ``^{\mathsf T}``;
 * brackets ``( )``, ``[ ]``, ``\left( \right)``, ``\bigl( \Bigr)``; spaces ``\, \; \! \quad``.
 
+What shows differently from what it would mean is refused, never guessed: ``a/b c``, a
+``/`` in a summand, ``{a + b}^2`` (braces group invisibly), ``a^23`` (LaTeX shows ``a^{2}3``),
+``a^b^c``, ``x^2_i``, ``x_{ij}`` for a vector.  Every reading also passes the one input
+language's bounds on a built value (:func:`~symbolic_attn.exact.limits.check_value`).
+
 The rule for letters side by side: ``xy`` (no space) is the product ``x y`` only when every
 letter is declared; a run that spells a function (``softmax``, ``exp``, ``log``, ``approx``
 ...) is refused with the command to write instead, and any other run with an undeclared
