@@ -395,6 +395,10 @@ class _Parser:
         return texts in (["\\top"], ["\\intercal"], ["T"], ["\\mathsf", "T"], ["\\mathsf", "{", "T", "}"])
 
     def power(self, base: Any, token: Token, span: tuple[int, int]) -> Any:
+        inside = self.tokens[span[0]:span[1]]
+        if inside and inside[0].kind == "(" and self.matching(span[0]) == span[1] - 1:
+            self.fail_at(token, "a superscript in brackets (x^{(i)}) names a sample in ML texts, it is not read as a "
+                         "power: write x^{i} for a power")
         transpose = self.is_transpose(span)
         written = [t.text for t in self.tokens[span[0]:span[1]]]
         if transpose and not is_scalar(base):
@@ -589,6 +593,7 @@ class _Parser:
         if name in self.scope:
             return self.scope[name]
         if name == "e" and token.kind == "letter":
+            self.refuse_scientific_notation(token)
             following = self.peek()
             if following is not None and following.kind == "_":
                 self.fail_at(following, "e is Euler's number: it has no entries (e_i is not read)")
@@ -602,6 +607,19 @@ class _Parser:
         if entry.shape == "matrix":
             return self.matrix_entry(name, entry.symbol, token)
         return entry.symbol
+
+    def refuse_scientific_notation(self, token: Token) -> None:
+        """1e-3 and 2e5 would be 1 e - 3 and 2 e 5: refused, not read as 0.001 nor as products with e."""
+        at = self.position - 1
+        before = self.tokens[at - 1] if at > 0 else None
+        after = self.peek()
+        if before is None or before.kind != "number" or token.space_before or after is None or after.space_before:
+            return
+        sign = after.kind in ("-", "+")
+        digit = self.peek(1) if sign else after
+        if digit is not None and digit.kind == "number" and not digit.space_before:
+            self.fail_at(before, f"{before.text}e{'' if not sign else after.text}{digit.text} looks like scientific "
+                         f"notation: write {before.text} \\cdot 10^{{{after.text if sign else ''}{digit.text}}}")
 
     def subscripted_name(self, name: str) -> Any:
         """A declared name with a subscript (``d_k``, ``d_{model}``), the cursor on the ``_``."""
@@ -680,6 +698,7 @@ class _Parser:
         if text == "\\pi":
             return sympy.pi
         if text in ("\\frac", "\\dfrac", "\\tfrac"):
+            self.refuse_derivative(token)
             numerator = self.argument(token, "numerator")
             denominator = self.argument(token, "denominator")
             return divide(numerator, denominator, self.failer(token))
@@ -693,6 +712,8 @@ class _Parser:
             return self.matrix(token)
         if text in ("\\operatorname*",):
             self.fail_at(token, "\\operatorname* is not read")
+        if text in ("\\mathbf", "\\boldsymbol", "\\vec", "\\bm"):
+            self.fail_at(token, f"{text} is not read: write the letter itself (declared as a vector or a matrix)")
         if text in _UNSUPPORTED:
             self.fail_at(token, _UNSUPPORTED[text])
         if text in _RELATIONS:
@@ -703,6 +724,22 @@ class _Parser:
         if text == "\\{" or text == "\\}":
             self.fail_at(token, "braces \\{ \\} (a set) are not read")
         self.fail_at(token, f"unknown command {text}: it is not part of the maths the reader knows")
+
+    def refuse_derivative(self, token: Token) -> None:
+        """\\frac{d}{dx}: with d and x declared it would be a quotient of products; it is a derivative."""
+        texts = [t.text for t in self.tokens[self.position:self.position + 6]]
+        if texts[:3] == ["{", "d", "}"] or (texts[:2] == ["{", "d"] and len(texts) > 2 and texts[2] != "_"):
+            close = self.position + 1
+            depth = 0
+            for index in range(self.position, len(self.tokens)):
+                depth += (self.tokens[index].kind == "{") - (self.tokens[index].kind == "}")
+                if depth == 0:
+                    close = index
+                    break
+            following = [t for t in self.tokens[close + 1:close + 4]]
+            if (len(following) == 3 and following[0].kind == "{" and following[1].text == "d"
+                    and following[2].kind == "letter"):
+                self.fail_at(token, "\\frac{d}{dx} is a derivative: derivatives are not read")
 
     def argument(self, token: Token, what: str) -> Any:
         following = self.peek()
@@ -736,13 +773,29 @@ class _Parser:
         if following.kind in ("(", "["):
             return self.bracketed()
         if following.kind == "{":
-            return self.braced()  # \log{x + 1} would show as log x + 1: one value only
-        if name == "softmax":
+            shown_bracketed = self.bracketed_group_follows()
+            value = self.braced()  # \log{x + 1} would show as log x + 1: one value only
+        elif name == "softmax":
             self.fail_at(following, "softmax needs its argument in brackets: \\operatorname{softmax}(x)_i")
-        if following.kind in ("letter", "number") or (following.kind == "command" and following.text[1:] in GREEK):
-            value, base_token = self.atom()
-            return self.scripts(value, base_token)
-        self.fail_at(following, f"the argument of {name} must be in brackets: \\{name}(...)")
+        elif following.kind in ("letter", "number") or (following.kind == "command" and following.text[1:] in GREEK):
+            shown_bracketed = False
+            atom, base_token = self.atom()
+            value = self.scripts(atom, base_token)
+        else:
+            self.fail_at(following, f"the argument of {name} must be in brackets: \\{name}(...)")
+        after = self.peek()
+        if not shown_bracketed and not self._ends_term(after):
+            assert after is not None
+            self.fail_at(after, f"\\{name} x y is ambiguous (\\{name}(x y) or (\\{name} x) y): write brackets")
+        return value
+
+    def bracketed_group_follows(self) -> bool:
+        """Whether the brace group at the cursor holds exactly one bracketed group: {\\left(t\\right)}."""
+        opening = self.position
+        if self.peek(1) is None or self.tokens[opening + 1].kind not in ("(", "["):
+            return False
+        close = self.matching(opening + 1)
+        return close + 1 < len(self.tokens) and self.tokens[close + 1].kind == "}"
 
     def function(self, token: Token, name: str) -> Any:
         base = None
