@@ -299,8 +299,11 @@ class _Parser:
                     if previous.kind == "letter":
                         self.fail_at(token, f"a number after a letter ({previous.text}{token.text}): write "
                                      f"{previous.text}_{token.text} for an entry, or the number first")
-                if token.kind == "number" and self.tokens[self.position - 1].kind in ("number", ")", "]", "}"):
+                if token.kind == "number" and self.tokens[self.position - 1].kind == "number":
                     self.fail_at(token, "two numbers side by side: write \\cdot between them")
+                if token.kind == "number" and self.tokens[self.position - 1].kind in (")", "]", "}"):
+                    self.fail_at(token, "a number after a bracket or a script ((a+b)2, x^{2}3): write \\cdot, or "
+                                 "the number first")
                 right = self.factor()
                 value = combine("*", value, right, self.failer(token), self.taken())
         return value
