@@ -224,7 +224,7 @@ CORPUS = [
     Refused(r"a^0.5", "a script of several digits without braces", 3),
     Refused(r"a2", "a number after a letter", 2),
     Refused(r"2 3", "two numbers side by side", 3),
-    Refused(r"(a + b)2", "a number after a bracket or a script", 7),
+    Refused(r"(a + b)2", "a number after a bracket or a script", 8),
     Refused(r"\frac{a}{0}", "division by zero", 1),
     Refused(r"0^{-1}", "a negative power of zero", 2),
     Refused(r"a!", "a factorial", 2),
