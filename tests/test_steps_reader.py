@@ -328,6 +328,32 @@ def test_hostile_documents_are_bounded():
     assert "row break" in _outcome(side.text, line=side.line, column=side.column).reason
 
 
+@pytest.mark.parametrize("text,kind", [
+    ("<!--" * 240_000, "md"),                                         # unclosed comments
+    ("".join("`" * (3 + k) + "\n" for k in range(1400)), "md"),       # fences of growing length
+    ("\\section{" * 100_000, "tex"),                                  # unclosed titles
+    ("$$" + " " * 999_000 + "$$", "md"),                              # a row of spaces
+    ("<!-- symbols: " * 70_000, "md"),                                # unclosed declarations
+    ("# " + " #" * 400_000, "md"),                                    # one endless heading
+    ("$$ a = b " + "\\tag{" * 1500 + "$$", "md"),                      # unclosed tags in a row
+], ids=["comments", "fences", "sections", "spaces", "symbols", "heading", "tags"])
+def test_hostile_documents_take_linear_time(text, kind):
+    """About 10^6 characters shaped against regular expressions: each read in a few seconds."""
+    import time
+
+    started = time.monotonic()
+    try:
+        read_document(text, kind, "hostile")
+    except StepReadError:
+        pass
+    assert time.monotonic() - started < 30
+
+
+def test_a_row_longer_than_the_limit_is_refused():
+    with pytest.raises(StepReadError, match="a row of 9001 characters is longer than the 8000"):
+        read_document("$$" + "a" * 9001 + "$$", "md", "m.md")
+
+
 # ----------------------------------------------------------------------------- round trip
 
 
