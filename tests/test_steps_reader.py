@@ -288,6 +288,11 @@ def test_an_aligned_inside_dollars_and_a_display_on_one_line():
     assert _sides(doc) == [[(None, "a", None), ("=", "b", None), ("<=", "c", None)]]
 
 
+def test_eqnarray_has_two_marks_a_row():
+    doc = read_document("\\begin{eqnarray}\na &=& b \\\\\n &\\le& c\n\\end{eqnarray}", "tex", "t.tex")
+    assert _sides(doc) == [[(None, "a", None), ("=", "b", None), ("<=", "c", None)]]
+
+
 def test_a_matrix_inside_a_row_is_not_split():
     doc = read_document("$$\\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix} = b$$", "md", "m.md")
     assert _sides(doc) == [[(None, "\\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}", None), ("=", "b", None)]]
@@ -311,6 +316,7 @@ def test_a_text_file_one_chain_per_paragraph():
     ("$$a = $$", "md", "a relation with nothing after it", (1, 5)),
     ("$$a = b \\\\ + c$$", "md", "a row starting with + continues the expression", (1, 12)),
     ("x", "docx", "unknown kind 'docx'", (1, 1)),
+    ("\\begin{align}\na &= b && c &= d\n\\end{align}", "tex", "4 alignment marks & in one row", (2, 8)),
 ])
 def test_document_refusals(text, kind, reason, where):
     with pytest.raises(StepReadError) as raised:

@@ -141,11 +141,11 @@ def read_document(text: str, kind: str, source: str) -> Document:
     displays = _lines_of(document) if kind == "txt" else _displays(document)
     chains: list[Chain] = []
     count = 0
-    for start, end, separate in displays:
+    for start, end, separate, marks in displays:
         for inner in _INNER_ENVIRONMENTS.finditer(document.working(start, end)):  # aligned inside equation: rows
             document.blank(start + inner.start(), start + inner.end())
         for row_start, row_end in _rows(document, start, end):
-            sides, name = _row(document, row_start, row_end)
+            sides, name = _row(document, row_start, row_end, marks)
             if not sides:
                 continue
             count += len(sides)
@@ -253,20 +253,23 @@ def _nearest(headings: list[tuple[int, str]], offset: int) -> str | None:
     return headings[position - 1][1] if position else None
 
 
-def _displays(document: _Text) -> list[tuple[int, int, bool]]:
-    """``(start, end, separate)`` of every display's content; ``separate`` for an inline
-    ``$...$`` (a row starting with a relation there never continues an earlier chain)."""
+def _displays(document: _Text) -> list[tuple[int, int, bool, int]]:
+    """``(start, end, separate, marks)`` of every display's content; ``separate`` for an inline
+    ``$...$`` (a row starting with a relation there never continues an earlier chain);
+    ``marks`` the alignment marks ``&`` a row may have (two in ``eqnarray``'s ``a &=& b``)."""
     work = "".join(document.work)
     found = []
     position = 0
     while (match := _OPENER.search(work, position)) is not None:
         opener = match.group(0)
+        marks = 1
         if match.group(1) is not None:
             environment = match.group(1)
             if environment not in _DISPLAY_ENVIRONMENTS:
                 position = match.end()
                 continue
             closer = "\\end{%s}" % environment
+            marks = 2 if environment.startswith("eqnarray") else 1
         else:
             closer = {"$$": "$$", "\\[": "\\]", "\\(": "\\)", "$": "$"}[opener]
         end = _closing(work, closer, match.end())
@@ -277,7 +280,7 @@ def _displays(document: _Text) -> list[tuple[int, int, bool]]:
         if end < 0:
             raise document.fail(match.start(), f"the display {opener} is never closed by {closer}")
         if not inline or _has_relation(work[match.end():end]):
-            found.append((match.end(), end, inline))
+            found.append((match.end(), end, inline, marks))
         position = end + len(closer)
     return found
 
@@ -293,7 +296,7 @@ def _has_relation(content: str) -> bool:
     return any(kind == "relation" for _, kind, _, _ in _scan(content, 0, len(content)))
 
 
-def _lines_of(document: _Text) -> list[tuple[int, int, bool]]:
+def _lines_of(document: _Text) -> list[tuple[int, int, bool, int]]:
     """A text file: each line is a row; a blank line ends a chain (the next row is ``separate``)."""
     found = []
     separate = False
@@ -302,7 +305,7 @@ def _lines_of(document: _Text) -> list[tuple[int, int, bool]]:
         if not document.working(start, end).strip():
             separate = True
             continue
-        found.append((start, end, separate))
+        found.append((start, end, separate, 1))
         separate = False
     return found
 
@@ -373,8 +376,10 @@ def _rows(document: _Text, start: int, end: int) -> list[tuple[int, int]]:
     return rows
 
 
-def _row(document: _Text, start: int, end: int) -> tuple[list[Side], str | None]:
-    """The sides of one row, with its reason and label blanked and kept."""
+def _row(document: _Text, start: int, end: int, marks: int = 1) -> tuple[list[Side], str | None]:
+    """The sides of one row, with its reason and label blanked and kept; more than ``marks``
+    alignment marks are columns side by side (``a &= b && c &= d``): refused, or ``b c`` would
+    read as a product."""
     if not document.working(start, end).strip():
         return [], None
     if end - start > MAX_ROW_LENGTH:
@@ -400,9 +405,12 @@ def _row(document: _Text, start: int, end: int) -> tuple[list[Side], str | None]
     if trailing is not None:
         document.blank(start + trailing.start(), start + trailing.start() + 1)
     events = _scan_span(document, start, end)
-    for offset, kind, _, length in events:
-        if kind == "amp":
-            document.blank(offset, offset + length)
+    amps = [offset for offset, kind, _, _ in events if kind == "amp"]
+    if len(amps) > marks:
+        raise document.fail(amps[marks], f"{len(amps)} alignment marks & in one row: equations side by side in "
+                            "columns are not read (write one equation per row)")
+    for offset in amps:
+        document.blank(offset, offset + 1)
     relations = [(offset, RELATIONS[text], length) for offset, kind, text, length in events if kind == "relation"]
     sides = []
     piece_start, relation, length_before = start, None, 0
