@@ -78,6 +78,7 @@ CORPUS = [
     Refused(r"\mathrm{softmax}x", "softmax needs its argument in brackets", 17),
     Refused(r"\operatorname{softmax}(x)", "this side is a vector", 1),
     Refused(r"\operatorname{softmax}(a)_i", "softmax of a scalar", 1),
+    Refused(r"\operatorname{softmax}(x^T)_i", "softmax of a transposed vector", 1),
     Refused(r"\operatorname{relu}(a)", "unknown function \\operatorname{relu}", 1),
     # --- the definition of softmax, sums and products
     Read(r"\frac{e^{x_i + c}}{\sum_{j=1}^{n} e^{x_j + c}}", "exp(c + x[i]) / sum(exp(c + x[j]) for j in 1..n)",

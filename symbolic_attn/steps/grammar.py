@@ -837,8 +837,10 @@ class _Parser:
         word = self.word_of_group(token)
         if word == "softmax":
             argument = self.function_argument(token, "softmax")
-            if not isinstance(argument, Vector) or argument.transposed:
+            if not isinstance(argument, Vector):
                 self.fail_at(token, "softmax of a scalar: its argument must be a vector (declare it 'real vector n')")
+            if argument.transposed:
+                self.fail_at(token, "softmax of a transposed vector: write softmax(x)_i")
             return softmax_of(argument, self.taken())
         if word in ("exp", "log", "ln"):
             return self.function(token, word)
