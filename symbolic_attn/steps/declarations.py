@@ -8,8 +8,9 @@ lines, each ``names: kind``.  The kinds:
 =============================  ==============================================================
 ``real``                       a real number (``positive``, ``nonnegative``: with a sign)
 ``integer``                    an integer (``positive integer``, ``nonnegative integer``)
-``integer A..B``               an index: an integer with ``A <= i <= B`` (A, B integers or
-                               declared symbols); ``\sum_i`` takes its bounds from here
+``integer A..B``               an index: an integer with ``A <= i <= B`` (A, B integers,
+                               declared integers, or one shifted: ``0..n-1``); ``\sum_i``
+                               takes its bounds from here
 ``real vector N``              a sequence ``x_1 .. x_N`` (``positive vector N``: positive entries)
 ``real matrix N x M``          entries ``s_{i,j}`` (also ``N×M``), ``positive matrix N x M``
 =============================  ==============================================================
@@ -136,19 +137,24 @@ def _name_of(written: str, fail: Any) -> str:
     base, subscript = match.group(1), match.group(2) or match.group(3)
     if written.startswith("\\") and base not in GREEK:
         fail(f"{written} is not a Greek letter that may be declared")
+    if base == "pi":
+        fail("pi cannot be declared: \\pi is the constant")
     if len(base) > 1 and base not in GREEK:
         fail(f"{written!r}: a name of several letters would be read as a product in maths; use one letter "
              "(with a subscript such as d_k) or a Greek letter")
     if base == "e" and not subscript:
         fail("e cannot be declared: it is Euler's number e = exp(1) in maths (e^{x} is exp(x)); choose another letter")
-    if base == "pi":
-        fail("pi cannot be declared: \\pi is the constant")
     return base if not subscript else f"{base}_{subscript}"
 
 
 def _bound(text: str, declarations: Declarations, fail: Any, what: str) -> Any:
     if re.fullmatch(r"-?[0-9]{1,18}", text):
         return sympy.Integer(int(text))
+    shifted = re.fullmatch(r"(.+?)([+-])([0-9]{1,18})", text)  # n-1, n+1: a declared integer and a shift
+    if shifted is not None:
+        base = _bound(shifted.group(1), declarations, fail, what)
+        shift = int(shifted.group(3))
+        return base + shift if shifted.group(2) == "+" else base - shift
     name = _name_of(text, fail)
     entry = declarations.entries.get(name)
     if entry is None or entry.shape not in ("scalar", "index") or not entry.symbol.is_integer:

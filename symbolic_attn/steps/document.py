@@ -2,7 +2,7 @@ r"""The document reader: the displays of a LaTeX, Markdown or text file cut into
 
 A student's derivation is a file.  :func:`read_document` finds every display (``align``,
 ``align*``, ``equation`` with an ``aligned`` inside, ``gather``, ``$$ ... $$``, ``\[ ... \]``
-and an inline ``$ ... $`` that contains a relation), splits it into rows at ``\\``, removes
+and an inline ``$ ... $`` or ``\( ... \)`` that contains a relation), splits it into rows at ``\\``, removes
 the ``&`` alignment marks, and splits each row at its top-level relations (``=``, ``\le``,
 ``<``, ``\ge``, ``>``, ``\approx``, ``\ne``).  A row that starts with a relation continues the
 chain of the row before; any other row starts a new chain.  ``\tag{...}`` and
@@ -25,12 +25,15 @@ from dataclasses import dataclass, field
 
 from symbolic_attn.errors import StepReadError
 
-__all__ = ["Side", "Chain", "Document", "read_document", "RELATIONS", "MAX_DOCUMENT_LENGTH", "MAX_SIDES"]
+__all__ = ["Side", "Chain", "Document", "read_document", "RELATIONS", "MAX_DOCUMENT_LENGTH", "MAX_SIDES",
+           "MAX_ROW_LENGTH"]
 
 #: Longest document read, in characters.
 MAX_DOCUMENT_LENGTH = 2_000_000
 #: Most sides in one document.
 MAX_SIDES = 5000
+#: Longest row (between two ``\\\\``) read, in characters: a side is at most 4000.
+MAX_ROW_LENGTH = 8000
 
 #: Relations written -> the relation recorded on a side.
 RELATIONS = {"=": "=", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=", "<": "<", "\\lt": "<", "\\ge": ">=",
@@ -39,14 +42,21 @@ RELATIONS = {"=": "=", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=", "<": "<"
 _DISPLAY_ENVIRONMENTS = ("align", "align*", "equation", "equation*", "gather", "gather*", "multline", "multline*",
                          "flalign", "flalign*", "eqnarray", "eqnarray*", "aligned", "gathered", "split")
 _INNER_ENVIRONMENTS = re.compile(r"\\(?:begin|end)\{(?:aligned|gathered|split)\}(?:\[[a-z]\])?")
-_OPENER = re.compile(r"\\begin\{([a-z]+\*?)\}|\$\$|\\\[|(?<!\\)\$")
+_OPENER = re.compile(r"\\begin\{([a-z]+\*?)\}|\$\$|(?<!\\)\\\[|(?<!\\)\\\(|(?<!\\)\$")
 _TAG = re.compile(r"\\tag\*?\{((?:[^{}]|\{[^{}]*\})*)\}")
 _LABEL = re.compile(r"\\label\{([^{}]*)\}")
 _NONUMBER = re.compile(r"\\(?:nonumber|notag)(?![A-Za-z])")
-_TEXT_REASON = re.compile(r"\\q?quad\s*\\(?:text|textrm|mbox|mathrm|textit)\{((?:[^{}]|\{[^{}]*\})*)\}\s*[.,;]?\s*$")
-_TEX_HEADING = re.compile(r"\\(?:sub)*section\*?\{((?:[^{}]|\{[^{}]*\})*)\}")
-_MD_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_SYMBOLS = re.compile(r"^[ \t]*%[ \t]*symbols:([^\n]*)|<!--[ \t]*symbols:(.*?)-->", re.MULTILINE | re.DOTALL)
+#: Longest reason looked for at the end of a row, in characters.
+_REASON_LENGTH = 1000
+#: A reason at the end of a row: ``\quad\text{...}`` (also ``\qquad (\text{...})``), or ``\text{(...)}``.
+_TEXT = r"\\(?:text|textrm|mbox|textit)\{((?:[^{}]|\{[^{}]*\})*)\}"
+_TEXT_REASON = re.compile(r"(?:\\q?quad\s*(?:%s|\(\s*%s\s*\))|(?:\\[,;]|\s)*\\(?:text|textrm|mbox|textit)"
+                          r"\{(\((?:[^{}]|\{[^{}]*\})*\))\})\s*[.,;]?\s*$" % (_TEXT, _TEXT))
+#: A section title: at most 300 characters on one line are looked at (a linear scan of any file).
+_TEX_HEADING = re.compile(r"\\(?:sub)*section\*?\{([^\n]{0,300}?)\}")
+#: A declarations line: ``% symbols: ...``, or a comment ``<!-- symbols: ... -->``.
+_TEX_SYMBOLS = re.compile(r"^[ \t]*%[ \t]*symbols:([^\n]*)", re.MULTILINE)
+_HTML_SYMBOLS = re.compile(r"\s*symbols:")
 
 
 @dataclass(frozen=True)
@@ -131,11 +141,11 @@ def read_document(text: str, kind: str, source: str) -> Document:
     displays = _lines_of(document) if kind == "txt" else _displays(document)
     chains: list[Chain] = []
     count = 0
-    for start, end, separate in displays:
+    for start, end, separate, marks in displays:
         for inner in _INNER_ENVIRONMENTS.finditer(document.working(start, end)):  # aligned inside equation: rows
             document.blank(start + inner.start(), start + inner.end())
         for row_start, row_end in _rows(document, start, end):
-            sides, name = _row(document, row_start, row_end)
+            sides, name = _row(document, row_start, row_end, marks)
             if not sides:
                 continue
             count += len(sides)
@@ -163,53 +173,114 @@ def read_document(text: str, kind: str, source: str) -> Document:
 
 
 def _symbols(document: _Text) -> tuple[str | None, int | None]:
-    found = [(m.group(1) if m.group(1) is not None else m.group(2), m.start()) for m in _SYMBOLS.finditer(document.text)]
+    """The declarations lines, in the order written (one linear pass for each form)."""
+    text = document.text
+    found = [(m.group(1), m.start()) for m in _TEX_SYMBOLS.finditer(text)]
+    position = 0
+    while (start := text.find("<!--", position)) >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break  # an unclosed comment: the rest of the file is hidden, declarations included
+        declaration = _HTML_SYMBOLS.match(text, start + 4, end)
+        if declaration is not None:
+            found.append((text[declaration.end():end], start))
+        position = end + 3
+    found.sort(key=lambda item: item[1])
     if not found:
         return None, None
     return "; ".join(text.strip() for text, _ in found), document.where(found[0][1])[0]
 
 
 def _mask_comments(document: _Text, kind: str) -> None:
-    patterns = [r"(?<!\\)%[^\n]*"]
+    """Blank comments (and Markdown code), each in one linear pass: no pattern that backtracks
+    over the rest of a hostile file for every unclosed ``<!--`` or fence."""
     if kind == "md":
-        patterns = [r"<!--.*?-->", r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", r"`[^`\n]*`"] + patterns
-    for pattern in patterns:
-        for match in re.finditer(pattern, "".join(document.work), re.DOTALL | re.MULTILINE):
-            document.blank(match.start(), match.end())
+        _mask_html_comments(document)
+        _mask_fences(document)
+        _mask_pattern(document, r"`[^`\n]*`")
+    _mask_pattern(document, r"(?<!\\)%[^\n]*")
+
+
+def _mask_pattern(document: _Text, pattern: str) -> None:
+    for match in re.finditer(pattern, "".join(document.work)):
+        document.blank(match.start(), match.end())
+
+
+def _mask_html_comments(document: _Text) -> None:
+    work = "".join(document.work)
+    position = 0
+    while (start := work.find("<!--", position)) >= 0:
+        end = work.find("-->", start + 4)
+        end = len(work) if end < 0 else end + 3  # an unclosed comment hides the rest, as a renderer does
+        document.blank(start, end)
+        position = end
+
+
+def _mask_fences(document: _Text) -> None:
+    """Fenced code blocks (``` or ~~~, closed by a fence of the same kind at least as long)."""
+    fence = None
+    block_start = 0
+    for number, start in enumerate(document.line_starts):
+        end = document.line_starts[number + 1] if number + 1 < len(document.line_starts) else len(document.text)
+        line = document.working(start, end).strip()
+        opening = re.match(r"(`{3,}|~{3,})", line)
+        if fence is None and opening is not None:
+            fence, block_start = opening.group(1), start
+        elif fence is not None and opening is not None and line == fence[0] * len(line) and len(line) >= len(fence):
+            document.blank(block_start, end)
+            fence = None
+    if fence is not None:
+        document.blank(block_start, len(document.text))
 
 
 def _headings(document: _Text, kind: str) -> list[tuple[int, str]]:
-    pattern = _MD_HEADING if kind == "md" else _TEX_HEADING
-    return [(m.start(), " ".join(m.group(1).split())) for m in pattern.finditer("".join(document.work))]
+    work = "".join(document.work)
+    if kind == "md":
+        found = []
+        for start in document.line_starts:
+            if work.startswith("#", start):
+                end = work.find("\n", start)
+                line = work[start:(len(work) if end < 0 else end)][:1000]  # a title is short: the rest is ignored
+                heading = re.match(r"#{1,6}[ \t]+(.*)", line)
+                if heading is not None:
+                    found.append((start, " ".join(heading.group(1).rstrip(" \t#").split())))
+        return found
+    return [(m.start(), " ".join(m.group(1).split())) for m in _TEX_HEADING.finditer(work)]
 
 
 def _nearest(headings: list[tuple[int, str]], offset: int) -> str | None:
-    before = [name for start, name in headings if start < offset]
-    return before[-1] if before else None
+    position = bisect.bisect_left([start for start, _ in headings], offset)
+    return headings[position - 1][1] if position else None
 
 
-def _displays(document: _Text) -> list[tuple[int, int, bool]]:
-    """``(start, end, separate)`` of every display's content; ``separate`` for an inline
-    ``$...$`` (a row starting with a relation there never continues an earlier chain)."""
+def _displays(document: _Text) -> list[tuple[int, int, bool, int]]:
+    """``(start, end, separate, marks)`` of every display's content; ``separate`` for an inline
+    ``$...$`` (a row starting with a relation there never continues an earlier chain);
+    ``marks`` the alignment marks ``&`` a row may have (two in ``eqnarray``'s ``a &=& b``)."""
     work = "".join(document.work)
     found = []
     position = 0
     while (match := _OPENER.search(work, position)) is not None:
         opener = match.group(0)
+        marks = 1
         if match.group(1) is not None:
             environment = match.group(1)
             if environment not in _DISPLAY_ENVIRONMENTS:
                 position = match.end()
                 continue
             closer = "\\end{%s}" % environment
+            marks = 2 if environment.startswith("eqnarray") else 1
         else:
-            closer = {"$$": "$$", "\\[": "\\]", "$": "$"}[opener]
+            closer = {"$$": "$$", "\\[": "\\]", "\\(": "\\)", "$": "$"}[opener]
         end = _closing(work, closer, match.end())
+        inline = opener in ("$", "\\(")
+        if end < 0 and opener == "$":  # a lone dollar in prose ("costs $5") is no maths
+            position = match.end()
+            continue
         if end < 0:
             raise document.fail(match.start(), f"the display {opener} is never closed by {closer}")
-        inline = opener == "$"
         if not inline or _has_relation(work[match.end():end]):
-            found.append((match.end(), end, inline))
+            found.append((match.end(), end, inline, marks))
         position = end + len(closer)
     return found
 
@@ -225,7 +296,7 @@ def _has_relation(content: str) -> bool:
     return any(kind == "relation" for _, kind, _, _ in _scan(content, 0, len(content)))
 
 
-def _lines_of(document: _Text) -> list[tuple[int, int, bool]]:
+def _lines_of(document: _Text) -> list[tuple[int, int, bool, int]]:
     """A text file: each line is a row; a blank line ends a chain (the next row is ``separate``)."""
     found = []
     separate = False
@@ -234,7 +305,7 @@ def _lines_of(document: _Text) -> list[tuple[int, int, bool]]:
         if not document.working(start, end).strip():
             separate = True
             continue
-        found.append((start, end, separate))
+        found.append((start, end, separate, 1))
         separate = False
     return found
 
@@ -252,6 +323,13 @@ def _scan(work: str, start: int, end: int) -> list[tuple[int, str, str, int]]:
             assert match is not None
             word = match.group(0)
             length = len(word)
+            if word == "\\not" and depth == 0:
+                following = re.compile(r"\s*(=|<|>|\\[A-Za-z]+)").match(work, position + 4)
+                if following is not None and following.group(1) == "=":
+                    events.append((position, "relation", "!=", following.end() - position))
+                    position = following.end()
+                    continue
+                # \not< and the like: the side that ends in \not is refused by the reader
             if word in ("\\begin", "\\end"):
                 depth += 1 if word == "\\begin" else -1
             elif depth == 0 and word == "\\\\":
@@ -280,11 +358,16 @@ def _scan(work: str, start: int, end: int) -> list[tuple[int, str, str, int]]:
     return events
 
 
+def _scan_span(document: _Text, start: int, end: int) -> list[tuple[int, str, str, int]]:
+    """:func:`_scan` of ``document``'s working copy from ``start`` to ``end``, offsets in the file."""
+    return [(start + offset, kind, text, length)
+            for offset, kind, text, length in _scan(document.working(start, end), 0, end - start)]
+
+
 def _rows(document: _Text, start: int, end: int) -> list[tuple[int, int]]:
-    work = "".join(document.work)
     rows = []
     row_start = start
-    for offset, kind, _, length in _scan(work, start, end):
+    for offset, kind, _, length in _scan_span(document, start, end):
         if kind == "rowbreak":
             rows.append((row_start, offset))
             document.blank(offset, offset + length)
@@ -293,8 +376,15 @@ def _rows(document: _Text, start: int, end: int) -> list[tuple[int, int]]:
     return rows
 
 
-def _row(document: _Text, start: int, end: int) -> tuple[list[Side], str | None]:
-    """The sides of one row, with its reason and label blanked and kept."""
+def _row(document: _Text, start: int, end: int, marks: int = 1) -> tuple[list[Side], str | None]:
+    """The sides of one row, with its reason and label blanked and kept; more than ``marks``
+    alignment marks are columns side by side (``a &= b && c &= d``): refused, or ``b c`` would
+    read as a product."""
+    if not document.working(start, end).strip():
+        return [], None
+    if end - start > MAX_ROW_LENGTH:
+        raise document.fail(start, f"a row of {end - start} characters is longer than the {MAX_ROW_LENGTH} the "
+                            "reader accepts: break it at \\\\")
     reason = name = None
     row = document.working(start, end)
     for match in _TAG.finditer(row):
@@ -305,18 +395,22 @@ def _row(document: _Text, start: int, end: int) -> tuple[list[Side], str | None]
         document.blank(start + match.start(), start + match.end())
     for match in _NONUMBER.finditer(row):
         document.blank(start + match.start(), start + match.end())
-    text_reason = _TEXT_REASON.search(document.working(start, end))
+    tail = max(start, end - _REASON_LENGTH)  # a reason is at the end: searching only there keeps it linear
+    text_reason = _TEXT_REASON.search(document.working(tail, end))
     if text_reason is not None:
-        reason = _without_brackets(" ".join(text_reason.group(1).split()))
-        document.blank(start + text_reason.start(), start + text_reason.end())
+        written = next(group for group in text_reason.groups() if group is not None)
+        reason = _without_brackets(" ".join(written.split()))
+        document.blank(tail + text_reason.start(), tail + text_reason.end())
     trailing = re.search(r"(?<!\\)[.,;]\s*$", document.working(start, end))
     if trailing is not None:
         document.blank(start + trailing.start(), start + trailing.start() + 1)
-    work = "".join(document.work)
-    events = _scan(work, start, end)
-    for offset, kind, _, length in events:
-        if kind == "amp":
-            document.blank(offset, offset + length)
+    events = _scan_span(document, start, end)
+    amps = [offset for offset, kind, _, _ in events if kind == "amp"]
+    if len(amps) > marks:
+        raise document.fail(amps[marks], f"{len(amps)} alignment marks & in one row: equations side by side in "
+                            "columns are not read (write one equation per row)")
+    for offset in amps:
+        document.blank(offset, offset + 1)
     relations = [(offset, RELATIONS[text], length) for offset, kind, text, length in events if kind == "relation"]
     sides = []
     piece_start, relation, length_before = start, None, 0

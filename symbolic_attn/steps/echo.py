@@ -19,6 +19,7 @@ fraction as written kept visibly a fraction.  Terms are printed in SymPy's store
 from typing import Any
 
 import sympy
+from sympy.printing.latex import LatexPrinter
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
@@ -66,6 +67,26 @@ class _NotationPrinter(StrPrinter):  # type: ignore[misc]  # sympy is untyped
         return self._print_limits(expr, "prod")
 
 
+class _LatexPrinter(LatexPrinter):  # type: ignore[misc]  # sympy is untyped
+    """SymPy's LaTeX, except that a multiple sum is written as the nested sums the reader reads
+    (SymPy merges ``Sum(Sum(f, j), i)`` into one ``Sum`` printed with ``\\substack``)."""
+
+    def _print_nested(self, expr: Any, command: str, parent: Any) -> str:
+        if len(expr.limits) == 1:
+            text: str = parent(self, expr)
+            return text
+        text = parent(self, type(expr)(expr.function, expr.limits[0]))
+        for limit in expr.limits[1:]:
+            text = r"%s_{%s=%s}^{%s} %s" % ((command,) + tuple(self._print(part) for part in limit) + (text,))
+        return text
+
+    def _print_Sum(self, expr: Any) -> str:
+        return self._print_nested(expr, r"\sum", LatexPrinter._print_Sum)
+
+    def _print_Product(self, expr: Any) -> str:
+        return self._print_nested(expr, r"\prod", LatexPrinter._print_Product)
+
+
 def _is_atom(expr: Any) -> bool:
     return isinstance(expr, (sympy.Symbol, sympy.Indexed, sympy.Integer, sympy.NumberSymbol)) or (
         isinstance(expr, sympy.Function) or isinstance(expr, (sympy.Sum, sympy.Product)))
@@ -89,5 +110,5 @@ def notation(expr: Any) -> str:
 def latex(expr: Any) -> str:
     """``expr`` as LaTeX, as SymPy and the named operators print it (terms in stored order)."""
     if isinstance(expr, sympy.MatrixBase):  # the environment the reader reads back
-        return _cut(sympy.latex(expr, order="none", mat_str="bmatrix", mat_delim=""))
-    return _cut(sympy.latex(expr, order="none"))
+        return _cut(_LatexPrinter({"order": "none", "mat_str": "bmatrix", "mat_delim": ""}).doprint(expr))
+    return _cut(_LatexPrinter({"order": "none"}).doprint(expr))

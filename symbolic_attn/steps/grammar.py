@@ -18,6 +18,11 @@ is evaluated and no general LaTeX parser guesses.  What is read:
 * explicit matrices ``bmatrix``/``pmatrix``, transposes ``^\top``, ``^T``, ``^{\mathsf T}``;
 * brackets ``( )``, ``[ ]``, ``\left( \right)``, ``\bigl( \Bigr)``; spaces ``\, \; \! \quad``.
 
+What shows differently from what it would mean is refused, never guessed: ``a/b c``, a
+``/`` in a summand, ``{a + b}^2`` (braces group invisibly), ``a^23`` (LaTeX shows ``a^{2}3``),
+``a^b^c``, ``x^2_i``, ``x_{ij}`` for a vector.  Every reading also passes the one input
+language's bounds on a built value (:func:`~symbolic_attn.exact.limits.check_value`).
+
 The rule for letters side by side: ``xy`` (no space) is the product ``x y`` only when every
 letter is declared; a run that spells a function (``softmax``, ``exp``, ``log``, ``approx``
 ...) is refused with the command to write instead, and any other run with an undeclared
@@ -47,7 +52,8 @@ from typing import Any, NoReturn
 
 import sympy
 
-from symbolic_attn.errors import StepReadError
+from symbolic_attn.errors import InputLimitError, StepReadError
+from symbolic_attn.exact.limits import DEFAULT_LIMITS, check_value
 from symbolic_attn.steps import echo
 from symbolic_attn.steps.declarations import GREEK, Declarations
 from symbolic_attn.steps.tokens import Token, tokenize
@@ -99,6 +105,13 @@ _UNSUPPORTED = {
     "\\int": "integrals are not read",
     "\\lim": "limits are not read",
     "\\tag": "\\tag belongs at the end of a row (the document reader keeps it as the reason)",
+    "\\not": "\\not before a relation: only \\not= (that is, \\ne) is read",
+    "\\implies": "a logical connective between steps is not read: start a new row",
+    "\\Rightarrow": "a logical connective between steps is not read: start a new row",
+    "\\Longrightarrow": "a logical connective between steps is not read: start a new row",
+    "\\iff": "a logical connective between steps is not read: start a new row",
+    "\\Leftrightarrow": "a logical connective between steps is not read: start a new row",
+    "\\therefore": "a logical connective between steps is not read: start a new row",
     "\\label": "\\label belongs at the end of a row",
     "\\nonumber": "\\nonumber belongs at the end of a row",
 }
@@ -139,6 +152,10 @@ def read_math(text: str, declarations: Declarations, *, line: int = 1, column: i
         parser.refuse_here()
     if isinstance(value, Vector):
         parser.fail_at(tokens[0], "this side is a vector: compare entries, e.g. (...)_i")
+    try:  # the one input language's bounds on a built value (nodes, digits, exponents, degree)
+        check_value(value, DEFAULT_LIMITS)
+    except InputLimitError as error:
+        parser.fail_at(tokens[0], f"{error}: the checker would have to expand it")
     decimals = None
     numbers = [t for t in tokens if t.kind == "number"]
     if len(numbers) == 1 and all(t.kind in ("number", "-", "+") for t in tokens) and "." in numbers[0].text:
@@ -252,7 +269,9 @@ class _Parser:
             return True
         return token.kind == "command" and (token.text in _RELATIONS or token.text == "\\end")
 
-    def term(self) -> Any:
+    def term(self, summand: bool = False) -> Any:
+        """A product of factors; ``summand`` for the body of a sum or product, where ``/`` is
+        ambiguous (``\\sum_j x_j / n``: the sum over j of x_j/n, or the sum divided by n?)."""
         value = self.signed()
         after_division = False
         while not self._ends_term(token := self.peek()):
@@ -266,6 +285,9 @@ class _Parser:
                 value = combine(op, value, right, self.failer(token), self.taken())
                 after_division = False
             elif token.kind == "/":
+                if summand:
+                    self.fail_at(token, "a / in the summand of a sum or product is ambiguous: write \\frac{...}{...} "
+                                 "or brackets")
                 self.advance()
                 value = divide(value, self.signed(), self.failer(token))
                 after_division = True
@@ -277,8 +299,11 @@ class _Parser:
                     if previous.kind == "letter":
                         self.fail_at(token, f"a number after a letter ({previous.text}{token.text}): write "
                                      f"{previous.text}_{token.text} for an entry, or the number first")
-                if token.kind == "number" and self.tokens[self.position - 1].kind in ("number", ")", "]", "}"):
+                if token.kind == "number" and self.tokens[self.position - 1].kind == "number":
                     self.fail_at(token, "two numbers side by side: write \\cdot between them")
+                if token.kind == "number" and self.tokens[self.position - 1].kind in (")", "]", "}"):
+                    self.fail_at(token, "a number after a bracket or a script ((a+b)2, x^{2}3): write \\cdot, or "
+                                 "the number first")
                 right = self.factor()
                 value = combine("*", value, right, self.failer(token), self.taken())
         return value
@@ -350,10 +375,16 @@ class _Parser:
         return value
 
     def scripts(self, value: Any, base_token: Token) -> Any:
+        seen: set[str] = set()
         while (token := self.peek()) is not None and token.kind in ("^", "_", "'", "!"):
             if token.kind in ("'", "!"):
                 self.fail_at(token, "a prime or factorial is not read" if token.kind == "'" else
                              "a factorial ! is not read")
+            if token.kind in seen:  # LaTeX refuses a^b^c and x_i_j ("double superscript"): so does the reader
+                self.fail_at(token, f"a second {token.kind} on one value: write braces, e.g. {{a^b}}^c or a^{{b^c}}")
+            if token.kind == "_" and "^" in seen:
+                self.fail_at(token, "a subscript after a superscript (x^2_i shows as x_i^2): write the subscript first")
+            seen.add(token.kind)
             self.advance()
             if token.kind == "_":
                 value = self.entry_of(value, token, self.script_group())
@@ -367,6 +398,10 @@ class _Parser:
         return texts in (["\\top"], ["\\intercal"], ["T"], ["\\mathsf", "T"], ["\\mathsf", "{", "T", "}"])
 
     def power(self, base: Any, token: Token, span: tuple[int, int]) -> Any:
+        inside = self.tokens[span[0]:span[1]]
+        if inside and inside[0].kind == "(" and self.matching(span[0]) == span[1] - 1:
+            self.fail_at(token, "a superscript in brackets (x^{(i)}) names a sample in ML texts, it is not read as a "
+                         "power: write x^{i} for a power")
         transpose = self.is_transpose(span)
         written = [t.text for t in self.tokens[span[0]:span[1]]]
         if transpose and not is_scalar(base):
@@ -518,7 +553,7 @@ class _Parser:
         """``(t_k)_{k=1}^{n}``: the vector of the terms, ``k`` bound inside."""
         body_span = (self.position, close)
         self.position = close + 1
-        name, low, high = self.limits(opening, require_upper=True)
+        name, low, high = self.limits(opening)
         if low != 1:
             self.fail_at(opening, "a sequence (..)_{k=a}^{b} is read only from 1: write (..)_{k=1}^{n}")
         index = self.binder(name, low, opening)
@@ -561,6 +596,7 @@ class _Parser:
         if name in self.scope:
             return self.scope[name]
         if name == "e" and token.kind == "letter":
+            self.refuse_scientific_notation(token)
             following = self.peek()
             if following is not None and following.kind == "_":
                 self.fail_at(following, "e is Euler's number: it has no entries (e_i is not read)")
@@ -574,6 +610,19 @@ class _Parser:
         if entry.shape == "matrix":
             return self.matrix_entry(name, entry.symbol, token)
         return entry.symbol
+
+    def refuse_scientific_notation(self, token: Token) -> None:
+        """1e-3 and 2e5 would be 1 e - 3 and 2 e 5: refused, not read as 0.001 nor as products with e."""
+        at = self.position - 1
+        before = self.tokens[at - 1] if at > 0 else None
+        after = self.peek()
+        if before is None or before.kind != "number" or token.space_before or after is None or after.space_before:
+            return
+        sign = after.kind in ("-", "+")
+        digit = self.peek(1) if sign else after
+        if digit is not None and digit.kind == "number" and not digit.space_before:
+            self.fail_at(before, f"{before.text}e{'' if not sign else after.text}{digit.text} looks like scientific "
+                         f"notation: write {before.text} \\cdot 10^{{{after.text if sign else ''}{digit.text}}}")
 
     def subscripted_name(self, name: str) -> Any:
         """A declared name with a subscript (``d_k``, ``d_{model}``), the cursor on the ``_``."""
@@ -652,6 +701,7 @@ class _Parser:
         if text == "\\pi":
             return sympy.pi
         if text in ("\\frac", "\\dfrac", "\\tfrac"):
+            self.refuse_derivative(token)
             numerator = self.argument(token, "numerator")
             denominator = self.argument(token, "denominator")
             return divide(numerator, denominator, self.failer(token))
@@ -665,6 +715,8 @@ class _Parser:
             return self.matrix(token)
         if text in ("\\operatorname*",):
             self.fail_at(token, "\\operatorname* is not read")
+        if text in ("\\mathbf", "\\boldsymbol", "\\vec", "\\bm"):
+            self.fail_at(token, f"{text} is not read: write the letter itself (declared as a vector or a matrix)")
         if text in _UNSUPPORTED:
             self.fail_at(token, _UNSUPPORTED[text])
         if text in _RELATIONS:
@@ -675,6 +727,22 @@ class _Parser:
         if text == "\\{" or text == "\\}":
             self.fail_at(token, "braces \\{ \\} (a set) are not read")
         self.fail_at(token, f"unknown command {text}: it is not part of the maths the reader knows")
+
+    def refuse_derivative(self, token: Token) -> None:
+        """\\frac{d}{dx}: with d and x declared it would be a quotient of products; it is a derivative."""
+        texts = [t.text for t in self.tokens[self.position:self.position + 6]]
+        if texts[:3] == ["{", "d", "}"] or (texts[:2] == ["{", "d"] and len(texts) > 2 and texts[2] != "_"):
+            close = self.position + 1
+            depth = 0
+            for index in range(self.position, len(self.tokens)):
+                depth += (self.tokens[index].kind == "{") - (self.tokens[index].kind == "}")
+                if depth == 0:
+                    close = index
+                    break
+            following = [t for t in self.tokens[close + 1:close + 4]]
+            if (len(following) == 3 and following[0].kind == "{" and following[1].text == "d"
+                    and following[2].kind == "letter"):
+                self.fail_at(token, "\\frac{d}{dx} is a derivative: derivatives are not read")
 
     def argument(self, token: Token, what: str) -> Any:
         following = self.peek()
@@ -708,13 +776,29 @@ class _Parser:
         if following.kind in ("(", "["):
             return self.bracketed()
         if following.kind == "{":
-            return self.braced()  # \log{x + 1} would show as log x + 1: one value only
-        if name == "softmax":
+            shown_bracketed = self.bracketed_group_follows()
+            value = self.braced()  # \log{x + 1} would show as log x + 1: one value only
+        elif name == "softmax":
             self.fail_at(following, "softmax needs its argument in brackets: \\operatorname{softmax}(x)_i")
-        if following.kind in ("letter", "number") or (following.kind == "command" and following.text[1:] in GREEK):
-            value, base_token = self.atom()
-            return self.scripts(value, base_token)
-        self.fail_at(following, f"the argument of {name} must be in brackets: \\{name}(...)")
+        elif following.kind in ("letter", "number") or (following.kind == "command" and following.text[1:] in GREEK):
+            shown_bracketed = False
+            atom, base_token = self.atom()
+            value = self.scripts(atom, base_token)
+        else:
+            self.fail_at(following, f"the argument of {name} must be in brackets: \\{name}(...)")
+        after = self.peek()
+        if not shown_bracketed and not self._ends_term(after):
+            assert after is not None
+            self.fail_at(after, f"\\{name} x y is ambiguous (\\{name}(x y) or (\\{name} x) y): write brackets")
+        return value
+
+    def bracketed_group_follows(self) -> bool:
+        """Whether the brace group at the cursor holds exactly one bracketed group: {\\left(t\\right)}."""
+        opening = self.position
+        if self.peek(1) is None or self.tokens[opening + 1].kind not in ("(", "["):
+            return False
+        close = self.matching(opening + 1)
+        return close + 1 < len(self.tokens) and self.tokens[close + 1].kind == "}"
 
     def function(self, token: Token, name: str) -> Any:
         base = None
@@ -753,8 +837,10 @@ class _Parser:
         word = self.word_of_group(token)
         if word == "softmax":
             argument = self.function_argument(token, "softmax")
-            if not isinstance(argument, Vector) or argument.transposed:
+            if not isinstance(argument, Vector):
                 self.fail_at(token, "softmax of a scalar: its argument must be a vector (declare it 'real vector n')")
+            if argument.transposed:
+                self.fail_at(token, "softmax of a transposed vector: write softmax(x)_i")
             return softmax_of(argument, self.taken())
         if word in ("exp", "log", "ln"):
             return self.function(token, word)
@@ -767,7 +853,7 @@ class _Parser:
 
     # ------------------------------------------------------------------ big operators and matrices
 
-    def limits(self, token: Token, require_upper: bool) -> tuple[str, Any, Any]:
+    def limits(self, token: Token) -> tuple[str, Any, Any]:
         """``_{k=a}^{b}`` (either order) or ``_k`` (the range declared for ``k``), the cursor on
         the first script mark."""
         lower = upper = None
@@ -819,9 +905,9 @@ class _Parser:
     def big_operator(self) -> Any:
         token = self.advance()
         self.enter(token)
-        name, low, high = self.limits(token, require_upper=False)
+        name, low, high = self.limits(token)
         index = self.binder(name, low, token)
-        body = self.with_bound(name, index, self.term)
+        body = self.with_bound(name, index, lambda: self.term(summand=True))
         self.depth -= 1
         if not is_scalar(body):
             self.fail_at(token, f"{token.text} of vectors or matrices is not read: write the entries")

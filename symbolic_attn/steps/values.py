@@ -110,17 +110,17 @@ def negate(value: Any) -> Any:
 
 def divide(numerator: Any, denominator: Any, fail: Callable[[str], Any]) -> Any:
     """``numerator / denominator`` as written: a :class:`~symbolic_attn.proofs.notation.Frac`
-    (the checker then needs the denominator nonzero), exact for two numbers, and a plain
-    product by ``1/d`` for a nonzero number ``d``."""
+    (the checker then needs the denominator nonzero), and a plain product by ``1/d`` for a
+    number ``d`` known to be nonzero (``2``, ``e``, ``\\sqrt{2}``)."""
     if not is_scalar(denominator):
         fail("division by a vector or a matrix")
     if isinstance(numerator, Vector):
         return Vector(lambda index: divide(numerator.entry(index), denominator, fail), numerator.length)
     if isinstance(numerator, sympy.MatrixBase):
         fail("division of a matrix: write the scalar factor 1/d in front")
-    if denominator.is_Rational:
-        if denominator == 0:
-            fail("division by zero")
+    if denominator.is_Rational and denominator == 0:
+        fail("division by zero")
+    if denominator.is_number and denominator.is_nonzero is True:  # e, sqrt(2), log(2): no condition to check
         return numerator * (1 / denominator)
     return Frac(numerator, denominator)
 
