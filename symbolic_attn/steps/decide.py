@@ -151,9 +151,10 @@ def _approximately(left: Any, written: str) -> StepVerdict:
     if not found:
         return StepVerdict("undecided", f"an approximation needs one decimal number on its right, got {written.strip()!r}")
     places = len(found.group(1) or "")
-    claimed = sympy.Rational(text)  # digits only (matched above): an exact decimal, no float
+    whole, _, fraction = text.lstrip("+-").partition(".")
+    claimed = sympy.Rational(int(whole + fraction), 10**places) * (-1 if text.startswith("-") else 1)
     half = sympy.Rational(1, 2 * 10**places)
-    exact = sympy.sympify(left) if isinstance(left, int) else left
+    exact = sympy.Integer(left) if isinstance(left, int) else left
     above, below = exact - claimed - half, exact - claimed + half  # within: above <= 0 <= below
     signs = [(1 if d.p > 0 else -1 if d.p < 0 else 0) if d.is_Rational else certified_sign(d) for d in (above, below)]
     low, high = signs
@@ -188,7 +189,7 @@ def _unequal(left: Any, right: Any) -> StepVerdict:
 def _refuted(error: RefutedError, left: Any, right: Any) -> StepVerdict:
     """A false step: the difference and the point, keeping only the letters of the step
     (a range's own index, bound in a sum, is not one of them)."""
-    letters = {str(s) for side in (left, right) for s in getattr(sympy.sympify(side), "free_symbols", ())}
+    letters = {str(s) for side in (left, right) for s in getattr(side, "free_symbols", ())}
     point = {name: value for name, value in error.point.items() if name.split("[")[0] in letters}
     if error.value:
         reason = f"false: the two sides differ (left - right = {error.value}) at the point given"
