@@ -33,10 +33,11 @@ name
 
 from __future__ import annotations
 
+import re
 import shutil
 import unicodedata
 
-__all__ = ["display_width", "terminal_columns", "clip", "pad", "wrap", "fit", "total", "table"]
+__all__ = ["display_width", "terminal_columns", "pieces", "clip", "pad", "wrap", "fit", "total", "table"]
 
 #: The mark of a text cut short.
 CUT = "..."
@@ -66,6 +67,20 @@ def _head(text: str, width: int) -> str:
         if taken > width:
             return text[:index]
     return text
+
+
+def pieces(text: str, width: int) -> list:
+    """``text`` in consecutive pieces of at most ``width`` columns (every character kept).
+
+    >>> pieces("abcdefg", 3)
+    ['abc', 'def', 'g']
+    """
+    out = []
+    while text:
+        head = _head(text, width) or text[:1]
+        out.append(head)
+        text = text[len(head):]
+    return out or [""]
 
 
 def clip(text: str, width: int) -> str:
@@ -105,21 +120,23 @@ def _split_word(word: str, room: int) -> tuple:
 def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str = "") -> list:
     """``text`` as lines of at most ``width`` columns (indents included), broken between
     words; a word longer than a line is broken inside (:func:`_split_word`), starting
-    on the line under way.  Runs of white space become one space; no text gives no line.
+    on the line under way.  The spaces between words on a line are kept (any white space
+    becomes a space), those at a break dropped; no text gives no line.
 
-    >>> wrap("the weights sum to one", 12, "  ", "    ")
+    >>> wrap("the weights  sum to one", 12, "  ", "    ")
     ['  the', '    weights', '    sum to', '    one']
     >>> wrap("softmax_over_columns", 10)
     ['softmax_', 'over_', 'columns']
     """
     lines: list = []
     line, indent = "", initial_indent
-    for word in text.split():
+    for space, word in re.findall(r"(\s*)(\S+)", text):
         while word:
             room = width - display_width(indent)
-            used = display_width(line) + (1 if line else 0)
+            gap = " " * len(space) if line else ""
+            used = display_width(line) + len(gap)
             if used + display_width(word) <= room:
-                line, word = (f"{line} {word}" if line else word), ""
+                line, word = line + gap + word, ""
             elif line and display_width(word) <= room:
                 lines.append(indent + line)
                 line, indent = "", subsequent_indent
@@ -129,7 +146,7 @@ def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str
                     line, indent = "", subsequent_indent
                     continue
                 first, word = _split_word(word, room - used)
-                lines.append(indent + (f"{line} {first}" if line else first))
+                lines.append(indent + line + gap + first)
                 line, indent = "", subsequent_indent
     if line:
         lines.append(indent + line)
