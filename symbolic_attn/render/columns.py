@@ -12,7 +12,7 @@ wrap inside the column -- between words, else inside a word at a ``_``, a brace 
 parenthesis when there is one -- so nothing is cut; a note of a row (``notes``) stands
 beside the row when it fits there, else below it, wrapped; and when even the narrowest
 columns do not fit, the columns after the first ``repeat`` ones continue in further
-blocks, each repeating those first columns.
+blocks (each as many as fit at their full width), each repeating those first columns.
 
 >>> print("\n".join(table(["name", "points"], [["ann", "12"], ["ben", "9.5"]], 80, align="<>")))
 name  points
@@ -196,7 +196,8 @@ def table(header, rows, width: int, *, align=None, floors=None, gaps=None, notes
     no word breaks).  A header wraps like any cell, its lines at the bottom.  ``gaps``: the spaces before each
     column (default two).  ``notes``: per row a text or ``""``.  A table too wide even at
     its floors is laid out in blocks of columns, each starting with the first ``repeat``
-    columns; the notes go with the first block.
+    columns and taking as many more at their full width as fit; the notes go with the
+    first block.
     """
     count = len(header)
     align = list(align or "<" * count)
@@ -209,7 +210,7 @@ def table(header, rows, width: int, *, align=None, floors=None, gaps=None, notes
     if total(fit(natural, width, floors, gaps), gaps) > width and count > repeat + 1:
         blocks, block = [], list(range(repeat))
         for column in range(repeat, count):
-            if len(block) > repeat and total([floors[i] for i in block + [column]], [gaps[i] for i in block + [column]]) > width:
+            if len(block) > repeat and total([natural[i] for i in block + [column]], [gaps[i] for i in block + [column]]) > width:
                 blocks.append(block)
                 block = list(range(repeat))
             block.append(column)
