@@ -1,6 +1,8 @@
 """Every generated fragment fits any document: a bare ``article`` with only amsmath (no
-overfull box), a ``beamer`` frame (``\\footnotesize``, no overfull box), and the notes -- each checked by compiling with pdflatex
-and reading the log.  Fragments hold no sectioning command; long chains break.
+overfull box), a ``beamer`` frame at beamer's default size and in ``\\footnotesize`` (no
+overfull box, and nothing runs off the bottom of a slide: the frame breaks), and the
+notes -- each checked by compiling with pdflatex and reading the log.  Fragments hold no
+sectioning command; long chains break.
 
 Not skipped when pdflatex is missing: CI installs texlive-latex-base,
 texlive-latex-recommended (amsmath, beamer) and texlive-pictures; a missing TeX must fail.
@@ -23,9 +25,11 @@ from symbolic_attn.proofs.result import Result
 OUT = Path(__file__).resolve().parent.parent / "out"
 FRAGMENTS = sorted(p for p in OUT.glob("*.tex") if p.name != "notes.tex")
 ARTICLE = "\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n\\input{fragment}\n\\end{document}\n"
-# As the README says: a frame that may break, \footnotesize (a slide is narrower than a page).
-BEAMER = ("\\documentclass{beamer}\n\\begin{document}\n\\begin{frame}[allowframebreaks]{A result}\n"
-          "\\footnotesize\n\\input{fragment}\n\\end{frame}\n\\end{document}\n")
+# As the README says: a frame that may break, at beamer's default size (11pt) ...
+BEAMER_DEFAULT = ("\\documentclass{beamer}\n\\begin{document}\n\\begin{frame}[allowframebreaks]{A result}\n"
+                  "\\input{fragment}\n\\end{frame}\n\\end{document}\n")
+# ... or in \footnotesize, for more on a slide.
+BEAMER = BEAMER_DEFAULT.replace("\\input{fragment}", "\\footnotesize\n\\input{fragment}")
 SECTIONING = re.compile(r"\\(part|chapter|section|subsection|subsubsection|paragraph|subparagraph)\b")
 
 
@@ -51,6 +55,12 @@ def overfull(log: str) -> list:
     return [line for line in log.splitlines() if line.startswith("Overfull \\hbox")]
 
 
+def runs_off_a_slide(log: str) -> list:
+    """A frame's content taller than the slide by more than a rounding (lost at its bottom)."""
+    return [line for line in log.splitlines() if (found := re.match(r"Overfull \\vbox \(([0-9.]+)pt", line))
+            and float(found.group(1)) > 1.0]
+
+
 def test_there_are_fragments():
     assert {p.name for p in FRAGMENTS} >= {"shift_invariance.tex", "index.tex", "audit.tex"}
 
@@ -67,11 +77,15 @@ def test_fragment_fits_a_bare_article(path, tmp_path):
     assert overfull(log) == [], f"{path.name} runs into the margin of a bare article"
 
 
+@pytest.mark.parametrize("main_tex", [BEAMER_DEFAULT, BEAMER], ids=["default-size", "footnotesize"])
 @pytest.mark.parametrize("path", FRAGMENTS, ids=[p.name for p in FRAGMENTS])
-def test_fragment_fits_a_beamer_frame(path, tmp_path):
+def test_fragment_fits_a_beamer_frame(path, tmp_path, main_tex):
     shutil.copy(path, tmp_path / "fragment.tex")
-    # Nothing sticks out sideways (a long result is taller than one slide: the frame breaks).
-    assert overfull(compile_log(tmp_path, BEAMER)) == [], f"{path.name} runs into a slide's margin"
+    # Nothing sticks out sideways; a long result is taller than one slide: the frame
+    # breaks (between the steps of a chain too), and nothing is lost below the last one.
+    log = compile_log(tmp_path, main_tex)
+    assert overfull(log) == [], f"{path.name} runs into a slide's margin"
+    assert runs_off_a_slide(log) == [], f"{path.name} runs off the bottom of a slide"
 
 
 def test_the_notes_compile_with_every_reference_resolved(tmp_path):
@@ -107,6 +121,13 @@ def test_a_long_chain_breaks_across_pages(tmp_path):
     assert overfull(log) == [] and "Output written on main.pdf (3 pages" in " ".join(log.split())
 
 
+def test_a_long_chain_breaks_across_frames(tmp_path):
+    (tmp_path / "fragment.tex").write_text(fragment_latex(sheet(_long_chain(80))), encoding="utf-8")
+    log = compile_log(tmp_path, BEAMER_DEFAULT)
+    assert overfull(log) == [] and runs_off_a_slide(log) == []
+    assert int(re.search(r"Output written on main.pdf \((\d+) pages", " ".join(log.split())).group(1)) > 5
+
+
 def test_a_wide_step_is_broken_between_terms(tmp_path):
     wide = sum(sympy.exp(sympy.sqrt(k) * x) for k in range(2, 30))
     result = Result("wide", "A wide step", "", [Derivation("Wide", wide, [Step(sympy.expand(wide), "expand")])])
@@ -138,4 +159,6 @@ def test_a_users_fragments_fit_too(tmp_path):
     for name in ("first", "second", "index", "audit"):
         shutil.copy(tmp_path / "out" / f"{name}.tex", tmp_path / "fragment.tex")
         assert overfull(compile_log(tmp_path, ARTICLE)) == []
-        assert overfull(compile_log(tmp_path, BEAMER)) == []
+        for main_tex in (BEAMER_DEFAULT, BEAMER):
+            log = compile_log(tmp_path, main_tex)
+            assert overfull(log) == [] and runs_off_a_slide(log) == []

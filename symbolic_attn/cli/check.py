@@ -17,11 +17,11 @@ work of each judgement is bounded separately (see :mod:`symbolic_attn.grading.cl
 
 import argparse
 import gc
-import shutil
 import sys
 
 from symbolic_attn.cli.options import add_digits_option, add_format_option, examples_epilog, parse_digits
 from symbolic_attn.errors import doing, now_doing, shown
+from symbolic_attn.render.columns import terminal_columns
 
 __all__ = ["add_parser", "run"]
 
@@ -79,7 +79,7 @@ def run(args) -> int:
             elif args.format == "markdown":
                 text = report.markdown()
             else:
-                text = report.text(shutil.get_terminal_size((80, 24)).columns)
+                text = report.text(terminal_columns())
     finally:
         if collecting:
             # Everything alive now is kept as it is (freeze): re-enabling alone would make

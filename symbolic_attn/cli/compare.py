@@ -27,6 +27,7 @@ from symbolic_attn.model.masks import EMPTY_ROW_POLICIES
 from symbolic_attn.numerics.adapters import CONVENTIONS
 from symbolic_attn.numerics.backends import FORMATS
 from symbolic_attn.numerics.battery import MAX_RANDOM
+from symbolic_attn.render.columns import pieces, terminal_columns
 
 __all__ = ["add_parser", "run", "load_function"]
 
@@ -144,11 +145,18 @@ def run(args) -> int:
         if printed:
             sys.stderr.write(_printed_section(printed))
     else:
-        sys.stdout.write(report.table() + (_printed_section(printed) if printed else ""))
+        width = terminal_columns()
+        sys.stdout.write(report.table(width) + (_printed_section(printed, width) if printed else ""))
     return 0 if report.passed else 1
 
 
-def _printed_section(printed: str) -> str:
-    """The implementation's output, each line escaped (it may hold terminal controls)."""
+def _printed_section(printed: str, width: int | None = None) -> str:
+    """The implementation's output, each line escaped (it may hold terminal controls); in
+    the text report a line wider than ``width`` goes on over the next lines, after ``  : ``."""
     lines = printed.removesuffix("\n").split("\n")  # a CR stays inside its line, escaped
-    return "\nthe implementation printed:\n" + "".join(f"  | {safe_text(line, None)}\n" for line in lines)
+    out = []
+    for line in lines:
+        first, *rest = pieces(safe_text(line, None), max((width or 0) - 4, 20)) if width else [safe_text(line, None)]
+        out += [f"  | {first}\n"] + [f"  : {piece}\n" for piece in rest]
+    note = " (a line too long goes on after ':')" if len(out) > len(lines) else ""
+    return f"\nthe implementation printed{note}:\n" + "".join(out)

@@ -2,7 +2,7 @@
 
 SUBMISSION is a solution file (the student id is its name without the extension) or a
 folder of them (a sub-folder is one student).  Prints a table (student, score, max, points
-per question), with a progress bar on stderr when stderr is a terminal; ``--format
+per question) that fits the terminal (``COLUMNS``, else its width, else 80 columns), with a progress bar on stderr when stderr is a terminal; ``--format
 markdown`` prints the same table in Markdown, ``--format json`` every student's
 ``STUDENT.json`` object in one document (``{"students": [...], "graded": N,
 "not_gradable": K}``).  ``--out DIR``
@@ -91,20 +91,35 @@ def run(args) -> int:
     return 0 if all(r.gradable for r in results) else 1
 
 
-def summary_table(results, key) -> str:
-    """One row per student: id, score, max, then the points of each question."""
+#: The narrowest a student id (wrapped, never cut) or a question's name may become.
+_STUDENT_FLOOR, _QUESTION_FLOOR = 12, 6
+#: A not-gradable reason is cut to this (with ``...``); grades.csv and the JSON keep it whole.
+_REASON_WIDTH = 240
+
+
+def summary_table(results, key, width: int | None = None) -> str:
+    """One row per student: id, score, max, then the points of each question; within
+    ``width`` columns (default: the terminal's, :func:`~symbolic_attn.render.columns.terminal_columns`).
+
+    A long id or question name wraps in its column; a not-gradable reason stands beside its
+    row when it fits there, else below it; questions too many for one table continue in a
+    second block of columns, the ids repeated (:func:`~symbolic_attn.render.columns.table`).
+    """
     from symbolic_attn.grading.exports import export_text
     from symbolic_attn.grading.feedback import points_text
+    from symbolic_attn.render.columns import clip, display_width, table, terminal_columns
 
+    width = terminal_columns() if width is None else width
     header = ["student", "score", "max"] + [export_text(q.name) for q in key.questions]
-    rows = [[export_text(r.student)[:40], points_text(r.score), points_text(r.max_score)]
-            + [points_text(q.points) for q in r.questions] + ([] if r.gradable else [f"(not gradable: {export_text(r.reason)[:80]})"])
+    rows = [[export_text(r.student), points_text(r.score), points_text(r.max_score)]
+            + [points_text(q.points) for q in r.questions] + [""] * (len(key.questions) - len(r.questions))
             for r in results]
-    widths = [max(len(row[i]) for row in [header] + rows if i < len(row)) for i in range(len(header))]
-    lines = []
-    for row in [header, ["-" * w for w in widths]] + rows:
-        cells = [cell.ljust(widths[i]) if i < len(widths) else cell for i, cell in enumerate(row)]
-        lines.append("  ".join(cells).rstrip())
+    notes = ["" if r.gradable else clip(f"(not gradable: {export_text(r.reason)}", _REASON_WIDTH - 1) + ")"
+             for r in results]
+    points = [max([display_width(row[i]) for row in rows], default=1) for i in range(3, len(header))]
+    floors = [_STUDENT_FLOOR, None, None] + [max(data, min(display_width(name), _QUESTION_FLOOR))
+                                            for data, name in zip(points, header[3:])]
+    lines = table(header, rows, width, floors=floors, notes=notes)
     total = len(results)
     gradable = sum(r.gradable for r in results)
     lines.append(f"{total} submission{'s' if total != 1 else ''} graded, {total - gradable} not gradable")

@@ -27,7 +27,6 @@ closed forms are built only when first printed.
 """
 
 import json
-import textwrap
 from dataclasses import dataclass, field
 
 from enum import StrEnum
@@ -36,6 +35,7 @@ import sympy
 from sympy.printing.str import sstr
 
 from symbolic_attn.errors import shown
+from symbolic_attn.render.columns import clip, display_width, fit, pad, total, wrap
 
 __all__ = ["Verdict", "ClaimOutcome", "CheckReport"]
 
@@ -196,8 +196,8 @@ class CheckReport:
             line += f", {self.undecided} undecided"
         if self.title:
             title = shown(self.title, 80)
-            room = len(title) if width is None else width - len(line) - 3  # " (" and ")"
-            if len(title) > room:  # never cut below 12 characters: a long file name overflows instead
+            room = display_width(title) if width is None else width - display_width(line) - 3  # " (" and ")"
+            if display_width(title) > room:  # never cut below 12 characters: a long file name overflows instead
                 title = shown(self.title, max(room - 3, 12))
             line += f" ({title})"
         return line
@@ -236,30 +236,28 @@ class CheckReport:
         """
         width = max(int(width), _MIN_WIDTH)
         rows = [outcome.row() for outcome in self.outcomes]
-        natural = [max(len(r[i]) for r in rows + [_HEADER]) for i in range(len(_HEADER))]
-        table = _fit(natural, width, floors=[_LABEL_FLOOR, *natural[1:5], _RULE_FLOOR])
-        if _total(table) <= width:
+        natural = [max(display_width(r[i]) for r in rows + [_HEADER]) for i in range(len(_HEADER))]
+        table = fit(natural, width, floors=[_LABEL_FLOOR, *natural[1:5], _RULE_FLOOR])
+        if total(table) <= width:
             shown_columns, widths = range(len(_HEADER)), table
         else:  # the values go below the rows
             shown_columns = (0, 1, 5)
-            widths = _fit([natural[i] for i in shown_columns], width, floors=[_LABEL_FLOOR, natural[1], _RULE_FLOOR])
+            widths = fit([natural[i] for i in shown_columns], width, floors=[_LABEL_FLOOR, natural[1], _RULE_FLOOR])
         header = [_HEADER[i] for i in shown_columns]
         lines = [self.summary(width)]
         for cells in [header, ["-" * w for w in widths]]:
-            lines.append("  ".join(cell.ljust(w) for cell, w in zip(cells, widths)).rstrip())
+            lines.append("  ".join(pad(cell, w) for cell, w in zip(cells, widths)).rstrip())
         for outcome, row in zip(self.outcomes, rows):
             cells = [row[i] for i in shown_columns]
-            lines.append("  ".join(_clip(cell, w).ljust(w) for cell, w in zip(cells, widths)).rstrip())
-            below = [(name, cell) for name, cell, w in zip(header, cells, widths) if len(cell) > w]
+            lines.append("  ".join(pad(clip(cell, w), w) for cell, w in zip(cells, widths)).rstrip())
+            below = [(name, cell) for name, cell, w in zip(header, cells, widths) if display_width(cell) > w]
             if len(shown_columns) < len(_HEADER):
                 below[1:1] = [(_HEADER[i], row[i]) for i in (2, 3, 4)]
             for name, cell in below:
                 first = f"{_INDENT}{name:<8} "
-                lines += textwrap.wrap(cell[:_FULL_TEXT], width, initial_indent=first,
-                                       subsequent_indent=" " * len(first), break_on_hyphens=False)
+                lines += wrap(cell[:_FULL_TEXT], width, first, " " * len(first))
             for text in outcome.detail_lines(self.exercise):
-                lines += textwrap.wrap(text, width, initial_indent=_INDENT, subsequent_indent=_INDENT,
-                                       break_on_hyphens=False)
+                lines += wrap(text, width, _INDENT, _INDENT)
         return "\n".join(lines) + "\n"
 
     def markdown(self) -> str:
@@ -305,10 +303,6 @@ def _nested(items, shape, show) -> str:
     return "[" + ", ".join("[" + ", ".join(show(x) for x in row) + "]" for row in rows) + "]"
 
 
-def _clip(text: str, width: int = 48) -> str:
-    return text if len(text) <= width else text[: max(width - 3, 0)] + "..."
-
-
 def _md(text: str) -> str:
     """Text for a Markdown table cell: no pipe, backtick, HTML or emphasis survives."""
     for char in "\\|`*_[]<>":
@@ -320,26 +314,3 @@ def _code(text: str) -> str:
     """A value as inline code in a table cell (a pipe escaped, backticks doubled around)."""
     text = text.replace("|", "\\|")
     return f"``{text}``" if "`" in text else f"`{text}`"
-
-
-def _total(widths) -> int:
-    return sum(widths) + 2 * (len(widths) - 1)
-
-
-def _fit(widths: list, width: int, floors) -> list:
-    """Column widths that fit ``width`` (two spaces between columns) if they can: the
-    widest column still above its floor gives up a character at a time.
-
-    >>> _fit([20, 7, 30, 12], 60, floors=[12, 7, 30, 10])
-    [12, 7, 30, 10]
-    >>> _fit([20, 7, 30, 12], 40, floors=[12, 7, 30, 10])  # cannot fit: as narrow as allowed
-    [12, 7, 30, 10]
-    """
-    widths = list(widths)
-    floors = [min(w, f) for w, f in zip(widths, floors)]
-    while _total(widths) > width:
-        room = [w - f for w, f in zip(widths, floors)]
-        if max(room) <= 0:
-            break
-        widths[max(range(len(widths)), key=lambda i: (room[i] > 0, widths[i]))] -= 1
-    return widths

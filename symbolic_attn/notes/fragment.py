@@ -15,14 +15,19 @@ is printed is still what was checked; only the layout is decided here.
 * every step is a numbered line of an ``align`` (the host document's equation counter)
   with ``\label{NAME:PART.STEP}`` -- a stable scheme: the script's NAME, the part's and the
   step's 1-based positions -- so ``\eqref{shift_invariance:1.3}`` works;
-* a step's justification stays in a text column only when the whole line fits an
-  article's text width (:func:`~symbolic_attn.render.latex.latex_width`); otherwise it goes
-  on a line of its own below the step, and a right side too wide even alone is broken
-  between terms (:func:`~symbolic_attn.render.latex.fitted_lines`); page breaks are allowed
-  inside a chain (``\allowdisplaybreaks[1]`` in a group, so nothing leaks into the host);
-* a part of another kind keeps its own display, with two layout changes only: an
-  ``equation*`` too wide and made of ``, \quad``-separated pieces becomes a ``gather*``, and
-  consecutive worked instances of a check share one display;
+* one measure, :data:`TEXT_WIDTH`: the narrowest of the documents a fragment is for, a
+  beamer frame at beamer's default size (:data:`HOSTS`; the estimate is
+  :func:`~symbolic_attn.render.latex.latex_width`);
+* a step's justification stays in a text column only when the whole line fits that
+  measure; otherwise it goes on a line of its own below the step, and a right side too
+  wide even alone is broken between terms (:func:`~symbolic_attn.render.latex.fitted_lines`);
+  page and frame breaks are allowed between the steps of a chain, never inside a step
+  (``\allowdisplaybreaks`` in a group, so nothing leaks into the host, and ``\\*``);
+* a part of another kind keeps its own display, with these layout changes only: an
+  ``equation*`` too wide and made of ``, \quad``-separated pieces (or with a ``\quad``
+  before a remark) becomes a ``gather*``; consecutive worked instances of a check share one
+  display; an ``align*`` too wide moves its remarks, then its widest left sides, onto
+  lines of their own (:func:`_align_fitted`); and those displays may break across pages;
 * ``audit``: ``"full"`` prints the trusted base and each step's rule names in place (as
   the checker's own :meth:`Result.latex` does), ``"appendix"`` (the default) leaves them to
   :func:`audit_latex` (``audit.tex``, the notes' appendix), ``"none"`` prints one sentence
@@ -69,9 +74,15 @@ __all__ = ["AUDITS", "Sheet", "StepView", "PartView", "sheet", "shown_latex", "f
 #: The ways the checker's vocabulary (trusted base, rule names) can be shown.
 AUDITS = ("full", "appendix", "none")
 
-#: Width (points) a display line may take: an article's 345pt text width (10pt) less
-#: room for the equation number; the estimate of :func:`latex_width` errs on the wide side.
-TEXT_WIDTH = 290.0
+#: The documents a fragment must fit, as (text width, font size) in points: a bare
+#: ``article`` (10pt) and a ``beamer`` frame at beamer's default size (11pt: its 307pt are
+#: 280pt of the 10pt fonts :func:`latex_width` measures in).  The notes (11pt, 2cm margins)
+#: are wider than both.
+HOSTS = {"article": (345.0, 10.0), "beamer": (307.29, 10.95)}
+#: Width (points of :func:`latex_width`) a display line may take: the narrowest host, less
+#: room for the equation number and for the estimate being an estimate (the share an
+#: article always kept: 290 of its 345pt).  One measure for every fragment.
+TEXT_WIDTH = min(width * 10.0 / size for width, size in HOSTS.values()) * 290.0 / 345.0
 #: Points per character of a ``\text`` justification (10pt roman, a generous average).
 _TEXT_POINTS = 5.0
 
@@ -227,6 +238,92 @@ def _display_fitted(display: str) -> str:
     return _instances_together(display)
 
 
+def _display_narrowed(display: str) -> str:
+    r"""A part's own display for a page of :data:`TEXT_WIDTH` (not the web's, which has no
+    width): an ``equation*`` still too wide, with a ``\quad`` before a remark, as a
+    ``gather*`` of the two; an ``align*`` too wide laid out by :func:`_align_fitted`."""
+    def fit(match):
+        body = match.group(1).strip()
+        pieces = split_top(body, r"\quad")
+        if latex_width(body) <= TEXT_WIDTH or len(pieces) < 2:
+            return match.group(0)
+        return "\\begin{gather*}\n" + " \\\\\n".join(piece.strip() for piece in pieces) + "\n\\end{gather*}"
+
+    display = re.sub(r"\\begin\{equation\*\}\n(.*?)\n\\end\{equation\*\}", fit, display, flags=re.S)
+    return re.sub(r"\\begin\{align\*\}\n(.*?)\n\\end\{align\*\}",
+                  lambda match: "\\begin{align*}\n" + _align_fitted(match.group(1)) + "\n\\end{align*}", display, flags=re.S)
+
+
+def _breakable_displays(display: str) -> str:
+    r"""A part's own display whose ``align*`` and ``gather*`` may break across pages and
+    beamer frames (between the rows :func:`_align_fitted` does not keep together)."""
+    if not re.search(r"\\begin\{(align|gather)\*\}", display):
+        return display
+    return "\\begingroup\\allowdisplaybreaks\n" + display.rstrip("\n") + "\n\\endgroup" + (
+        "\n" if display.endswith("\n") else "")
+
+
+def _align_fitted(body: str) -> str:
+    r"""The rows of an ``align*`` (``L &= R && \text{why}``) within :data:`TEXT_WIDTH`, by
+    the chain's rule: unchanged if they fit; else each remark on a line of its own under
+    its row (``&\qquad``); then, while the rows are still too wide, the row of the widest
+    left side has it on a line of its own, its right sides (its row's and those of the
+    rows after it with no left side) indented under it (``&L``, ``&\quad = R``); the other
+    rows stay aligned as they were.  A page may break before a left side, not after it
+    (``\\*``): each statement stays whole."""
+    rows = [split_top(row.strip(), "&") for row in split_top(body, "\\\\")]
+    if any(len(cells) not in (2, 4) or (len(cells) == 4 and cells[2].strip()) for cells in rows):
+        return body  # not the layout of a worked instance: left as it is
+    group, head = [], 0  # the row whose left side each row's right side follows
+    for index, cells in enumerate(rows):
+        head = index if cells[0].strip() or index == 0 else head
+        group.append(head)
+    lefts = [latex_width(cells[0]) for cells in rows]
+    rights = [latex_width(cells[1]) for cells in rows]
+    remarks = [_remark_width(cells[3]) if len(cells) == 4 else 0.0 for cells in rows]
+    fits = max(lefts) + max(rights) + (25 + max(remarks) if any(remarks) else 0) <= TEXT_WIDTH
+    alone: set = set()
+
+    def width() -> float:
+        left = max((lefts[i] for i in range(len(rows)) if group[i] not in alone), default=0.0)
+        right = [max(rights[i], 20 + remarks[i]) for i in range(len(rows)) if group[i] not in alone]
+        right += [max(lefts[i], 10 + rights[i], 30 + remarks[i]) for i in range(len(rows)) if group[i] in alone]
+        return left + max(right)
+
+    heads = sorted(set(group), key=lambda i: -lefts[i])
+    while not fits and width() > TEXT_WIDTH and heads:
+        alone.add(heads.pop(0))
+    out = []  # (row, its group)
+    for index, cells in enumerate(rows):
+        left, right = cells[0].strip(), cells[1].strip()
+        if fits:
+            out.append((_row_text(cells), group[index]))
+            continue
+        if group[index] in alone:
+            out += [(f"&{left}", group[index])] if left else []
+            out.append((f"&\\quad {right}", group[index]))
+        else:
+            out.append((f"{left} &{right}" if left else f"&{right}", group[index]))
+        if len(cells) == 4:
+            indent = "\\quad \\qquad " if group[index] in alone else "\\qquad "
+            out.append((f"&{indent}{cells[3].strip()}", group[index]))
+    return out[0][0] + "".join((" \\\\*\n" if out[k - 1][1] == mine else " \\\\\n") + row
+                               for k, (row, mine) in enumerate(out) if k)
+
+
+def _row_text(cells) -> str:
+    """An ``align*`` row from its cells, as it was written."""
+    return "&".join(cells).strip()
+
+
+def _remark_width(cell: str) -> float:
+    r"""A remark ``\text{...}`` measured as a justification is (:func:`_text_width`)."""
+    cell = cell.strip()
+    if cell.startswith("\\text{") and cell.endswith("}"):
+        return _text_width(cell[len("\\text{"):-1])
+    return latex_width(cell)
+
+
 _INSTANCE = "For instance:\n\\begin{align*}\n"
 
 
@@ -352,7 +449,8 @@ def _chain_latex(name: str, number: int, view: PartView, audit: str, wide: bool 
         rows_fit, start_alone = False, start_alone or start_width > 80
     # The first column: the start, or (when it has a line of its own) the indentation.
     column = 10.0 if start_alone else start_width
-    rows = []
+    rows: list = []
+    starts = set()  # the rows a step begins with, after the first step: a page may break before them
     if start_alone:
         # The start on a line of its own (or lines), the steps indented under it (all left-aligned).
         first, *rest = view.start_lines or (view.start,)
@@ -361,6 +459,8 @@ def _chain_latex(name: str, number: int, view: PartView, audit: str, wide: bool 
     indent = "\\quad " if start_alone else ""
     for index, (step, why) in enumerate(zip(view.steps, whys), 1):
         label = f"\\label{{{step_label(name, number, index)}}}"
+        if index > 1:
+            starts.add(len(rows))
         left = "" if start_alone or index > 1 else view.start + " "
         if step.rhs_lines:
             first, *rest = step.rhs_lines
@@ -383,8 +483,13 @@ def _chain_latex(name: str, number: int, view: PartView, audit: str, wide: bool 
                 # would leave an empty numbered line behind).
                 box = f"{max(room, 100.0):.0f}pt"
                 rows.append(f"&{indent}\\qquad \\parbox[t]{{{box}}}{{\\raggedright\\small {why}}} \\notag")
-    return ("\\begingroup\\allowdisplaybreaks[1]\n\\begin{align}\n" + " \\\\\n".join(rows)
-            + "\n\\end{align}\n\\endgroup")
+    # A page (or a beamer frame) may break between steps, never inside one: not between a
+    # step and its justification or its broken lines, nor between the start and the first
+    # step (``\\*``).  Beamer's frame breaks take no break that a penalty only discourages
+    # (``\allowdisplaybreaks[1]``): a long chain would run off the slide.
+    body = rows[0] + "".join((" \\\\\n" if index in starts else " \\\\*\n") + row
+                             for index, row in enumerate(rows[1:], 1))
+    return "\\begingroup\\allowdisplaybreaks\n\\begin{align}\n" + body + "\n\\end{align}\n\\endgroup"
 
 
 def _trusted_sentence(printed: Printed) -> str:
@@ -436,7 +541,10 @@ def fragment_latex(printed: Printed, audit: str = "appendix", wide: bool = False
         out.extend(["", _heading(prose_latex(view.title))])
         if view.note:
             out.append(breakable(prose_latex(view.note)))
-        out.append(_chain_latex(printed.name, number, view, audit, wide) if view.is_chain else view.display)
+        if view.is_chain:
+            out.append(_chain_latex(printed.name, number, view, audit, wide))
+        else:
+            out.append(view.display if wide else _breakable_displays(_display_narrowed(view.display)))
     out.append("\\par\\endgroup")
     return "\n".join(out) + "\n"
 

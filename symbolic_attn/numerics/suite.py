@@ -64,27 +64,43 @@ class BatteryReport:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=False) + "\n"
 
-    def table(self) -> str:
-        """One line per case: shape, mask, the headline error, the bound, the verdict."""
-        header = f"{'case':24} {'n':>2} {'m':>2} {'d_k':>3} {'d_v':>3}  {'mask':22} {'max error':>10} {'ulp':>9} {'bound':>10}  verdict"
-        lines = [header, "-" * len(header)]
-        for case, ids in zip(self.cases, self.explained):
+    def table(self, width: int | None = None) -> str:
+        """One row per case: shape, mask, the headline error, the bound, the verdict; then
+        each failing case in detail, and the diagnosis.  Within ``width`` columns (default:
+        the terminal's, :func:`~symbolic_attn.render.columns.terminal_columns`): a long case
+        name or mask wraps in its column, and when the bugs that explain a case do not fit
+        beside its verdict they are named in that case's detail below the table."""
+        from symbolic_attn.render.columns import display_width, table, terminal_columns
+
+        width = terminal_columns() if width is None else width
+        header = ["case", "n", "m", "d_k", "d_v", "mask", "max error", "ulp", "bound", "verdict"]
+        rows = []
+        for case in self.cases:
             row = case.to_dict()
-            error, ulps, bound = (_num(row[key]) for key in ("max_abs_error", "max_ulp", "bound"))
-            verdict = case.verdict + (f" ({', '.join(ids)})" if ids else "")
-            lines.append(f"{case.name:24} {row['n']:>2} {row['m']:>2} {row['d_k']:>3} {row['d_v']:>3}  "
-                         f"{row['mask'][:22]:22} {error:>10} {ulps:>9} {bound:>10}  {verdict}")
-        failed = [c for c in self.cases if not c.passed]
+            rows.append([case.name, *(str(row[key]) for key in ("n", "m", "d_k", "d_v")), row["mask"],
+                         *(_num(row[key]) for key in ("max_abs_error", "max_ulp", "bound")), case.verdict])
+        verdicts = [case.verdict + (f" ({', '.join(ids)})" if ids else "") for case, ids in zip(self.cases, self.explained)]
+        options = {"align": "<>>>><>>><", "gaps": [0, 2, 1, 1, 1, 2, 2, 2, 2, 2], "floors": [_CASE_FLOOR, None, None, None,
+                   None, _MASK_FLOOR, None, None, None, None], "repeat": 1}
+        full = [row[:-1] + [verdict] for row, verdict in zip(rows, verdicts)]
+        # The ids beside the verdicts only in one block of columns that fits.
+        beside = table(header, full, width, **dict(options, repeat=len(header)))
+        fits = max(display_width(line) for line in beside) <= width
+        lines = beside if fits else table(header, rows, width, **options)
+        failed = [(c, ids) for c, ids in zip(self.cases, self.explained) if not c.passed]
         lines.append("")
         lines.append(f"{len(self.cases) - len(failed)} of {len(self.cases)} cases within the {self.dtype} bounds"
                      + (": PASS" if not failed else ": FAIL"))
-        for case in failed:
+        for case, ids in failed:
             lines.append("")
-            lines.append(str(case))
+            detail = str(case).split("\n")
+            if ids:
+                detail.append(f"  explained by: {', '.join(ids)}")
+            lines += _wrapped(detail, width)
         if self.diagnosis:
             lines.append("")
             lines.append("diagnosis:")
-            lines.extend(f"  {name}: {DIAGNOSES[name]}" for name in self.diagnosis)
+            lines += _wrapped([f"  {name}: {DIAGNOSES[name]}" for name in self.diagnosis], width)
         elif failed:
             lines.append("")
             lines.append("diagnosis: no known bug explains the failures")
@@ -92,6 +108,24 @@ class BatteryReport:
 
     def __str__(self) -> str:
         return self.table()
+
+
+#: The narrowest the case and mask columns become (their cells wrap).
+_CASE_FLOOR, _MASK_FLOOR = 12, 10
+
+
+def _wrapped(lines, width) -> list:
+    """Each line within ``width`` columns, continued 4 spaces further in than it starts."""
+    from symbolic_attn.render.columns import display_width, wrap
+
+    out = []
+    for line in lines:
+        if display_width(line) <= width:
+            out.append(line)
+            continue
+        lead = " " * (len(line) - len(line.lstrip(" ")))
+        out += wrap(line.strip(" "), width, lead, lead + "    ")
+    return out
 
 
 def _num(value) -> str:

@@ -247,6 +247,16 @@ def _width(tex: str, i: int, scale: float, stop: str):
                     i = close + 1 if close > 0 else len(tex)
                 inner, i = _group(tex, i)
                 total += latex_width(inner) * scale + 10 * scale
+            elif name in ("underbrace", "overbrace"):
+                # The label is set under (over) the brace: as wide as the wider of the two.
+                inner, i = _group(tex, i)
+                width = latex_width(inner)
+                while i < len(tex) and tex[i] == " ":
+                    i += 1
+                if i < len(tex) and tex[i] in "_^":
+                    label, i = _group(tex, i + 1)
+                    width = max(width, 0.7 * latex_width(label))
+                total += width * scale
             elif name in ("left", "right"):
                 _, i = _group(tex, i)
                 total += 5 * scale

@@ -225,7 +225,7 @@ def latex_to_markdown(latex: str) -> str:
         begin = re.fullmatch(r"\\begin\{(align\*|align|equation\*|gather\*|verbatim)\}", stripped)
         heading = re.fullmatch(r"\\(section|subsection)\*\{(.*)\}", stripped)
         bold = _BOLD_HEADING.fullmatch(stripped) or _RUN_IN.fullmatch(stripped)
-        if stripped in ("\\begingroup\\allowdisplaybreaks[1]", "\\begingroup\\emergencystretch=3em \\tolerance=1000",
+        if stripped in ("\\begingroup\\allowdisplaybreaks[1]", "\\begingroup\\allowdisplaybreaks", "\\begingroup\\emergencystretch=3em \\tolerance=1000",
                         "\\begingroup\\raggedright", "\\endgroup",
                         "\\par\\endgroup", "}"):
             continue
