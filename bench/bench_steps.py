@@ -121,6 +121,31 @@ def main():
                 raise SystemExit(f"grade --jobs {jobs}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
         print(f"grade {STUDENTS} derivation submissions ({len(sources)} distinct texts): --jobs 2 {figures[2]:.1f} s "
               f"(target < 60 s), --jobs 1 {figures[1]:.1f} s; ratio jobs 2 / jobs 1 {figures[2] / figures[1]:.2f}")
+        worst_case(key, course)
+
+
+class _Forgets(dict):
+    """A memo that never remembers: every step of every student decided afresh."""
+
+    def __setitem__(self, key, value):
+        pass
+
+
+def worst_case(key_path, course):
+    """The same 200 students as if no two wrote a step alike: the steps memo switched off in
+    this process before the workers are forked (in-process grade_all, 2 workers)."""
+    from symbolic_attn.grading.answer_key import load_answer_key
+    from symbolic_attn.grading.batch import grade_all
+    from symbolic_attn.steps import report
+
+    report._DECIDED = _Forgets()
+    key = load_answer_key(key_path)
+    jobs = [(path.stem, [path]) for path in sorted(course.iterdir())]
+    start = time.perf_counter()
+    results = grade_all(key, jobs, jobs=2)
+    elapsed = time.perf_counter() - start
+    print(f"worst case, no step remembered: {len(results)} students in {elapsed:.1f} s on 2 workers "
+          f"({elapsed / len(results) * 1000:.0f} ms a student)")
 
 
 if __name__ == "__main__":
