@@ -177,7 +177,7 @@ def test_every_option_is_in_its_commands_section(name):
             row = _row_for(rows, option)
             assert row is not None, f"{name}: {option} is not in the options table of its section"
             default = DEFAULT_TIMEOUT if option == "--timeout" else action.default
-            if default not in (None, False, argparse.SUPPRESS):
+            if not (default is None or default is False or default == argparse.SUPPRESS):
                 assert f"`{default}`" in row[-1], f"{name} {option}: the default shown is not `{default}`: {row[-1]!r}"
         else:
             shown = action.metavar or action.dest
@@ -489,3 +489,20 @@ def test_every_number_in_the_prose_is_a_checked_fact():
             unchecked.append(f"line {line}: {match.group(0)!r} in {text.splitlines()[line - 1].strip()[:80]!r}")
     assert not unchecked, "numbers no test checks (write a fact for each, or put an example value in `code`):\n" + \
         "\n".join(unchecked)
+
+
+def test_the_exercise_file_shown_is_the_example():
+    shown = re.search(r'```toml\n(title = .*?)```', section("Exercise files"), re.S).group(1)
+    assert tomllib.loads(shown) == tomllib.loads((ROOT / "examples" / "readme.toml").read_text(encoding="utf-8"))
+
+
+def test_the_python_sessions_shown_run():
+    import doctest
+
+    blocks = [b for b in re.findall(r"^```python\n(.*?)^```", README, re.S | re.M) if b.startswith(">>>")]
+    assert blocks
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for number, block in enumerate(blocks, start=1):
+        test = doctest.DocTestParser().get_doctest(block, {}, f"README python block {number}", "README.md", 0)
+        runner.run(test)
+    assert runner.failures == 0
