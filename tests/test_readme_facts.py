@@ -508,3 +508,20 @@ def test_the_python_sessions_shown_run():
         test = doctest.DocTestParser().get_doctest(block, {}, f"README python block {number}", "README.md", 0)
         runner.run(test)
     assert runner.failures == 0
+
+
+def test_every_known_mistake_is_named():
+    from symbolic_attn.grading.mistakes import CATALOGUE
+
+    text = section("`symbolic-attn check`") + _define_section()
+    missing = [mistake for mistake in CATALOGUE if f"`{mistake}`" not in text]
+    assert not missing, f"mistakes of the catalogue the README does not name: {missing}"
+
+
+def test_the_oracle_page_names_every_diagnosis_and_convention():
+    from symbolic_attn.numerics.adapters import CONVENTIONS, KEY_CONVENTIONS
+    from symbolic_attn.numerics.diagnose import DIAGNOSES
+
+    text = (ROOT / "docs" / "oracle.md").read_text(encoding="utf-8")
+    for name in [*DIAGNOSES, *CONVENTIONS, *KEY_CONVENTIONS]:
+        assert f"`{name}`" in text, name
