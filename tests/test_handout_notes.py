@@ -1,7 +1,7 @@
 """Handout-quality notes: --author, --title with math, page breaks only with --newpage,
 numbered and referenceable steps, --audit full|appendix|none, terms in the author's order
 (only when that is what was checked), notes.md with its figures as SVG files, and the
-README's snippets for MkDocs and Quarto."""
+the snippets for MkDocs and Quarto (docs/derive.md)."""
 
 import re
 import shutil
@@ -193,6 +193,6 @@ def test_notes_md_numbers_the_steps_and_keeps_the_audit_apart():
 
 
 def test_readme_names_the_math_extensions():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "derive.md").read_text(encoding="utf-8")
     assert "pymdownx.arithmatex" in readme and "generic: true" in readme
     assert "format:" in readme and "html-math-method: katex" in readme
