@@ -511,9 +511,9 @@ def test_the_python_sessions_shown_run():
 
 
 def test_every_known_mistake_is_named():
-    from symbolic_attn.grading.mistakes import CATALOGUE
+    from symbolic_attn.model.mistakes import CATALOGUE
 
-    text = section("`symbolic-attn check`") + _define_section()
+    text = section("`symbolic-attn check`") + _define_section() + section("`symbolic-attn steps`")
     missing = [mistake for mistake in CATALOGUE if f"`{mistake}`" not in text]
     assert not missing, f"mistakes of the catalogue the README does not name: {missing}"
 
