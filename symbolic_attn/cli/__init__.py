@@ -62,14 +62,6 @@ def _timeout(text: str) -> float:
     return seconds
 
 
-#: Examples for ``--help`` of a command whose own module does not give them.
-_FALLBACK_EXAMPLES = {
-    "run": "examples:\n"
-           "  symbolic-attn run examples/define/layer_norm.toml\n"
-           "  symbolic-attn run examples/define/layer_norm.toml --digits 6\n"
-           "  symbolic-attn run examples/define/layer_norm.toml --format json",
-}
-
 _TIMEOUT_HELP = f"stop after SECONDS of wall-clock time, exit 2 (default {DEFAULT_TIMEOUT}; 0 = no limit)"
 
 
@@ -97,11 +89,6 @@ def build_parser() -> argparse.ArgumentParser:
     for module in (attention, derive, check, steps, run, grade, compare, autograder, completion):
         module.add_parser(subparsers)
     subparsers.choices["completion"].set_defaults(root=parser)  # the script is built from this parser
-    for name, command in subparsers.choices.items():
-        if "examples:" not in (command.epilog or "") and name in _FALLBACK_EXAMPLES:
-            # A command whose module gives no examples gets these (its own take precedence).
-            command.formatter_class = argparse.RawDescriptionHelpFormatter
-            command.epilog = ((command.epilog or "") + "\n\n" if command.epilog else "") + _FALLBACK_EXAMPLES[name]
     # Every command also takes --timeout after its name; SUPPRESS keeps the value given
     # before the name when none is given after it.
     for command in subparsers.choices.values():

@@ -62,7 +62,8 @@ def add_parser(subparsers) -> None:
         "--mask",
         default="none",
         metavar="SPEC",
-        help="none | causal | keep:MATRIX (1 = may attend) | block:MATRIX (1 = blocked) | padding:VALID (default: none)",
+        help="none | causal | keep:MATRIX (1 = may attend) | block:MATRIX (1 = blocked) | additive:MATRIX (0 or -inf "
+             "added to the scores) | padding:VALID (default: none)",
     )
     parser.add_argument(
         "--scale",

@@ -38,6 +38,7 @@ import argparse
 import json
 import sys
 
+from symbolic_attn.cli.options import add_format_option, examples_epilog
 from symbolic_attn.exact.deadline import Deadline
 from symbolic_attn.errors import ParseError, StageError, SymbolicAttnError, shown
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
@@ -88,12 +89,21 @@ def add_parser(subparsers) -> None:
             "stage exactly, with certified decimals. Each definition is shown on its own: one whose exact value "
             "is too large to compute says why in its place (exit 1)."
         ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples_epilog(
+            "symbolic-attn run examples/define/layer_norm.toml",
+            "symbolic-attn run examples/define/layer_norm.toml --digits 6",
+            "symbolic-attn run examples/define/issue.toml --stage A.weights --stage N",
+            "symbolic-attn run examples/define/encoder.toml --decimals-only --format markdown",
+            notes="Exit status: 0 every definition shown, 1 a definition not shown (too large to compute "
+                  "exactly;\nits place says why), 2 an unreadable or invalid file.",
+        ),
     )
     parser.add_argument("file", metavar="FILE.toml", help="the computation file")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
+    add_format_option(parser, FORMATS)
     parser.add_argument("--digits", type=int, default=3, metavar="N",
-                        help="decimal places shown in text, LaTeX and Markdown (default 3); JSON always has 30 "
-                             "significant digits")
+                        help=f"decimal places shown in text, LaTeX and Markdown, 0 to {MAX_DIGITS} (default 3); JSON "
+                             f"always has {JSON_DIGITS} significant digits")
     parser.add_argument("--stage", action="append", metavar="PATH",
                         help="show only this stage (repeatable; paths as in the trace: A.weights, M.head[1].output)")
     parser.add_argument("--decimals-only", action="store_true", help="show only the certified decimals, no closed forms")
