@@ -78,9 +78,11 @@ def test_symbols_on_the_command_line_and_unreadable_lines(capsys, write):
 @pytest.mark.parametrize("name, text, message", [
     ("proof.pdf", "x = x", "expected a .md, .tex or .txt file, got the suffix '.pdf'"),
     ("proof.md", "$$ a = b $$\n", "symbols"),
+    ("open.md", "$$ 1 = 1\n", "open.md: line 1, column 1: the display $$ is never closed by $$"),
 ])
 def test_bad_input_is_one_line_exit_2(capsys, write, name, text, message):
     code, out, err = steps(capsys, write(text, name), *(["--symbols", "a: what"] if name == "proof.md" else []))
+    assert err.startswith("symbolic-attn: error: ")
     assert code == 2 and out == "" and message in err and err.count("\n") == 1
 
 

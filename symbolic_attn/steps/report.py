@@ -25,7 +25,7 @@ from typing import Any
 
 from symbolic_attn.exact.deadline import Deadline
 from symbolic_attn.exact.memo import MEMO_SIZE
-from symbolic_attn.errors import StepReadError, SymbolicAttnError, one_line
+from symbolic_attn.errors import ParseError, StepReadError, SymbolicAttnError, one_line
 from symbolic_attn.steps.decide import StepVerdict, decide_step
 from symbolic_attn.steps.wrong_rules import explain
 
@@ -166,7 +166,10 @@ def check_text(text: str, kind: str, source: str, symbols: str | None = None,
     from symbolic_attn.steps.declarations import parse_declarations
     from symbolic_attn.steps.document import read_document
 
-    document = read_document(text, kind, source)
+    try:
+        document = read_document(text, kind, source)
+    except StepReadError as error:  # a file that cannot be read as a whole: say which file
+        raise ParseError(f"{source}: {one_line(error)}") from None
     declared = symbols if symbols is not None else document.symbols_text
     # No declarations at all is a derivation of numbers: a letter in it is refused where it
     # stands, with how to declare it (never guessed).
