@@ -400,7 +400,7 @@ class ZeroVarianceError(SymbolicAttnError, ValueError):
 
 
 class StepReadError(ParseError):
-    """A line of a student's derivation (LaTeX or Markdown maths) that the steps reader refuses.
+    r"""A line of a student's derivation (LaTeX or Markdown maths) that the steps reader refuses.
 
     ``line`` and ``column`` (1-based) point into the original file, ``reason`` is the message
     without them; the message is one line: ``line 3, column 12: unknown command \\foo: ...``.
