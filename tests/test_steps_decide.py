@@ -33,8 +33,11 @@ STEPS = [
     ("rounded to an integer", sympy.pi, "approx", sympy.Integer(3), "3", "proved"),
     ("not a decimal", sympy.pi, "approx", sympy.pi, "\\pi", "undecided"),
     ("an inequality", sympy.exp(t), ">", t, None, "proved"),
-    # no refutation of inequalities yet: a false one is undecided (sound), never proved
-    ("a false inequality", t**2, ">", t, None, "undecided"),
+    ("a false inequality", t**2, ">", t, None, "false"),
+    ("a false non-strict one", sympy.exp(t), "<=", t, None, "false"),
+    ("equal is not greater", t**2 + 1, ">", t**2 + 1, None, "false"),
+    # true, and beyond the sign rules (cos is not bounded there): never refuted, undecided
+    ("true but not proved by the rules", sympy.cos(t) + 2, ">", 0, None, "undecided"),
 ]
 
 
@@ -56,6 +59,13 @@ def test_a_false_step_has_a_counterexample_in_the_students_letters():
     right = (sympy.exp(c) + total(sympy.exp(x[j]))).subs(at).doit().xreplace(values)
     assert sympy.simplify(left - right) != 0 and (left - right).evalf(30) != 0
     assert step.as_dict()["counterexample"] == {name: str(value) for name, value in point.items()}
+
+
+def test_a_false_inequality_has_its_counterexample():
+    step = decide_step(t**2, t, ">")
+    assert step.verdict == "false" and step.counterexample == {"t": sympy.Rational(1, 2)}
+    # and the point is one: (1/2)^2 > 1/2 is false
+    assert not (sympy.Rational(1, 4) > sympy.Rational(1, 2))
 
 
 def test_a_step_needing_a_condition_is_undecided_and_says_which():

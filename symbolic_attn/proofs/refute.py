@@ -23,7 +23,7 @@ from symbolic_attn.proofs.conditions import Facts, reject_inexact, side_conditio
 from symbolic_attn.proofs.messages import plain_text, short_line
 from symbolic_attn.proofs.sums import expand_sums
 
-__all__ = ["refute_or_undecided", "certified_value", "safe_sign", "symbol_free"]
+__all__ = ["refute_or_undecided", "refute_sign", "certified_value", "safe_sign", "symbol_free"]
 
 _ATTEMPTS = 4
 
@@ -45,6 +45,33 @@ def safe_sign(expr: Any) -> int | None:
 
 def refute_or_undecided(residual: Any, facts: Facts) -> NoReturn:
     """Raise ProofError if a valid point certifies ``residual != 0``, else UndecidedError."""
+    _refute(residual, facts, lambda sign: sign != 0, "not shown to vanish")
+
+
+def refute_sign(expr: Any, facts: Facts, kind: str) -> NoReturn:
+    """Raise :class:`RefutedError` if a valid point certifies that ``expr`` is not ``> 0``
+    (``kind`` ``">0"``: its value there is negative or exactly 0) or not ``>= 0`` (``">=0"``:
+    negative there); else UndecidedError.  The same points, flags and stated facts as
+    :func:`refute_or_undecided`: numbers refute a sign, never prove one.
+
+    >>> import sympy
+    >>> from symbolic_attn.proofs.conditions import Facts
+    >>> t = sympy.Symbol("t", real=True)
+    >>> try:
+    ...     refute_sign(t**2 - t, Facts(), ">0")
+    ... except RefutedError as error:
+    ...     print(error.point)
+    {'t': 1/2}
+    """
+    if kind not in (">0", ">=0"):
+        raise ValueError(f"refute_sign: kind must be '>0' or '>=0', got {kind!r}")
+    violates = (lambda sign: sign <= 0) if kind == ">0" else (lambda sign: sign < 0)
+    _refute(expr, facts, violates, f"not shown to be {kind[0]} {kind[1:]}")
+
+
+def _refute(residual: Any, facts: Facts, violates: Any, undecided: str) -> NoReturn:
+    """A valid point where the certified sign of ``residual`` ``violates`` what was claimed
+    raises RefutedError (the point, entries included); none found raises UndecidedError."""
     shown = short_line(plain_text(residual))
     # Entries of matrix symbols (A[0, 1]) are independent unknowns: give them values as well.
     elements = sorted(residual.atoms(sympy.matrices.expressions.matexpr.MatrixElement), key=str)
@@ -58,8 +85,8 @@ def refute_or_undecided(residual: Any, facts: Facts) -> NoReturn:
         if found is None:
             continue
         value, entries = found
-        sign = safe_sign(value)
-        if sign:
+        sign = safe_sign(value) if value != 0 else 0
+        if sign is not None and violates(sign):
             where = ", ".join(f"{name}={val}" for name, val in sorted((getattr(k, "name", str(k)), v)
                                                                      for k, v in point.items()))
             # The message names the point's symbols; the error carries the entries too, so
@@ -67,8 +94,8 @@ def refute_or_undecided(residual: Any, facts: Facts) -> NoReturn:
             every = {getattr(k, "name", str(k)): v for k, v in point.items()}
             every.update({str(k): v for k, v in entries.items()})
             difference = certified_value(value)
-            raise RefutedError(f"refuted: residual {shown} is {difference} at {where}", every, difference)
-    raise UndecidedError(f"residual {shown} not shown to vanish")
+            raise RefutedError(f"refuted: residual {shown} is {difference or 0} at {where}", every, difference or "0")
+    raise UndecidedError(f"residual {shown} {undecided}")
 
 
 def _sample(symbol: Any, position: int, attempt: int) -> Any:

@@ -125,14 +125,35 @@ def _ordered(left: Any, right: Any, relation: str, assumptions: Any) -> StepVerd
     from symbolic_attn.proofs.prove import prove_nonnegative, prove_positive
 
     difference = (right - left) if relation in ("<", "<=") else (left - right)
-    prove = prove_positive if relation in ("<", ">") else prove_nonnegative
+    kind = ">0" if relation in ("<", ">") else ">=0"
+    prove = prove_positive if kind == ">0" else prove_nonnegative
     try:
         proof = prove(difference, assumptions)
     except RefutedError as error:
         return _refuted(error, left, right)
     except (ProofError, UndecidedError, SymbolicAttnError) as error:
-        return StepVerdict("undecided", f"the sign of the difference is not proved: {_sentence(error)}")
+        return _refute_order(difference, kind, assumptions, left, right, error)
     return StepVerdict("proved", f"proved by {proof.strategy}")
+
+
+def _refute_order(difference: Any, kind: str, assumptions: Any, left: Any, right: Any,
+                  why: BaseException) -> StepVerdict:
+    """A step ``<``, ``<=``, ``>`` or ``>=`` whose sign is not proved: false when a valid point
+    certifies the wrong sign (numbers refute, never prove), else undecided with the reason."""
+    from symbolic_attn.proofs.binders import bind_fresh, unbind
+    from symbolic_attn.proofs.notation import unfold
+    from symbolic_attn.proofs.prove import facts_of
+    from symbolic_attn.proofs.refute import refute_sign
+
+    try:
+        refute_sign(unbind(bind_fresh(unfold(difference))), facts_of(tuple(assumptions)), kind)
+    except RefutedError as error:
+        verdict = _refuted(error, left, right)
+        return replace(verdict, reason=f"false: the relation fails at the point given (the difference that must "
+                                       f"be {kind[0]} {kind[1:]} is {error.value} there)")
+    except (ProofError, UndecidedError, SymbolicAttnError, TypeError, ValueError):
+        pass
+    return StepVerdict("undecided", f"the sign of the difference is not proved: {_sentence(why)}")
 
 
 _DECIMAL = re.compile(r"[+-]?[0-9]{1,40}(?:\.([0-9]{1,40}))?")
