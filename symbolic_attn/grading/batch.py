@@ -58,7 +58,7 @@ from symbolic_attn.grading import feedback as feedback_text
 from symbolic_attn.grading.roster import MAX_FILES_PER_STUDENT, MAX_STUDENTS, discover, read_student  # noqa: F401
 from symbolic_attn.grading import claims as claim_rules
 from symbolic_attn.grading.outcomes import Verdict
-from symbolic_attn.grading.derivation_questions import chain_lines, grade_derivation
+from symbolic_attn.grading.derivation_questions import grade_derivations
 from symbolic_attn.grading.pipeline import Checker
 from symbolic_attn.grading.results import QuestionResult, StudentResult
 from symbolic_attn.grading.submissions import Submission
@@ -190,10 +190,9 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
         return StudentResult(student, Fraction(0), max_score, False, submission.refused,
                              [_empty(q, Verdict.UNREADABLE, core, feedback_text.refused(submission.refused)) for q in key.questions])
     problems = [(p.line, p.message) for p in submission.problems]
-    derived = _derivations(key, submission)
+    derived, chain_lines = grade_derivations([q for q in key.questions if q.kind == "derivation"], submission.documents)
     if derived:  # the statement reader's complaints about a derivation's own lines are noise
-        chains = {line for _, line in chain_lines(submission.documents)}
-        problems = [(line, message) for line, message in problems if line not in chains]
+        problems = [(line, message) for line, message in problems if line not in chain_lines]
     keys = set().union(*(q.keys for q in key.questions if q.kind != "derivation")) if key.questions else set()
     answers = [s for s in submission.statements if s.name in keys]
     read = [(s.written, s.text, s.line) for s in submission.statements]
@@ -247,12 +246,6 @@ def grade(key, student: str, submission: Submission, core: _Core | None = None, 
     _mention_close_names(results, key, unmatched)
     score = sum((r.points for r in results), Fraction(0))
     return StudentResult(student, score, max_score, True, "", results, problems, read)
-
-
-def _derivations(key, submission) -> dict:
-    """The result of every derivation question of the key (question number -> result)."""
-    questions = [q for q in key.questions if q.kind == "derivation"]
-    return {q.number: grade_derivation(q, submission.documents, only=len(questions) == 1) for q in questions}
 
 
 def _unmatched(key, statements, keys) -> tuple:

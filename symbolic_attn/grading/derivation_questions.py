@@ -55,6 +55,7 @@ verdict ``unreadable`` and the reason a format error (PrairieLearn's ``format_er
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -62,7 +63,7 @@ from typing import Any
 
 from symbolic_attn.errors import StepReadError, SymbolicAttnError, one_line
 
-__all__ = ["DerivationQuestion", "read_derivation_question", "grade_derivation", "chain_lines", "KEYS"]
+__all__ = ["DerivationQuestion", "read_derivation_question", "read_chains", "grade_derivation", "grade_derivations", "KEYS"]
 
 #: The keys a derivation question may have.
 KEYS = frozenset({"name", "aliases", "kind", "start", "goal", "points", "symbols", "label"})
@@ -97,7 +98,9 @@ class DerivationQuestion:
     def requirement(self) -> str:
         return "every step proved, from start to goal"
 
+    @functools.cached_property
     def declarations(self) -> Any:
+        """The question's symbols read once (every student's chain is checked under them)."""
         from symbolic_attn.steps.declarations import parse_declarations
 
         return parse_declarations(self.symbols, source=f"question {self.number}: symbols")
@@ -133,7 +136,7 @@ def read_derivation_question(number: int, entry: dict, name: str, aliases: tuple
         sides[side] = text
     question = DerivationQuestion(number, name, aliases, keys, sides["start"], sides["goal"], points, symbols)
     try:
-        declarations = question.declarations()
+        declarations = question.declarations
         for side in ("start", "goal"):
             read_math(sides[side], declarations)
     except SymbolicAttnError as error:
@@ -152,9 +155,10 @@ def _words(heading: str) -> set:
     return {w.lower() for w in re.split(r"[^0-9A-Za-z_']+", heading) if w}
 
 
-def _chains(documents) -> list:
-    """(document source, chain) for every chain of every file, in reading order; a file the
-    reader cannot take at all (unbalanced $$) gives no chain and one problem."""
+def read_chains(documents) -> tuple[list, list]:
+    """(document source, chain) for every chain of every file, in reading order, and
+    (source, error) for a file the reader cannot take at all (an unclosed $$): the
+    submission is read once, for every derivation question of the key."""
     from symbolic_attn.steps.document import read_document
 
     found, problems = [], []
@@ -168,20 +172,9 @@ def _chains(documents) -> list:
     return found, problems
 
 
-def chain_lines(documents) -> set:
-    """The (source, line) of every line inside a chain: the statement reader's complaints
-    about these lines are not the student's concern when the key asks for derivations."""
-    lines = set()
-    for source, chain in _chains(documents)[0]:
-        for side in chain.sides:
-            lines.add((source, side.line))
-    return lines
-
-
-def find_chain(question: DerivationQuestion, documents, only: bool):
+def find_chain(question: DerivationQuestion, chains: list, only: bool):
     """The chain answering ``question``: under a heading or label that names it, else the
     only chain of the submission when ``only`` (the key's one derivation question)."""
-    chains = _chains(documents)[0]
     for source, chain in chains:
         if chain.name and _words(chain.name) & _names(question):
             return source, chain
@@ -190,19 +183,31 @@ def find_chain(question: DerivationQuestion, documents, only: bool):
     return None
 
 
+def grade_derivations(questions, documents) -> tuple[dict, set]:
+    """Every derivation question of a key against one submission's documents, read once:
+    ({question number: result}, the lines inside a chain -- the statement reader's
+    complaints about those lines are not the student's concern)."""
+    if not questions:  # a key of values only: its submissions are not read as derivations
+        return {}, set()
+    chains, unread = read_chains(documents)
+    results = {q.number: grade_derivation(q, (chains, unread), only=len(questions) == 1) for q in questions}
+    return results, {side.line for _, chain in chains for side in chain.sides}
+
+
 # -- grading --------------------------------------------------------------------------------
 
 
-def grade_derivation(question: DerivationQuestion, documents, only: bool = False):
-    """The :class:`~symbolic_attn.grading.batch.QuestionResult` of one derivation question."""
+def grade_derivation(question: DerivationQuestion, read, only: bool = False):
+    """The :class:`~symbolic_attn.grading.results.QuestionResult` of one derivation question;
+    ``read`` is :func:`read_chains`' answer for the submission's documents."""
     from symbolic_attn.grading.results import QuestionResult
     from symbolic_attn.grading.outcomes import Verdict
 
     result = QuestionResult(question.name, "derivation", None, None, Fraction(0), question.points, Verdict.MISSING,
                             exact=question.goal)
-    found = find_chain(question, documents, only)
+    chains, unread = read
+    found = find_chain(question, chains, only)
     if found is None:
-        unread = _chains(documents)[1]
         if unread:  # a file the reader could not take (an unclosed $$): say why, never "missing"
             source, error = unread[0]
             result.verdict = Verdict.UNREADABLE
@@ -244,7 +249,7 @@ def grade_derivation(question: DerivationQuestion, documents, only: bool = False
 def _report(question: DerivationQuestion, chain):
     from symbolic_attn.steps.report import check_chain
 
-    return check_chain(chain, question.declarations())
+    return check_chain(chain, question.declarations)
 
 
 def _ends(question: DerivationQuestion, chain) -> tuple[str, bool]:
@@ -254,7 +259,7 @@ def _ends(question: DerivationQuestion, chain) -> tuple[str, bool]:
     from symbolic_attn.steps.decide import decide_step
     from symbolic_attn.steps.grammar import read_math
 
-    declarations = question.declarations()
+    declarations = question.declarations
     for where, side, wanted in (("starts", chain.sides[0], question.start), ("ends", chain.sides[-1], question.goal)):
         try:
             written = read_math(side.text, declarations, line=side.line, column=side.column).expr

@@ -110,13 +110,13 @@ def _equal(left: Any, right: Any, assumptions: Any) -> StepVerdict:
     except RefutedError as error:
         return _refuted(error, left, right)
     except SideConditionError as error:
-        return StepVerdict("undecided", f"needs a condition the declarations do not give: {_sentence(error)}")
+        return StepVerdict("undecided", f"needs a condition the declarations do not give: {one_line(error)}")
     except ProofError as error:  # cross-examined false, or a float in a side
-        return StepVerdict("false", _sentence(error))
+        return StepVerdict("false", one_line(error))
     except UndecidedError as error:
-        return StepVerdict("undecided", f"not proved and not refuted: {_sentence(error)}")
+        return StepVerdict("undecided", f"not proved and not refuted: {one_line(error)}")
     except SymbolicAttnError as error:
-        return StepVerdict("undecided", _sentence(error))
+        return StepVerdict("undecided", one_line(error))
     rules = f" (rules: {', '.join(map(str, proof.rules))})" if proof.rules else ""
     return StepVerdict("proved", f"proved by {proof.strategy}{rules}")
 
@@ -153,7 +153,7 @@ def _refute_order(difference: Any, kind: str, assumptions: Any, left: Any, right
                                        f"be {kind[0]} {kind[1:]} is {error.value} there)")
     except (ProofError, UndecidedError, SymbolicAttnError, TypeError, ValueError):
         pass
-    return StepVerdict("undecided", f"the sign of the difference is not proved: {_sentence(why)}")
+    return StepVerdict("undecided", f"the sign of the difference is not proved: {one_line(why)}")
 
 
 _DECIMAL = re.compile(r"[+-]?[0-9]{1,40}(?:\.([0-9]{1,40}))?")
@@ -203,7 +203,7 @@ def _unequal(left: Any, right: Any) -> StepVerdict:
     try:
         disproof = prove_unequal(left, right)
     except (ProofError, UndecidedError, SymbolicAttnError) as error:
-        return StepVerdict("undecided", f"not shown to differ: {_sentence(error)}")
+        return StepVerdict("undecided", f"not shown to differ: {one_line(error)}")
     return StepVerdict("proved", f"the two sides differ ({disproof.approx})")
 
 
@@ -215,9 +215,6 @@ def _refuted(error: RefutedError, left: Any, right: Any) -> StepVerdict:
     if error.value:
         reason = f"false: the two sides differ (left - right = {error.value}) at the point given"
     else:
-        reason = _sentence(error)
+        reason = one_line(error)
     return StepVerdict("false", reason, point or None)
 
-
-def _sentence(error: BaseException) -> str:
-    return one_line(error)

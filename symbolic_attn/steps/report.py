@@ -35,6 +35,8 @@ __all__ = ["Step", "ChainReport", "StepsReport", "check_text", "check_chain", "S
 STEP_SECONDS = 10.0
 #: How each relation is written back to the student.
 RELATION_SIGNS = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "approx": "≈", "!=": "≠"}
+#: ... and in the LaTeX echo of a step.
+LATEX_SIGNS = {"=": "=", "<": "<", "<=": r"\le", ">": ">", ">=": r"\ge", "approx": r"\approx", "!=": r"\ne"}
 
 
 @dataclass(frozen=True)
@@ -221,9 +223,8 @@ def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, dea
             if len(_DECIDED) >= MEMO_SIZE:
                 _DECIDED.clear()
             _DECIDED[key] = verdict
-    latex_sign = {"=": "=", "<": "<", "<=": r"\le", ">": ">", ">=": r"\ge", "approx": r"\approx", "!=": r"\ne"}
     return Step(side.line, previous.text, side.text, f"{left.notation} {sign} {right.notation}",
-                f"{left.latex} {latex_sign.get(side.relation, '=')} {right.latex}", side.relation, verdict,
+                f"{left.latex} {LATEX_SIGNS.get(side.relation, '=')} {right.latex}", side.relation, verdict,
                 side.reason)
 
 
