@@ -13,10 +13,12 @@ from sympy import E, Integer, Product, Rational, Sum, exp, log, pi, root, sqrt
 
 from symbolic_attn.proofs.notation import Frac
 from symbolic_attn.proofs.operators import SoftmaxAt
+from symbolic_attn.steps.randomness import Expectation, Var
 
 DECLARATIONS = ("n: positive integer; m: positive integer; i, j: integer 1..n; x, y: real vector n; "
                 "z: positive vector m; a, b, c: real; t: positive; d_k: positive integer; "
-                "s: real matrix n x n; alpha: real")
+                "s: real matrix n x n; alpha: real; Q, K: random vector n, all components independent, mean 0, "
+                "variance 1; X, Y: random, independent")
 
 n, m = sympy.symbols("n m", integer=True, positive=True)
 i, j = sympy.symbols("i j", integer=True, positive=True)
@@ -26,6 +28,8 @@ a, b, c = sympy.symbols("a b c", real=True)
 t = sympy.Symbol("t", positive=True)
 d_k = sympy.Symbol("d_k", integer=True, positive=True)
 alpha = sympy.Symbol("alpha", real=True)
+Q, K = sympy.IndexedBase("Q", real=True), sympy.IndexedBase("K", real=True)
+X, Y = sympy.symbols("X Y", real=True)
 #: The bound index the reader introduces (softmax, dot products), and an undeclared sum index.
 k = sympy.Symbol("k", integer=True, positive=True)
 
@@ -276,9 +280,29 @@ CORPUS = [
     Refused(r"a \equiv b", "a relation \\equiv inside one side", 3),
     Refused(r"\tag{1}", "\\tag belongs at the end of a row", 1),
     Refused(r"a \implies b", "a logical connective between steps is not read", 3),
-    # --- E and Var are refused (the checker has no rules for them outside a derivation script)
-    Refused(r"\mathbb{E}[a]", "\\mathbb{E} (expectation) is not read", 1),
-    Refused(r"\operatorname{Var}(a)", "Var (a variance or an expectation) is not read", 1),
+    # --- expectations and variances, kept unevaluated (the rules of expectation decide them)
+    Read(r"\mathbb{E}[a]", "E[a]", Expectation(a), "the expectation of a number is allowed: it is the number"),
+    Read(r"\operatorname{Var}(a)", "Var(a)", Var(a)),
+    Read(r"\mathbb{E}\left[Q_i K_i\right]", "E[K[i]*Q[i]]", Expectation(Q[i] * K[i])),
+    Read(r"\mathbb{E}[Q_i]^2", "E[Q[i]]**2", Expectation(Q[i]) ** 2, "the square of the mean, not E[Q_i^2]"),
+    Read(r"\mathbb{E}[Q_i^2]", "E[Q[i]**2]", Expectation(Q[i] ** 2)),
+    Read(r"\operatorname{Var}\left(\sum_{j=1}^{n} Q_j K_j\right)", "Var(sum(K[j]*Q[j] for j in 1..n))",
+         Var(_sum(Q[j] * K[j]))),
+    Read(r"\mathrm{Var}(X)", "Var(X)", Var(X)),
+    Read(r"\text{Var}(2 X)", "Var(2*X)", Var(2 * X)),
+    Read(r"\operatorname{E}[X Y]", "E[X*Y]", Expectation(X * Y)),
+    Read(r"\mathbb{E}(X)", "E[X]", Expectation(X), "round brackets too"),
+    Read(r"\mathbb{E}\left[\left(\sum_{j=1}^{n} Q_j\right)^2\right]", "E[sum(Q[j] for j in 1..n)**2]",
+         Expectation(_sum(Q[j]) ** 2)),
+    Read(r"\operatorname{Var}(Q \cdot K)", "Var(sum(K[k]*Q[k] for k in 1..n))", Var(_sum(Q[k] * K[k], k))),
+    Refused(r"\mathbb{E}[Q]", "the expectation of a vector or a matrix is not read", 1),
+    Refused(r"\mathbb{E} X", "goes in brackets: \\mathbb{E}[X]", 12),
+    Refused(r"\mathbb{E}_{X}[X]", "a script on the expectation is not read", 11),
+    Refused(r"\mathbb{R}", "only \\mathbb{E}[X], an expectation", 1),
+    Refused(r"\operatorname{Cov}(X, Y)", "a covariance is not read", 1),
+    Refused(r"\operatorname{Var} X", "goes in brackets: \\operatorname{Var}(X)", 20),
+    Refused(r"\operatorname{Var}(Q)", "the variance of a vector or a matrix is not read", 1),
+    Refused(r"E[X]", "undeclared letter E", 1, "E is a letter: the expectation is \\mathbb{E}"),
     # --- hostile input
     Refused(r"2^{2^{2^{99}}}", "a power of numbers with more than", 5, "a tower is refused, not evaluated"),
     Refused(r"\def\x{1}", "macros are never read", 1),

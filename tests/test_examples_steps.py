@@ -16,12 +16,7 @@ FOLDER = Path(__file__).resolve().parent.parent / "examples" / "steps"
 EXPECTED = tomllib.loads((FOLDER / "expected.toml").read_text(encoding="utf-8"))["file"] if FOLDER.exists() else []
 
 #: file -> why the checker does not (yet) give every expected verdict.
-_RANDOM = ("random variables (\\mathbb{E}, \\operatorname{Var}) are not read yet: the checker has no rules "
-           "for expectations outside a derivation script")
 KNOWN = {
-    **{name: _RANDOM for name in ("variance_correct.md", "variance_correct.tex", "variance_correct.txt",
-                                  "variance_scale.tex", "variance_no_independence.md", "variance_sqrt.txt",
-                                  "variance_unusual.md")},
     "perm_index_correct.md": "no strategy reindexes a sum (j to n + 1 - j): the true step is undecided, never proved",
     "perm_index_correct.tex": "no strategy reindexes a sum (j to n + 1 - j): the true step is undecided, never proved",
     "perm_matrix_transpose.tex": "transpose_order is recognised on matrix letters, not on explicit matrices, whose "

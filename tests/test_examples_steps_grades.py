@@ -1,18 +1,13 @@
 """Issue 22, item 4, on the outside author's course: examples/steps/submissions graded
 against examples/steps/answer_key.toml give the points per question that the author
-worked out by hand (expected_grades.toml), and every step the verdict expected.
+worked out by hand (expected_grades.toml), and every step the verdict expected."""
 
-The variance question is left out of the key here: random variables are not read yet (see
-tests/test_examples_steps.py), so the key with it is refused, which is checked too."""
-
-import re
 import tomllib
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-from symbolic_attn.errors import ExerciseError
 from symbolic_attn.grading.answer_key import parse_answer_key
 from symbolic_attn.grading.batch import grade
 from symbolic_attn.grading.submissions import read_submission
@@ -20,22 +15,11 @@ from symbolic_attn.grading.submissions import read_submission
 FOLDER = Path(__file__).resolve().parent.parent / "examples" / "steps"
 KEY_TEXT = (FOLDER / "answer_key.toml").read_text(encoding="utf-8")
 EXPECTED = tomllib.loads((FOLDER / "expected_grades.toml").read_text(encoding="utf-8"))
-LEFT_OUT = "variance"
 #: (student, question) -> why the checker does not (yet) give the expected points.
 KNOWN: dict = {}
 
 
-def _without(text: str, name: str) -> str:
-    blocks = re.split(r"(?m)^(?=\[\[questions\]\])", text)
-    return "".join(b for b in blocks if f'name = "{name}"' not in b)
-
-
-KEY = parse_answer_key(_without(KEY_TEXT, LEFT_OUT), source="answer_key.toml")
-
-
-def test_the_key_with_random_variables_is_refused_in_one_line():
-    with pytest.raises(ExerciseError, match="random variables are not supported"):
-        parse_answer_key(KEY_TEXT, source="answer_key.toml")
+KEY = parse_answer_key(KEY_TEXT, source="answer_key.toml")
 
 
 CASES = [(student, q.name) for student in EXPECTED for q in KEY.questions]

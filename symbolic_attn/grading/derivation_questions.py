@@ -267,7 +267,9 @@ def _ends(question: DerivationQuestion, chain) -> tuple[str, bool]:
             return f"Line {side.line}: the side the chain {where} at could not be read: {error.reason}.", True
         target = read_math(wanted, declarations).expr
         if where == "starts":  # any expression proved equal to the start will do
-            same = decide_step(written, target, "=", tuple(declarations.assumptions()), diagnose=False).verdict == "proved"
+            same = decide_step(written, target, "=", tuple(declarations.assumptions()), diagnose=False,
+                               randomness=declarations.randomness(), ranges=declarations.index_ranges()
+                               ).verdict == "proved"
         else:  # the goal is what must be shown: the last side must read as it, as written
             same = bind_fresh(written) == bind_fresh(target)
         if not same:

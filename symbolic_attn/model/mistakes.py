@@ -147,13 +147,14 @@ CATALOGUE: dict[str, Mistake] = _rows(
     ("index_captured", "step", "a sum's index renamed to a letter already used outside it",
      "The summation index was renamed to a letter that already means something outside the sum: rename it "
      "to a new letter."),
-    ("sqrt_dk_vs_dk", "step", "√d_k and d_k confused",
-     "√d_k and d_k were confused: the scores are divided by √d_k, and their variance is d_k."),
     ("variance_of_sum", "step", "Var(X + Y) = Var X + Var Y without independence",
      "The variance of a sum was split without independence: Var(X + Y) = Var X + Var Y + 2 Cov(X, Y), and "
      "the covariance vanishes only for uncorrelated terms."),
     ("variance_scale", "step", "Var(aX) written as a·Var(X)",
      "A constant came out of the variance unsquared: Var(aX) = a² Var(X)."),
+    # after the variance rules: a wrong rule on the Var the student wrote is the more telling name
+    ("sqrt_dk_vs_dk", "step", "√d_k and d_k confused",
+     "√d_k and d_k were confused: the scores are divided by √d_k, and their variance is d_k."),
     ("softmax_scale", "step", "softmax(c·x) written as softmax(x)",
      "A scale was dropped inside the softmax: softmax is unchanged by adding a constant to every entry, "
      "not by multiplying them by one."),

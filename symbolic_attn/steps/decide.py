@@ -75,15 +75,31 @@ class StepVerdict:
 
 
 def decide_step(left: Any, right: Any, relation: str, assumptions: Any = (), *, written: str | None = None,
-                diagnose: bool = True) -> StepVerdict:
+                diagnose: bool = True, randomness: Any = None, ranges: Any = None) -> StepVerdict:
     """Decide ``left relation right`` (SymPy values) under ``assumptions`` (the checker's
     :class:`~symbolic_attn.proofs.prove.Assumption` objects).  ``written`` is the text of
     the right side when the relation is ``approx`` (its decimal places set the rounding).
     A false equality is explained by a wrong rule when one is proved to make it
-    (:func:`~symbolic_attn.steps.wrong_rules.explain`; ``diagnose=False`` skips it)."""
+    (:func:`~symbolic_attn.steps.wrong_rules.explain`; ``diagnose=False`` skips it).
+    A step with expectations or variances is decided by
+    :func:`~symbolic_attn.steps.random_steps.decide_random` under ``randomness`` (the
+    declared :class:`~symbolic_attn.steps.randomness.Randomness`) and ``ranges`` (each
+    index symbol's declared ``(low, high)``)."""
+    from symbolic_attn.steps.randomness import NO_RANDOMNESS, has_operators
+
     if relation not in RELATIONS:
         raise ValueError(f"decide_step: unknown relation {relation!r}: expected one of {', '.join(RELATIONS)}")
     try:
+        if has_operators(left) or has_operators(right):
+            from symbolic_attn.steps.random_steps import decide_random
+
+            step: StepVerdict = decide_random(left, right, relation, assumptions, randomness or NO_RANDOMNESS,
+                                              ranges or {}, written=written)
+            if step.verdict == "false" and diagnose and relation == "=":
+                from symbolic_attn.steps.wrong_rules import explain
+
+                step = replace(step, diagnosis=explain(left, right, assumptions, randomness, ranges))
+            return step
         if relation == "=":
             step = _equal(left, right, assumptions)
             if step.verdict == "false" and diagnose:

@@ -13,13 +13,15 @@ lines, each ``names: kind``.  The kinds:
                                takes its bounds from here
 ``real vector N``              a sequence ``x_1 .. x_N`` (``positive vector N``: positive entries)
 ``real matrix N x M``          entries ``s_{i,j}`` (also ``N×M``), ``positive matrix N x M``
+``random``                     a random variable; ``random vector N`` a random vector; then,
+                               after commas, ``all components independent`` (scalars:
+                               ``independent``), ``mean M``, ``variance V``
+                               (:mod:`.randomness`)
 =============================  ==============================================================
 
 A name is one letter (``x``), a letter with a subscript (``d_k``, ``d_{model}``) or a Greek
 letter (``alpha`` or ``\alpha``).  ``e`` (Euler's number) and ``pi`` cannot be declared:
-the reader always reads them as the constants.  Random variables (``\mathbb{E}``,
-``\operatorname{Var}``) are not supported: the checker has rules for them only inside a
-derivation script.
+the reader always reads them as the constants.
 
 >>> d = parse_declarations("n: positive integer; i, j: integer 1..n; x: real vector n; c: real")
 >>> d.symbols["x"], d.lengths["x"], d.ranges["j"]
@@ -30,6 +32,13 @@ derivation script.
 'n: positive integer; i: integer 1..n; j: integer 1..n; x: real vector n; c: real'
 >>> [a.label for a in d.assumptions()]
 ['i in 1..n', 'j in 1..n']
+>>> parse_declarations("q, k: random vector n, all components independent, mean 0, variance 1; n: positive integer")
+Traceback (most recent call last):
+...
+symbolic_attn.errors.StepReadError: line 1, column 1: --symbols: the length 'n' must be an integer or a name declared before as an integer
+>>> r = parse_declarations("n: positive integer; q, k: random vector n, all components independent, mean 0, variance 1")
+>>> r.randomness().families[0].names, r.text()
+(('q', 'k'), 'n: positive integer; q, k: random vector n, all components independent, mean 0, variance 1')
 >>> parse_declarations("e: real")
 Traceback (most recent call last):
 ...
@@ -44,6 +53,7 @@ import sympy
 
 from symbolic_attn.errors import StepReadError
 from symbolic_attn.proofs.chain import Assumption
+from symbolic_attn.steps.randomness import RandomFamily, Randomness
 
 __all__ = ["Declarations", "Entry", "parse_declarations", "GREEK", "MAX_DECLARATIONS", "MAX_DECLARATIONS_LENGTH"]
 
@@ -68,8 +78,9 @@ _SCALAR_KINDS = {
     "positive integer": {"integer": True, "positive": True},
     "nonnegative integer": {"integer": True, "nonnegative": True},
 }
+_RANDOM_HELP = "all components independent (or, for random scalars, independent), mean M, variance V"
 _KINDS_HELP = ("real, positive, nonnegative, integer, positive integer, nonnegative integer, integer A..B, "
-               "real vector N, positive vector N, real matrix N x M")
+               "real vector N, positive vector N, real matrix N x M, random, random vector N")
 
 
 @dataclass(frozen=True)
@@ -99,6 +110,16 @@ class Declarations:
     ranges: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     lengths: dict[str, Any] = field(default_factory=dict)
     shapes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    #: each random name to its family (the names of one statement share one)
+    random: dict[str, RandomFamily] = field(default_factory=dict)
+
+    def index_ranges(self) -> dict[Any, tuple[Any, Any]]:
+        """Each index's symbol to its declared ``(low, high)``."""
+        return {self.symbols[name]: bounds for name, bounds in self.ranges.items()}
+
+    def randomness(self) -> Randomness:
+        """The random families declared, in the order declared."""
+        return Randomness(tuple(dict.fromkeys(self.random.values())))
 
     def assumptions(self) -> list[Assumption]:
         """The facts the checker needs beyond the flags on the symbols: each index's range.
@@ -121,7 +142,15 @@ class Declarations:
 
     def text(self) -> str:
         """The declarations echoed, one statement per name, in the order declared."""
-        return "; ".join(f"{entry.name}: {entry.kind}" for entry in self.entries.values())
+        statements, done = [], set()
+        for entry in self.entries.values():
+            family = self.random.get(entry.name)
+            if family is None:
+                statements.append(f"{entry.name}: {entry.kind}")
+            elif family not in done:  # a family is one statement: its independence joins its names
+                done.add(family)
+                statements.append(f"{', '.join(family.names)}: {entry.kind}")
+        return "; ".join(statements)
 
     def shape_of(self, name: str) -> str | None:
         """``scalar``, ``index``, ``vector``, ``matrix``, or None for a name not declared."""
@@ -180,7 +209,7 @@ def parse_declarations(text: str, source: str = "--symbols", *, line: int = 1, c
     >>> parse_declarations("x: complex")
     Traceback (most recent call last):
     ...
-    symbolic_attn.errors.StepReadError: line 1, column 1: --symbols: unknown kind 'complex' for x; the kinds are real, positive, nonnegative, integer, positive integer, nonnegative integer, integer A..B, real vector N, positive vector N, real matrix N x M
+    symbolic_attn.errors.StepReadError: line 1, column 1: --symbols: unknown kind 'complex' for x; the kinds are real, positive, nonnegative, integer, positive integer, nonnegative integer, integer A..B, real vector N, positive vector N, real matrix N x M, random, random vector N
     """
     if len(text) > MAX_DECLARATIONS_LENGTH:
         raise StepReadError(line, column, f"{source}: declarations of {len(text)} characters, more than "
@@ -210,6 +239,9 @@ def _declare(statement: str, declarations: Declarations, source: str, line: int,
         fail(f"{statement!r} declares nothing: write 'names: kind', e.g. 'x: real'")
     names = [_name_of(written.strip(), fail) for written in names_text.split(",")]
     kind = " ".join(kind_text.replace("×", " x ").split())
+    if kind.split(",")[0].split()[:1] == ["random"]:
+        _declare_random(names, kind, declarations, fail)
+        return
     for name in names:
         if name in declarations.entries:
             fail(f"{name} is declared twice")
@@ -220,13 +252,79 @@ def _declare(statement: str, declarations: Declarations, source: str, line: int,
         declarations.symbols[name] = entry.symbol
 
 
+def _declare_random(names: list[str], kind: str, declarations: Declarations, fail: Any) -> None:
+    """``names: random[, properties]`` or ``names: random vector N[, properties]``: one
+    :class:`~symbolic_attn.steps.randomness.RandomFamily` for all the names of the statement."""
+    what, *properties = [part.strip() for part in kind.split(",")]
+    words = what.split()
+    if words == ["random"] or words == ["random", "real"]:
+        shape, length = "scalar", None
+    elif len(words) == 3 and words[1] == "vector":
+        shape, length = "vector", _length(words[2], declarations, fail)
+    else:
+        fail(f"unknown kind {what!r} for {', '.join(names)}: a random variable is 'random' or 'random vector N'")
+        raise AssertionError("unreachable")  # fail() raises
+    independent, mean, variance = False, None, None
+    for written in properties:
+        property_words = written.split()
+        if written in ("independent", "mutually independent", "all components independent",
+                       "components independent", "all independent"):
+            if shape == "vector" and written in ("independent", "mutually independent"):
+                fail(f"{written!r} is ambiguous for random vectors: write 'all components independent' (every "
+                     "component of every vector of this statement independent of the others)")
+            independent = True
+        elif len(property_words) == 2 and property_words[0] in ("mean", "variance"):
+            value = _moment(property_words[1], declarations, fail, property_words[0])
+            if property_words[0] == "mean":
+                mean = value
+            else:
+                variance = value
+        else:
+            fail(f"unknown property {written!r} of random {', '.join(names)}: the properties are {_RANDOM_HELP}")
+    family = RandomFamily(tuple(names), shape, independent, mean, variance)
+    for name in names:
+        if name in declarations.entries:
+            fail(f"{name} is declared twice")
+        if len(declarations.entries) >= MAX_DECLARATIONS:
+            fail(f"more than {MAX_DECLARATIONS} names declared")
+        if shape == "vector":
+            declarations.lengths[name] = length
+            symbol: Any = sympy.IndexedBase(name, real=True)
+            shown = f"random vector {sympy.sstr(length)}"
+        else:
+            symbol = sympy.Symbol(name, real=True)
+            shown = "random"
+        declarations.entries[name] = Entry(name, shape, ", ".join([shown, *family.text().split(", ")[1:]]), symbol)
+        declarations.symbols[name] = symbol
+        declarations.random[name] = family
+
+
+def _moment(text: str, declarations: Declarations, fail: Any, what: str) -> Any:
+    """A declared mean or variance: an integer, a fraction ``a/b``, or a declared real name."""
+    found = re.fullmatch(r"(-?[0-9]{1,18})(?:/([0-9]{1,18}))?", text)
+    if found is not None:
+        if found.group(2) is not None and int(found.group(2)) == 0:
+            fail(f"the {what} {text!r} divides by zero")
+        value = sympy.Rational(int(found.group(1)), int(found.group(2) or 1))
+    else:
+        name = _name_of(text, fail)
+        entry = declarations.entries.get(name)
+        if entry is None or entry.shape != "scalar" or name in declarations.random or not entry.symbol.is_real:
+            fail(f"the {what} {text!r} must be a number (0, 1, 1/2) or a name declared before as real")
+            raise AssertionError("unreachable")  # fail() raises
+        value = entry.symbol
+    if what == "variance" and value.is_nonnegative is not True:
+        fail(f"the variance {text!r} must be a number at least 0 or a name declared nonnegative or positive")
+    return value
+
+
 def _entry(name: str, kind: str, declarations: Declarations, fail: Any) -> Entry:
     words = kind.split()
     if kind in _SCALAR_KINDS:
         return Entry(name, "scalar", kind, sympy.Symbol(name, **_SCALAR_KINDS[kind]))
     if "random" in words:
-        fail(f"{name}: random variables are not supported: the checker has no rules for \\mathbb{{E}} and "
-             "\\operatorname{Var} outside a derivation script")
+        fail(f"{name}: 'random' comes first: 'random', 'random vector N', then the properties "
+             f"({_RANDOM_HELP})")
     if len(words) == 2 and words[0] == "integer" and ".." in words[1]:
         low_text, _, high_text = words[1].partition("..")
         low = _bound(low_text, declarations, fail, "the lower bound")

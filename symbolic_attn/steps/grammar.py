@@ -15,6 +15,9 @@ is evaluated and no general LaTeX parser guesses.  What is read:
   summand is the product that follows (``\sum_j x_j + 1`` is ``(\sum_j x_j) + 1``);
 * vectors (:mod:`.values`): ``x + c``, ``c x``, ``(\dots)_i``, ``x \cdot y``, ``x^\top y``,
   ``\operatorname{softmax}(v)_i`` (also ``\mathrm``, ``\text``), sequences ``(t_k)_{k=1}^{n}``;
+* random variables (declared ``random``, :mod:`.randomness`): ``\mathbb{E}[X]`` (also
+  ``\mathbb{E}\left[X\right]``, ``\operatorname{E}``), ``\operatorname{Var}(X)`` (also
+  ``\mathrm``, ``\text``), kept unevaluated;
 * explicit matrices ``bmatrix``/``pmatrix``, transposes ``^\top``, ``^T``, ``^{\mathsf T}``;
 * brackets ``( )``, ``[ ]``, ``\left( \right)``, ``\bigl( \Bigr)``; spaces ``\, \; \! \quad``.
 
@@ -57,6 +60,7 @@ from symbolic_attn.exact.limits import DEFAULT_LIMITS, check_value
 from symbolic_attn.steps import echo
 from symbolic_attn.steps.declarations import GREEK, Declarations
 from symbolic_attn.steps.tokens import Token, tokenize
+from symbolic_attn.steps.randomness import Expectation, Var
 from symbolic_attn.steps.values import (
     Vector, bound_symbol, combine, declared_vector, divide, is_scalar, negate, sequence, softmax_of)
 
@@ -87,8 +91,6 @@ _WORDS = {"softmax": "\\operatorname{softmax}", "exp": "\\exp", "log": "\\log", 
 _FUNCTION_STYLES = {"\\operatorname", "\\mathrm", "\\text", "\\textrm", "\\mathit"}
 _TRANSPOSE_COMMANDS = {"\\top", "\\intercal", "\\mathsf"}
 _UNSUPPORTED = {
-    "\\mathbb": "\\mathbb{E} (expectation) is not read: the checker has rules for expectations and variances only "
-                "inside a derivation script (symbolic_attn/derivations/sqrt_dk_scaling.py)",
     "\\def": "\\def defines a macro: macros are never read",
     "\\newcommand": "\\newcommand defines a macro: macros are never read",
     "\\renewcommand": "\\renewcommand defines a macro: macros are never read",
@@ -711,6 +713,11 @@ class _Parser:
             return self.function(token, text[1:])
         if text in _FUNCTION_STYLES:
             return self.named_function(token)
+        if text == "\\mathbb":
+            word = self.word_of_group(token)
+            if word != "E":
+                self.fail_at(token, f"\\mathbb{{{word}}} is not read: only \\mathbb{{E}}[X], an expectation")
+            return self.random_operator(token, "E")
         if text == "\\begin":
             return self.matrix(token)
         if text in ("\\operatorname*",):
@@ -846,10 +853,29 @@ class _Parser:
             return self.function(token, word)
         if word == "e" and token.text == "\\mathrm":
             return sympy.E
-        if word in ("Var", "var", "E", "Cov"):
-            self.fail_at(token, f"{word} (a variance or an expectation) is not read: the checker has rules for them "
-                         "only inside a derivation script (symbolic_attn/derivations/sqrt_dk_scaling.py)")
+        if word in ("Var", "var", "E"):
+            return self.random_operator(token, "Var" if word != "E" else "E")
+        if word in ("Cov", "cov"):
+            self.fail_at(token, "a covariance is not read: write E[X Y] - E[X] E[Y]")
         self.fail_at(token, f"unknown function {token.text}{{{word}}}: the reader knows softmax, exp, log, ln")
+
+    def random_operator(self, token: Token, name: str) -> Any:
+        """``\\mathbb{E}[X]`` (also ``\\mathbb{E}(X)``) or ``\\operatorname{Var}(X)``: the argument in
+        brackets, a scalar (:mod:`.randomness`)."""
+        following = self.peek()
+        shown = "\\mathbb{E}[X]" if name == "E" else "\\operatorname{Var}(X)"
+        if following is not None and following.kind in ("_", "^"):
+            self.fail_at(following, f"a script on {'the expectation' if name == 'E' else 'Var'} is not read: "
+                         f"write {shown}")
+        if following is None or following.kind not in ("(", "["):
+            self.fail_at(following if following is not None else token,
+                         f"the argument of {'an expectation' if name == 'E' else 'a variance'} goes in brackets: "
+                         f"{shown}")
+        argument = self.bracketed()
+        if not is_scalar(argument):
+            self.fail_at(token, f"{'the expectation' if name == 'E' else 'the variance'} of a vector or a matrix is "
+                         "not read: write an entry")
+        return Expectation(argument) if name == "E" else Var(argument)
 
     # ------------------------------------------------------------------ big operators and matrices
 

@@ -201,24 +201,38 @@ def check_chain(chain: Any, declarations: Any, step_seconds: float = STEP_SECOND
         except StepReadError as error:
             readings.append(error)
     assumptions = tuple(declarations.assumptions())
+    random = _Random(declarations.randomness(), declarations.index_ranges())
     steps = []
     for previous, side, left, right in zip(chain.sides, chain.sides[1:], readings, readings[1:]):
-        steps.append(_step(previous, side, left, right, assumptions, deadline))
+        steps.append(_step(previous, side, left, right, assumptions, deadline, random))
     return ChainReport(chain.start_line, chain.name, tuple(steps))
 
 
-def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, deadline: Deadline) -> Step:
+@dataclass(frozen=True)
+class _Random:
+    """What a step with expectations is decided under: the random families and the ranges."""
+
+    randomness: Any
+    ranges: dict[Any, Any]
+
+    def key(self) -> Any:
+        return self.randomness.key()
+
+
+def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, deadline: Deadline,
+          random: _Random) -> Step:
     sign = RELATION_SIGNS.get(side.relation, side.relation)
     unreadable = [r for r in (left, right) if isinstance(r, StepReadError)]
     if unreadable:
         return Step(side.line, previous.text, side.text, f"{_notation(left)} {sign} {_notation(right)}", "",
                     side.relation, StepVerdict("unreadable", one_line(unreadable[0])), side.reason)
     key = _decision_key(left.expr, right.expr, side.relation, assumptions, side.text)
+    key = None if key is None else (key, random.key())
     remembered = _DECIDED.get(key) if key is not None else None
     if remembered is not None:
         verdict = remembered
     else:
-        verdict = _decide(left.expr, right.expr, side, assumptions, deadline)
+        verdict = _decide(left.expr, right.expr, side, assumptions, deadline, random)
         if key is not None and "too large to check" not in verdict.reason:  # a timing is not a fact
             if len(_DECIDED) >= MEMO_SIZE:
                 _DECIDED.clear()
@@ -248,10 +262,11 @@ def _decision_key(left: Any, right: Any, relation: str, assumptions: Any, writte
     return key
 
 
-def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline) -> StepVerdict:
+def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline, random: _Random) -> StepVerdict:
     try:
         with deadline(f"line {side.line}"):
-            verdict = decide_step(left, right, side.relation, assumptions, written=side.text, diagnose=False)
+            verdict = decide_step(left, right, side.relation, assumptions, written=side.text, diagnose=False,
+                                  randomness=random.randomness, ranges=random.ranges)
     except _TooLarge as error:
         return StepVerdict("undecided", str(error))
     if verdict.verdict == "false" and side.relation == "=":
@@ -259,7 +274,8 @@ def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadli
         # the diagnosis only, never the verdict.
         try:
             with deadline(f"line {side.line}: diagnosis"):
-                verdict = replace(verdict, diagnosis=explain(left, right, assumptions))
+                verdict = replace(verdict, diagnosis=explain(left, right, assumptions, random.randomness,
+                                                             random.ranges))
         except _TooLarge:
             pass
     return verdict

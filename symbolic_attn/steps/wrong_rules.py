@@ -156,14 +156,19 @@ def _is_function(node: Any, name: str) -> bool:
 
 
 def _variance_of_sum(node: Any) -> Iterator[Any]:
-    yield sympy.Add(*(type(node)(t) for t in node.args[0].args))
+    inside = node.args[0]
+    if isinstance(inside, sympy.Sum):  # Var(sum_i X_i) as sum_i Var(X_i)
+        yield sympy.Sum(type(node)(inside.function), *inside.limits)
+    else:
+        yield sympy.Add(*(type(node)(t) for t in inside.args))
 
 
 def _variance_scale(node: Any) -> Iterator[Any]:
     inside = node.args[0]
-    constant, rest = inside.as_independent(*[s for s in inside.free_symbols if not s.is_number], as_Add=False)
-    if constant != 1 and rest != 1:
-        yield constant * type(node)(rest)
+    # The factors that cannot be random (no entry of a vector, no letter): 1/sqrt(d_k), 2.
+    constant = sympy.Mul(*[f for f in inside.args if not f.atoms(sympy.Indexed) and not f.is_Symbol])
+    if constant != 1 and constant != inside:
+        yield constant * type(node)(inside / constant)
     for factor in inside.args:  # a letter standing for the constant: Var(a X) as a Var(X)
         if factor.is_Symbol and len(inside.args) > 1:
             yield factor * type(node)(inside / factor)
@@ -206,7 +211,7 @@ WRONG_RULES: dict[str, Callable[[Any], list[Any]]] = {
                                          lambda n: _index_captured(n, e.free_symbols)),
     "sqrt_dk_vs_dk": lambda e: _at_each(e, lambda n: isinstance(n, sympy.Pow) and n.args[0].is_Symbol, _sqrt_dk_vs_dk),
     "variance_of_sum": lambda e: _at_each(
-        e, lambda n: _is_function(n, "Var") and isinstance(n.args[0], sympy.Add), _variance_of_sum),
+        e, lambda n: _is_function(n, "Var") and isinstance(n.args[0], (sympy.Add, sympy.Sum)), _variance_of_sum),
     "variance_scale": lambda e: _at_each(
         e, lambda n: _is_function(n, "Var") and isinstance(n.args[0], sympy.Mul), _variance_scale),
     "softmax_scale": _softmax_scale,
@@ -225,7 +230,7 @@ def candidates(rule: str, expr: Any) -> list[Any]:
         return []
 
 
-def explain(left: Any, right: Any, assumptions: Any = ()) -> str | None:
+def explain(left: Any, right: Any, assumptions: Any = (), randomness: Any = None, ranges: Any = None) -> str | None:
     """The catalogue id of the first wrong rule that turns one side into the other, proved
     (by the quick strategies: an explanation is a plain match, and trying every candidate
     with the last resorts would cost seconds); None when no rule of the table explains it."""
@@ -233,6 +238,7 @@ def explain(left: Any, right: Any, assumptions: Any = ()) -> str | None:
     from symbolic_attn.proofs.prove import prove_equal_quickly
 
     from symbolic_attn.proofs.notation import unfold
+    from symbolic_attn.steps.randomness import Unknowns
 
     order = [rule for rule in ids("step") if rule in WRONG_RULES]
     # A side as read keeps the student's display forms (a \frac as written, softmax as a
@@ -246,11 +252,27 @@ def explain(left: Any, right: Any, assumptions: Any = ()) -> str | None:
     for rule in order:
         for source, target in ((left, right), (right, left)):
             for candidate in (c for form in forms[source] for c in candidates(rule, form)):
+                unknowns = Unknowns()  # what E[..] and Var(..) leave unknown: the same unknowns on both sides
                 try:
-                    prove_equal_quickly(candidate, target, assumptions)
+                    made, wanted = (unknowns.abstract(_expected(side, randomness, ranges))
+                                    for side in (candidate, target))
+                    prove_equal_quickly(made, wanted, assumptions)
                 except TimeLimitError:
                     raise
                 except Exception:  # not this candidate: any failure explains nothing
                     continue
                 return rule
     return None
+
+
+def _expected(side: Any, randomness: Any, ranges: Any) -> Any:
+    """A side with its expectations and variances reduced by the rules of expectation under
+    the declarations (:mod:`.expectation`), so that a wrong rule is judged by what it
+    makes, not by how it is written."""
+    from symbolic_attn.steps.randomness import NO_RANDOMNESS, has_operators
+
+    if not has_operators(side):
+        return side
+    from symbolic_attn.steps.expectation import reduce_random
+
+    return reduce_random(side, randomness or NO_RANDOMNESS, ranges or {})
