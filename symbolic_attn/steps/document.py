@@ -6,7 +6,8 @@ and an inline ``$ ... $`` or ``\( ... \)`` that contains a relation), splits it 
 the ``&`` alignment marks, and splits each row at its top-level relations (``=``, ``\le``,
 ``<``, ``\ge``, ``>``, ``\approx``, ``\ne``).  A row that starts with a relation continues the
 chain of the row before; any other row starts a new chain.  ``\tag{...}`` and
-``\quad\text{(...)}`` at the end of a row are the student's reason for that step;
+``\quad\text{(...)}`` at the end of a row are the student's reason for that step (text and
+maths mixed too: ``\quad\text{(}q_i\text{ and }k_i\text{ independent)}``);
 ``\nonumber`` is dropped; ``\label{...}`` names the chain, else the nearest heading above
 (``# ...``, ``\section{...}``).  Line and column numbers are those of the original file.
 Nothing here reads the maths itself: each :class:`Side`'s text goes to
@@ -52,6 +53,10 @@ _REASON_LENGTH = 1000
 _TEXT = r"\\(?:text|textrm|mbox|textit)\{((?:[^{}]|\{[^{}]*\})*)\}"
 _TEXT_REASON = re.compile(r"(?:\\q?quad\s*(?:%s|\(\s*%s\s*\))|(?:\\[,;]|\s)*\\(?:text|textrm|mbox|textit)"
                           r"\{(\((?:[^{}]|\{[^{}]*\})*\))\})\s*[.,;]?\s*$" % (_TEXT, _TEXT))
+#: A reason of text and maths mixed, ``\quad\text{(}q_i\text{ and }k_i\text{ independent)}``:
+#: from ``\quad`` followed by ``\text{`` to the end of the row.
+_MIXED_REASON = re.compile(r"\\q?quad\s*(\\(?:text|textrm|mbox|textit)\{[^\n]*?)\s*[.,;]?\s*$")
+_TEXT_GROUP = re.compile(_TEXT)
 #: A section title: at most 300 characters on one line are looked at (a linear scan of any file).
 _TEX_HEADING = re.compile(r"\\(?:sub)*section\*?\{([^\n]{0,300}?)\}")
 #: A declarations line: ``% symbols: ...``, or a comment ``<!-- symbols: ... -->``.
@@ -397,10 +402,14 @@ def _row(document: _Text, start: int, end: int, marks: int = 1) -> tuple[list[Si
         document.blank(start + match.start(), start + match.end())
     tail = max(start, end - _REASON_LENGTH)  # a reason is at the end: searching only there keeps it linear
     text_reason = _TEXT_REASON.search(document.working(tail, end))
+    mixed = _MIXED_REASON.search(document.working(tail, end)) if text_reason is None else None
     if text_reason is not None:
         written = next(group for group in text_reason.groups() if group is not None)
         reason = _without_brackets(" ".join(written.split()))
         document.blank(tail + text_reason.start(), tail + text_reason.end())
+    elif mixed is not None:  # the text groups' words, the maths between them as written
+        reason = _without_brackets(" ".join(_TEXT_GROUP.sub(lambda m: m.group(1), mixed.group(1)).split()))
+        document.blank(tail + mixed.start(), tail + mixed.end())
     trailing = re.search(r"(?<!\\)[.,;]\s*$", document.working(start, end))
     if trailing is not None:
         document.blank(start + trailing.start(), start + trailing.start() + 1)
