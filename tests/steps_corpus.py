@@ -13,7 +13,7 @@ from sympy import E, Integer, Product, Rational, Sum, exp, log, pi, root, sqrt
 
 from symbolic_attn.proofs.notation import Frac
 from symbolic_attn.proofs.operators import SoftmaxAt
-from symbolic_attn.steps.randomness import Expectation, Var
+from symbolic_attn.steps.randomness import Cov, Expectation, Var
 
 DECLARATIONS = ("n: positive integer; m: positive integer; i, j: integer 1..n; x, y: real vector n; "
                 "z: positive vector m; a, b, c: real; t: positive; d_k: positive integer; "
@@ -299,7 +299,11 @@ CORPUS = [
     Refused(r"\mathbb{E} X", "goes in brackets: \\mathbb{E}[X]", 12),
     Refused(r"\mathbb{E}_{X}[X]", "a script on the expectation is not read", 11),
     Refused(r"\mathbb{R}", "only \\mathbb{E}[X], an expectation", 1),
-    Refused(r"\operatorname{Cov}(X, Y)", "a covariance is not read", 1),
+    Read(r"\operatorname{Cov}(X, Y)", "Cov(X, Y)", Cov(X, Y)),
+    Read(r"\operatorname{Cov}\left(Q_i, \sum_{j=1}^{n} K_j\right)", "Cov(Q[i], sum(K[j] for j in 1..n))",
+         Cov(Q[i], _sum(K[j]))),
+    Refused(r"\operatorname{Cov}(X)", "a covariance has two arguments", 19),
+    Refused(r"\operatorname{Cov}(X, Y, X)", "a covariance has two arguments", 19),
     Refused(r"\operatorname{Var} X", "goes in brackets: \\operatorname{Var}(X)", 20),
     Refused(r"\operatorname{Var}(Q)", "the variance of a vector or a matrix is not read", 1),
     Refused(r"E[X]", "undeclared letter E", 1, "E is a letter: the expectation is \\mathbb{E}"),

@@ -44,6 +44,9 @@ PROVED = {
     "one product's variance": (r"\operatorname{Var}(q_i k_i)", "1", INDEPENDENT),
     "second moments need no independence": (r"\mathbb{E}[q_i^2] + \mathbb{E}[k_l^2]", "2", DEPENDENT),
     "an expectation of a number": (r"\mathbb{E}[3]", "3", SCALARS),
+    "the variance of any sum": (r"\operatorname{Var}(X + Y)",
+                                r"\operatorname{Var}(X) + \operatorname{Var}(Y) + 2 \operatorname{Cov}(X, Y)", UNRELATED),
+    "independent: no covariance": (r"\operatorname{Cov}(X, Y)", "0", SCALARS),
     "an unknown moment is the same unknown": (r"\mathbb{E}[q_i^4] + \mathbb{E}[q_i^4]", r"2\mathbb{E}[q_i^4]",
                                               INDEPENDENT),
 }
@@ -60,6 +63,7 @@ FALSE = {
     "a fourth moment is not declared 1": (r"\mathbb{E}[q_i^4]", "1", INDEPENDENT),
     "Jensen": (r"\mathbb{E}[\exp(X)]", r"\exp(\mathbb{E}[X])", SYMBOLIC),
     "a random variable is not its mean": (r"\mathbb{E}[X]", "X", SCALARS),
+    "a covariance not declared zero": (r"\operatorname{Cov}(X, Y)", "0", UNRELATED),
     "the dot product without independence": (r"\operatorname{Var}(q_i k_i)", r"\mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2]",
                                              DEPENDENT),
     "scaled by sqrt(n), not n": (r"\operatorname{Var}\left(\frac{q \cdot k}{\sqrt{n}}\right)", r"\sqrt{n}",

@@ -4,7 +4,8 @@ what the declarations make them, before the sound checker compares them.
 Each rule is an identity for every joint distribution the declarations allow
 (:mod:`.randomness`), so the reduced side *equals* the side, never approximates it:
 
-1. ``Var(X) = E[X^2] - E[X]^2`` (the definition; moments are finite);
+1. ``Var(X) = E[X^2] - E[X]^2`` and ``Cov(X, Y) = E[XY] - E[X] E[Y]`` (the definitions;
+   moments are finite);
 2. linearity: a product of sums is the sum over fresh indices of the products
    (``(\sum_i a_i)^2 = \sum_i \sum_{i'} a_i a_{i'}``), ``E`` of a finite sum is the sum of
    the ``E``, and a factor with nothing random comes out;
@@ -44,7 +45,7 @@ from sympy.utilities.iterables import multiset_partitions
 from symbolic_attn.errors import UndecidedError
 from symbolic_attn.proofs.binders import substitute
 from symbolic_attn.proofs.notation import unfold
-from symbolic_attn.steps.randomness import Expectation, Randomness, Var
+from symbolic_attn.steps.randomness import Cov, Expectation, Randomness, Var
 
 __all__ = ["reduce_random", "MAX_TERMS", "MAX_INDICES", "MAX_POWER", "RULES"]
 
@@ -87,9 +88,12 @@ class _Reducer:
         if isinstance(node, Var):
             inside = self.walk(node.args[0])
             return self.expect(inside ** 2) - self.expect(inside) ** 2
+        if isinstance(node, Cov):
+            one, other = (self.walk(argument) for argument in node.args)
+            return self.expect(one * other) - self.expect(one) * self.expect(other)
         if isinstance(node, Expectation):
             return self.expect(self.walk(node.args[0]))
-        if not node.atoms(Expectation, Var):
+        if not node.atoms(Expectation, Var, Cov):
             return node
         return node.func(*[self.walk(argument) for argument in node.args])
 

@@ -17,7 +17,7 @@ is evaluated and no general LaTeX parser guesses.  What is read:
   ``\operatorname{softmax}(v)_i`` (also ``\mathrm``, ``\text``), sequences ``(t_k)_{k=1}^{n}``;
 * random variables (declared ``random``, :mod:`.randomness`): ``\mathbb{E}[X]`` (also
   ``\mathbb{E}\left[X\right]``, ``\operatorname{E}``), ``\operatorname{Var}(X)`` (also
-  ``\mathrm``, ``\text``), kept unevaluated;
+  ``\mathrm``, ``\text``), ``\operatorname{Cov}(X, Y)``, kept unevaluated;
 * explicit matrices ``bmatrix``/``pmatrix``, transposes ``^\top``, ``^T``, ``^{\mathsf T}``;
 * brackets ``( )``, ``[ ]``, ``\left( \right)``, ``\bigl( \Bigr)``; spaces ``\, \; \! \quad``.
 
@@ -60,7 +60,7 @@ from symbolic_attn.exact.limits import DEFAULT_LIMITS, check_value
 from symbolic_attn.steps import echo
 from symbolic_attn.steps.declarations import GREEK, Declarations
 from symbolic_attn.steps.tokens import Token, tokenize
-from symbolic_attn.steps.randomness import Expectation, Var
+from symbolic_attn.steps.randomness import Cov, Expectation, Var
 from symbolic_attn.steps.values import (
     Vector, bound_symbol, combine, declared_vector, divide, is_scalar, negate, sequence, softmax_of)
 
@@ -856,7 +856,7 @@ class _Parser:
         if word in ("Var", "var", "E"):
             return self.random_operator(token, "Var" if word != "E" else "E")
         if word in ("Cov", "cov"):
-            self.fail_at(token, "a covariance is not read: write E[X Y] - E[X] E[Y]")
+            return self.covariance(token)
         self.fail_at(token, f"unknown function {token.text}{{{word}}}: the reader knows softmax, exp, log, ln")
 
     def random_operator(self, token: Token, name: str) -> Any:
@@ -876,6 +876,28 @@ class _Parser:
             self.fail_at(token, f"{'the expectation' if name == 'E' else 'the variance'} of a vector or a matrix is "
                          "not read: write an entry")
         return Expectation(argument) if name == "E" else Var(argument)
+
+    def covariance(self, token: Token) -> Any:
+        """``\\operatorname{Cov}(X, Y)``: two scalars in brackets, a comma between them."""
+        opening = self.peek()
+        if opening is None or opening.kind != "(":
+            self.fail_at(opening if opening is not None else token,
+                         "the arguments of a covariance go in brackets: \\operatorname{Cov}(X, Y)")
+        close = self.matching(self.position)
+        depth, commas = 0, []
+        for position in range(self.position + 1, close):
+            kind = self.tokens[position].kind
+            depth += (kind in ("(", "[", "{")) - (kind in (")", "]", "}"))
+            if depth == 0 and kind == ",":
+                commas.append(position)
+        if len(commas) != 1:
+            self.fail_at(opening, "a covariance has two arguments, a comma between them: \\operatorname{Cov}(X, Y)")
+        one = self.sub_parser_value((self.position + 1, commas[0]))
+        other = self.sub_parser_value((commas[0] + 1, close))
+        self.position = close + 1
+        if not (is_scalar(one) and is_scalar(other)):
+            self.fail_at(token, "the covariance of a vector or a matrix is not read: write entries")
+        return Cov(one, other)
 
     # ------------------------------------------------------------------ big operators and matrices
 

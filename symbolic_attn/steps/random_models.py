@@ -39,7 +39,7 @@ import sympy
 from symbolic_attn.errors import SymbolicAttnError
 from symbolic_attn.proofs.binders import substitute
 from symbolic_attn.proofs.notation import unfold
-from symbolic_attn.steps.randomness import Expectation, RandomFamily, Randomness, Var
+from symbolic_attn.steps.randomness import Cov, Expectation, RandomFamily, Randomness, Var
 
 __all__ = ["counterexample", "DISTRIBUTIONS", "MAX_OUTCOMES"]
 
@@ -205,6 +205,9 @@ def _evaluate(expr: Any, model: dict[str, Any]) -> Any:
     if isinstance(expr, Var):
         inside = _evaluate(expr.args[0], model)
         return _expect(inside ** 2, model) - _expect(inside, model) ** 2
+    if isinstance(expr, Cov):
+        one, other = (_evaluate(argument, model) for argument in expr.args)
+        return _expect(one * other, model) - _expect(one, model) * _expect(other, model)
     if isinstance(expr, Expectation):
         return _expect(_evaluate(expr.args[0], model), model)
     if expr in model["mapping"]:

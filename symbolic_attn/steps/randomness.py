@@ -33,7 +33,7 @@ from typing import Any
 
 import sympy
 
-__all__ = ["Expectation", "Var", "RandomFamily", "Randomness", "NO_RANDOMNESS", "has_operators", "Unknowns"]
+__all__ = ["Expectation", "Var", "Cov", "RandomFamily", "Randomness", "NO_RANDOMNESS", "has_operators", "Unknowns"]
 
 
 class Expectation(sympy.Function):  # type: ignore[misc]  # sympy is untyped
@@ -68,6 +68,22 @@ class Var(sympy.Function):  # type: ignore[misc]  # sympy is untyped
 
     def _latex(self, printer: Any, exp: Any = None) -> str:
         text = r"\operatorname{Var}\left(%s\right)" % printer._print(self.args[0])
+        return text if exp is None else "%s^{%s}" % (text, exp)
+
+
+class Cov(sympy.Function):  # type: ignore[misc]  # sympy is untyped
+    r"""``\operatorname{Cov}(X, Y)``, unevaluated: ``E[X Y] - E[X] E[Y]``."""
+
+    nargs = 2
+
+    def _eval_is_real(self) -> Any:
+        return True if self.args[0].is_real and self.args[1].is_real else None
+
+    def _sympystr(self, printer: Any) -> str:
+        return "Cov(%s, %s)" % (printer._print(self.args[0]), printer._print(self.args[1]))
+
+    def _latex(self, printer: Any, exp: Any = None) -> str:
+        text = r"\operatorname{Cov}\left(%s, %s\right)" % (printer._print(self.args[0]), printer._print(self.args[1]))
         return text if exp is None else "%s^{%s}" % (text, exp)
 
 
@@ -138,7 +154,7 @@ NO_RANDOMNESS = Randomness()
 
 def has_operators(expr: Any) -> bool:
     """Whether ``expr`` holds an expectation or a variance."""
-    return isinstance(expr, sympy.Basic) and bool(expr.atoms(Expectation, Var))
+    return isinstance(expr, sympy.Basic) and bool(expr.atoms(Expectation, Var, Cov))
 
 
 class Unknowns:
@@ -159,18 +175,18 @@ class Unknowns:
         self.used: set[Any] = set()
 
     def abstract(self, expr: Any) -> Any:
-        if not isinstance(expr, sympy.Basic) or not expr.has(Expectation, Var):
+        if not isinstance(expr, sympy.Basic) or not expr.has(Expectation, Var, Cov):
             return expr
-        return expr.replace(lambda e: isinstance(e, (Expectation, Var)), self.unknown)
+        return expr.replace(lambda e: isinstance(e, (Expectation, Var, Cov)), self.unknown)
 
     def unknown(self, moment: Any) -> Any:
-        inside = moment.args[0]
+        inside = sympy.Tuple(*moment.args) if isinstance(moment, Cov) else moment.args[0]
         indices = [s for s in sympy.preorder_traversal(inside) if isinstance(s, sympy.Symbol) and s.is_integer]
         indices = list(dict.fromkeys(indices))
         placeholders = {index: sympy.Symbol(f"_{position}", integer=True) for position, index in enumerate(indices)}
         template = (type(moment).__name__, inside.xreplace(placeholders))
         if template not in self.functions:
-            kind = "E" if isinstance(moment, Expectation) else "Var"
+            kind = type(moment).__name__.replace("Expectation", "E")
             number = sum(1 for key in self.functions if key[0] == template[0]) + 1
             self.functions[template] = sympy.Function(f"{kind}{number}", real=True)
         self.used.add(moment)
