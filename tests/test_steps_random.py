@@ -124,8 +124,8 @@ def test_the_reduction_is_an_identity_not_a_simplification():
     declarations = parse_declarations(INDEPENDENT)
     value = reduce_random(read_math(r"\mathbb{E}[q_i q_l]", declarations).expr, declarations.randomness(),
                           declarations.index_ranges())
-    i, l = declarations.symbols["i"], declarations.symbols["l"]
-    assert value == sympy.KroneckerDelta(i, l)
+    i, other = declarations.symbols["i"], declarations.symbols["l"]
+    assert value == sympy.KroneckerDelta(i, other)
     dependent = parse_declarations(DEPENDENT)
     unknown = reduce_random(read_math(r"\mathbb{E}[q_i k_i]", dependent).expr, dependent.randomness(),
                             dependent.index_ranges())
