@@ -155,3 +155,19 @@ def test_bad_random_declarations_are_refused(symbols, reason):
 
     with pytest.raises(StepReadError, match=reason):
         parse_declarations(symbols)
+
+
+def test_an_expectation_inside_an_expectation_is_a_number():
+    assert decide(r"\mathbb{E}\left[X \mathbb{E}[Y]\right]", r"\mathbb{E}[X]\,\mathbb{E}[Y]",
+                  "X, Y: random").verdict == "proved"
+
+
+@pytest.mark.parametrize("left", [
+    r"\mathbb{E}\left[(X + Y + 1)^{60}\right]",
+    r"\mathbb{E}\left[\left(\sum_{i=1}^{n} q_i\right)^{9}\right]",
+])
+def test_an_expectation_too_large_to_expand_is_undecided_and_says_so(left):
+    step = decide(left, "1", INDEPENDENT + "; X, Y: random, independent")
+    assert step.verdict in ("undecided", "false"), step
+    if step.verdict == "undecided":
+        assert "split the step" in step.reason or "too large" in step.reason

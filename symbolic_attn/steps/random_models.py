@@ -73,7 +73,8 @@ def counterexample(left: Any, right: Any, relation: str, randomness: Randomness,
             concrete = [_concrete(side, point) for side in (left, right)]
         except (SymbolicAttnError, TypeError, ValueError):
             continue
-        atoms = sorted(set().union(*(randomness.atoms(side) for side in concrete)), key=sympy.default_sort_key)
+        atoms = sorted(set().union(*(randomness.atoms(side, in_moments=True) for side in concrete)),
+                       key=sympy.default_sort_key)
         taken = {str(s) for s in letters} | {_name(a) for a in atoms}
         for model in _models(atoms, randomness, point, [n for n in _NAMES if n not in taken]):
             try:

@@ -132,12 +132,20 @@ class Randomness:
             return family if family is not None and family.shape == "scalar" else None
         return None
 
-    def atoms(self, expr: Any) -> set[Any]:
-        """The random atoms of ``expr`` (entries of random vectors, random scalars)."""
+    def atoms(self, expr: Any, *, in_moments: bool = False) -> set[Any]:
+        """The random atoms of ``expr`` (entries of random vectors, random scalars), outside
+        any expectation, variance or covariance (a moment is a number, not random) -- or
+        everywhere, ``in_moments``."""
         if not isinstance(expr, sympy.Basic) or not self.families:
             return set()
-        found = {a for a in expr.atoms(sympy.Indexed) if self.family_of(a) is not None}
-        return found | {s for s in expr.free_symbols if isinstance(s, sympy.Symbol) and self.family_of(s) is not None}
+        if isinstance(expr, (sympy.Indexed, sympy.Symbol)):
+            return {expr} if self.family_of(expr) is not None else set()
+        if isinstance(expr, (Expectation, Var, Cov)) and not in_moments:
+            return set()
+        found: set[Any] = set()
+        for argument in expr.args:
+            found |= self.atoms(argument, in_moments=in_moments)
+        return found
 
     def is_random(self, expr: Any) -> bool:
         """Whether ``expr`` depends on a random atom."""
