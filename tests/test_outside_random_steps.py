@@ -244,10 +244,26 @@ CASES = [
     ("t_dot_mean1", QK_M1, [r"\mathbb{E}[q \cdot k]", "d_k"], [P]),
     ("t_reflexive_log_of_mgf", XY_DEP, [r"\log\left(\mathbb{E}[e^{X}]\right)", r"\log\left(\mathbb{E}[e^{X}]\right)"], [P]),
     ("t_sqrt_second_moment_rewritten", XY_DEP, [r"\sqrt{\mathbb{E}[X^2]}", r"\sqrt{\operatorname{Var}(X) + \mathbb{E}[X]^2}"], [P]),
+    # ---------------- Kronecker-delta style index products, named means ------------------
+    ("t_delta_squared", QK, [r"\mathbb{E}[q_i q_l k_i k_l]", r"\mathbb{E}[q_i q_l]^2"], [P]),
+    ("f_delta_dropped", QK, [r"\mathbb{E}[q_i q_l k_i k_l]", "0"], [F]),
+    ("f_delta_always_one", QK, [r"\mathbb{E}[q_i q_l k_i k_l]", "1"], [F]),
+    ("t_var_cross_families_any_index", QK, [r"\operatorname{Var}(q_i + k_l)", "2"], [P]),
+    ("f_var_sum_of_squares_gaussian", QK, [r"\operatorname{Var}\left(\sum_{i=1}^{d_k} q_i^2\right)", "2 d_k"], [F]),
+    ("f_symbolic_power_moment", QK, [r"\mathbb{E}\left[q_i^{2 d_k}\right]", "1"], [F]),
+    ("t_power_of_moment", QK, [r"\mathbb{E}[q_i^2]^{d_k}", "1"], [P]),
+    ("t_constant_summand", XY_DEP + "; n: positive integer; j: integer 1..n", [r"\sum_{j=1}^{n} \mathbb{E}[X]", r"n \mathbb{E}[X]"], [P]),
+    ("t_named_mean_centered", "m: real; X: random, mean m", [r"\mathbb{E}\left[(X - m)^2\right]", r"\operatorname{Var}(X)"], [P]),
+    ("f_named_mean_centered_wrong", "m: real; X: random, mean m", [r"\mathbb{E}\left[(X - m)^2\right]", r"\mathbb{E}[X^2]"], [F]),
+    ("t_scalar_indep_of_vector", "d_k: positive integer; i: integer 1..d_k; X: random, independent, mean 0, variance 1; "
+     "q: random vector d_k, mean 0, variance 1", [r"\mathbb{E}[X q_i]", "0"], [P]),
+    ("t_affine_second_moment", XY, [r"\mathbb{E}\left[(2 X + 1)^2\right]", "5"], [P]),
 ]
 
 # Disagreements found when run (id -> reason); filled from the tool's actual verdicts.
 XFAIL = {
+    "t_scalar_indep_of_vector":
+        "true-not-proved: X is declared independent, and docs/steps-reader.md says every component of a name declared independent 'is independent of all the others', so E[X q_i] = E[X]E[q_i] = 0; tool undecided ('unknown moments: E[X*q[i]]', an internal spelling). Note the docs are ambiguous: if instead 'a random name not declared independent may depend on anything' lets the undeclared name depend on the independent one, the step is false (counterexample: the undeclared entry equal to the independent one) -- 'undecided' matches neither reading.",
     "f_sqrt_of_mean_squared":
         "false-undecided: sqrt(E[X]^2) = E[X] fails for E[X] < 0 (X = -1 constant, nothing declared about the mean); tool undecided ('unknown moments: E[X]') though the plain-real sqrt(c^2) = c is refuted at c = -4/5",
     "t_sqrt_of_second_moment_squared":
@@ -277,7 +293,7 @@ XFAIL = {
     't_var_of_constant_mean':
         "true-not-proved: Var(E[X]) = 0 (the variance of a number) is undecided ('unknown moments: E[E1(0)**2]; E[E1(0)]')",
     't_family_cross_indep_of_others':
-        "true-not-proved: docs/steps-reader.md: 'Every component of every random name declared independent ... is independent of all the others', so q_i (declared independent) is independent of k_l and E[q_i k_l] = 0*0; tool undecided ('unknown moments: E[k[i]*q[i]]; E[k[l]*q[i]]', with KroneckerDelta and E1(l, i) in the reason)",
+        "true-not-proved: docs/steps-reader.md: 'Every component of every random name declared independent ... is independent of all the others', so q_i (declared independent) is independent of k_l and E[q_i k_l] = 0*0; tool undecided ('unknown moments: E[k[i]*q[i]]; E[k[l]*q[i]]', with KroneckerDelta and E1(l, i) in the reason) Note the docs are ambiguous: if instead 'a random name not declared independent may depend on anything' lets the undeclared name depend on the independent one, the step is false (counterexample: the undeclared entry equal to the independent one) -- 'undecided' matches neither reading.",
     't_var_nonneg':
         "true-not-proved: Var(X) >= 0 for every X with finite moments (docs: 'a variance nonnegative'); tool undecided on the inequality (E[X^2] - E[X]^2 >= 0 not derived)",
     't_jensen':
