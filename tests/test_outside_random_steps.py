@@ -5,6 +5,14 @@ implementation was not read.  Every case is a small Markdown derivation (one or 
 steps) with its declarations and the verdict a careful probabilist expects.  Where the
 tool disagrees, the case is ``xfail(strict=True)`` with the reason; expectations are
 never weakened.
+
+Kinds of xfail (reason prefix): false-proved (worst: NEVER_XFAIL -- fractions whose
+denominator is an expectation or variance cancelled although it is declared 0 or not known
+nonzero; roots and logs of means proved without sign conditions), false-undecided
+(skewed laws never tried, ranges of a bound index), false-without-counterexample (verdict
+right, counterexample null when the sides reduce to different constants), true-not-proved
+(nested expectations not treated as constants, inequalities, degenerate laws,
+independence of a declared-independent name from an undeclared one).
 """
 
 import json
@@ -425,6 +433,10 @@ NEVER_PROVED = [
     ("n_sqrt_of_negative_mean", "X: random, mean -1", [r"\sqrt{\mathbb{E}[X]}^2", r"\mathbb{E}[X]"], {F, U, "unreadable"}),
     ("n_sqrt_of_minus_one_via_moments", "X: random, mean 0, variance 1", [r"\sqrt{\mathbb{E}[X] - 1}^2", "-1"], {F, U, "unreadable"}),
     ("n_sqrt_of_unknown_mean", XY_DEP, [r"\sqrt{\mathbb{E}[X] - 5}^2", r"\mathbb{E}[X] - 5"], {U}),
+    # log of a mean that is declared 0 or negative, or not known to be positive
+    ("n_exp_log_of_zero_mean", "X: random, mean 0", [r"e^{\log\left(\mathbb{E}[X]\right)}", "0"], {F, U, "unreadable"}),
+    ("n_exp_log_of_negative_mean", "X: random, mean -1", [r"e^{\log\left(\mathbb{E}[X]\right)}", r"\mathbb{E}[X]"], {F, U, "unreadable"}),
+    ("n_exp_log_of_unknown_mean", XY_DEP, [r"e^{\log\left(\mathbb{E}[X]\right)}", r"\mathbb{E}[X]"], {U}),
     # with mean 0 declared, these three steps would 'prove' E[X^2] = 0 against variance 1
     ("n_chain_to_contradiction", XY,
      [r"\mathbb{E}[X^2]", r"\frac{\mathbb{E}[X^2]\,\mathbb{E}[X]}{\mathbb{E}[X]}", r"\frac{0}{\mathbb{E}[X]}", "0"], {F, U}),
@@ -432,6 +444,12 @@ NEVER_PROVED = [
 
 
 NEVER_XFAIL = {
+    'n_exp_log_of_zero_mean':
+        'false-proved: mean 0 declared: e^{log E[X]} = 0, i.e. e^{log 0} = 0, is proved; log 0 is undefined (the plain-real e^{log c} = c is also proved without c > 0)',
+    'n_exp_log_of_negative_mean':
+        'false-proved: mean -1 declared: e^{log E[X]} = E[X] (log of -1 over the reals) is proved',
+    'n_exp_log_of_unknown_mean':
+        'false-proved: e^{log E[X]} = E[X] needs E[X] > 0, not declared; tool says proved',
     'n_divide_by_zero_mean':
         "false-proved: E[X]/E[X] = 1 with mean 0 DECLARED (0/0) is 'proved by the rules of expectation ..., then structural'; the expectation rules cancel the fraction before any denominator check, while the plain c/c = 1 is correctly undecided ('needs c != 0')",
     'n_divide_by_unknown_mean':
