@@ -290,16 +290,6 @@ XFAIL = {
         'false-undecided: E[(X+Y)^3] = E[X^3]+E[Y^3] for independent mean-0 X, Y, not 0 for a skewed law (X = 2 w.p. 1/5, -1/2 w.p. 4/5); tool says undecided (no skewed model tried)',
     'f_self_independence_function':
         'false-undecided: E[X^2 X] = E[X^3] is not E[X^2]E[X] = 0 (a name is not independent of itself; skewed X = 2 w.p. 1/5, -1/2 w.p. 4/5 gives 3/2); tool says undecided (no skewed model)',
-    't_var_centered_nested':
-        "true-not-proved: E[(X - E[X])^2] = Var(X) is the definition of the variance, but the inner E[X] is not treated as a constant (reason: 'unknown moments: E[E1(0)**2]; ... E[X*E1(0)]', an internal name); undecided",
-    't_nested_constant_factor':
-        "true-not-proved: E[X E[Y]] = E[X]E[Y] (E[Y] is a number) is undecided; the inner expectation becomes an unknown 'E1(0)' and is not pulled out",
-    't_nested_own_mean':
-        "true-not-proved: E[X E[X]] = E[X]^2 is undecided (inner E[X] not treated as a constant; 'E[X*E1(0)]' in the reason)",
-    't_var_of_mean':
-        'true-not-proved: Var(E[X] X) = E[X]^2 Var(X) is undecided (inner E[X] not treated as a constant)',
-    't_var_of_constant_mean':
-        "true-not-proved: Var(E[X]) = 0 (the variance of a number) is undecided ('unknown moments: E[E1(0)**2]; E[E1(0)]')",
     't_family_cross_indep_of_others':
         "true-not-proved: docs/steps-reader.md: 'Every component of every random name declared independent ... is independent of all the others', so q_i (declared independent) is independent of k_l and E[q_i k_l] = 0*0; tool undecided ('unknown moments: E[k[i]*q[i]]; E[k[l]*q[i]]', with KroneckerDelta and E1(l, i) in the reason) Note the docs are ambiguous: if instead 'a random name not declared independent may depend on anything' lets the undeclared name depend on the independent one, the step is false (counterexample: the undeclared entry equal to the independent one) -- 'undecided' matches neither reading.",
     't_var_nonneg':
