@@ -440,28 +440,8 @@ NEVER_XFAIL = {
         'false-proved: mean -1 declared: e^{log E[X]} = E[X] (log of -1 over the reals) is proved',
     'n_exp_log_of_unknown_mean':
         'false-proved: e^{log E[X]} = E[X] needs E[X] > 0, not declared; tool says proved',
-    'n_divide_by_zero_mean':
-        "false-proved: E[X]/E[X] = 1 with mean 0 DECLARED (0/0) is 'proved by the rules of expectation ..., then structural'; the expectation rules cancel the fraction before any denominator check, while the plain c/c = 1 is correctly undecided ('needs c != 0')",
-    'n_divide_by_unknown_mean':
-        "false-proved: E[X]/E[X] = 1 with no mean declared needs E[X] != 0 (README: undecided, 'a denominator not known to be nonzero'); tool says proved",
-    'n_divide_by_unknown_variance':
-        'false-proved: Var(X)/Var(X) = 1 needs Var(X) != 0 (X may be constant); tool says proved',
-    'n_divide_by_zero_variance':
-        'false-proved: Var(X)/Var(X) = 1 with variance 0 DECLARED (0/0); tool says proved',
-    'n_divide_by_second_moment':
-        'false-proved: E[X^2]/E[X^2] = 1 needs E[X^2] != 0 (X = 0 is allowed); tool says proved',
-    'n_reciprocal_of_zero_mean':
-        'false-proved: E[X] * 1/E[X] = 1 with mean 0 declared (1/0); tool says proved',
     'n_mean_squared_over_zero_mean':
         'false-proved: E[X]^2/E[X] = E[X] with mean 0 declared (0/0); tool says proved',
-    'n_entry_ratio_zero_mean':
-        'false-proved: E[q_i]/E[q_i] = 1 with mean 0 declared for q; tool says proved',
-    'n_sum_of_ratios_zero_mean':
-        'false-proved: sum_i E[q_i]/E[q_i] = d_k with mean 0 declared (every term 0/0); tool says proved',
-    'n_ratio_inside_expectation':
-        'false-proved: E[X/X] = 1 needs X != 0 almost surely; nothing declared excludes P(X = 0) > 0; tool says proved',
-    'n_ratio_inside_expectation_mean0':
-        "false-proved: E[X/X] = 1 with mean 0, variance 1: the tool's own allowed law X = -2, 0, 2 w.p. 1/8, 3/4, 1/8 has P(X = 0) = 3/4, so X/X is undefined; tool says proved",
     'n_chain_to_contradiction':
         "false-proved: with mean 0, variance 1 declared: step 1 E[X^2] = E[X^2]E[X]/E[X] and step 3 0/E[X] = 0 are both 'proved' (only step 2 is false), i.e. proved steps divide by the declared-zero E[X]",
     'n_sqrt_of_negative_mean':

@@ -45,7 +45,7 @@ from sympy.utilities.iterables import multiset_partitions
 
 from symbolic_attn.errors import UndecidedError
 from symbolic_attn.proofs.binders import substitute
-from symbolic_attn.proofs.notation import unfold
+from symbolic_attn.proofs.notation import Frac
 from symbolic_attn.steps.randomness import Cov, Expectation, Randomness, Var
 
 __all__ = ["reduce_random", "MAX_TERMS", "MAX_INDICES", "MAX_POWER", "RULES"]
@@ -69,7 +69,11 @@ def reduce_random(expr: Any, randomness: Randomness, ranges: dict[Any, tuple[Any
     unknown); raises :class:`~symbolic_attn.errors.UndecidedError` for a side too large to
     expand or a Kronecker delta whose range is not known."""
     reducer = _Reducer(randomness)
-    reduced = _eliminate_deltas(reducer.walk(unfold(expr if isinstance(expr, sympy.Basic) else sympy.Integer(expr))), dict(ranges))
+    # A fraction stays a Frac, so that the checker still needs its denominator nonzero (an
+    # unfolded E[X]/E[X] would cancel to 1 before anything is checked); as numerator times
+    # Frac(1, den) the numerator takes part in the rules.
+    written = _as_products(expr if isinstance(expr, sympy.Basic) else sympy.Integer(expr))
+    reduced = _eliminate_deltas(_as_products(reducer.walk(written)), dict(ranges))
     # a sum whose terms do not depend on its index is that many terms (SymPy's own rule)
     return reduced.replace(lambda e: isinstance(e, sympy.Sum) and not (
         e.function.free_symbols & {limit[0] for limit in e.limits}), lambda e: e.doit())
@@ -125,6 +129,8 @@ class _Reducer:
                 found = self.bounded([(limits + more, product * other) for limits, product in found
                                       for more, other in self.terms(factor)])
             return found
+        if isinstance(expr, Frac) and not self.random(expr.args[1]):  # num / den: den's obligation kept
+            return [(limits, product * Frac(1, expr.args[1])) for limits, product in self.terms(expr.args[0])]
         if isinstance(expr, sympy.Pow) and expr.exp.is_Integer and 2 <= expr.exp <= MAX_POWER \
                 and expr.base.has(sympy.Sum):
             return self.terms(sympy.Mul(*([expr.base] * int(expr.exp)), evaluate=False))
@@ -208,6 +214,15 @@ class _Reducer:
             if power == 2 and family.variance is not None:
                 return family.variance + mean ** 2
         return Expectation(product)
+
+
+def _as_products(expr: Any) -> Any:
+    """Every ``Frac(n, d)`` with ``n != 1`` as ``n * Frac(1, d)``: the same value and the same
+    obligation (``d != 0``), with the numerator a factor the rules can reach."""
+    if not isinstance(expr, sympy.Basic) or not expr.has(Frac):
+        return expr
+    return expr.replace(lambda e: isinstance(e, Frac) and e.args[0] != 1,
+                        lambda e: e.args[0] * Frac(sympy.Integer(1), e.args[1]))
 
 
 def _flags(variable: Any) -> dict[str, bool]:
