@@ -440,10 +440,6 @@ NEVER_XFAIL = {
         'false-proved: mean -1 declared: e^{log E[X]} = E[X] (log of -1 over the reals) is proved',
     'n_exp_log_of_unknown_mean':
         'false-proved: e^{log E[X]} = E[X] needs E[X] > 0, not declared; tool says proved',
-    'n_mean_squared_over_zero_mean':
-        'false-proved: E[X]^2/E[X] = E[X] with mean 0 declared (0/0); tool says proved',
-    'n_chain_to_contradiction':
-        "false-proved: with mean 0, variance 1 declared: step 1 E[X^2] = E[X^2]E[X]/E[X] and step 3 0/E[X] = 0 are both 'proved' (only step 2 is false), i.e. proved steps divide by the declared-zero E[X]",
     'n_sqrt_of_negative_mean':
         "false-proved: mean -1 declared: sqrt(E[X])^2 = E[X] is proved, though the reader itself refuses \\sqrt{-1} as 'the root of a negative number' (real domain)",
     'n_sqrt_of_minus_one_via_moments':

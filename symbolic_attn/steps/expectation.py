@@ -69,11 +69,10 @@ def reduce_random(expr: Any, randomness: Randomness, ranges: dict[Any, tuple[Any
     unknown); raises :class:`~symbolic_attn.errors.UndecidedError` for a side too large to
     expand or a Kronecker delta whose range is not known."""
     reducer = _Reducer(randomness)
-    # A fraction stays a Frac, so that the checker still needs its denominator nonzero (an
-    # unfolded E[X]/E[X] would cancel to 1 before anything is checked); as numerator times
-    # Frac(1, den) the numerator takes part in the rules.
-    written = _as_products(expr if isinstance(expr, sympy.Basic) else sympy.Integer(expr))
-    reduced = _eliminate_deltas(_as_products(reducer.walk(written)), dict(ranges))
+    # A fraction stays a Frac, so that the checker still needs its denominator nonzero: an
+    # unfolded E[X]/E[X] would cancel to 1, and 0 * (1/E[X]) to 0, before anything is checked.
+    written = expr if isinstance(expr, sympy.Basic) else sympy.Integer(expr)
+    reduced = _eliminate_deltas(reducer.walk(written), dict(ranges))
     # a sum whose terms do not depend on its index is that many terms (SymPy's own rule)
     return reduced.replace(lambda e: isinstance(e, sympy.Sum) and not (
         e.function.free_symbols & {limit[0] for limit in e.limits}), lambda e: e.doit())
@@ -216,15 +215,6 @@ class _Reducer:
         return Expectation(product)
 
 
-def _as_products(expr: Any) -> Any:
-    """Every ``Frac(n, d)`` with ``n != 1`` as ``n * Frac(1, d)``: the same value and the same
-    obligation (``d != 0``), with the numerator a factor the rules can reach."""
-    if not isinstance(expr, sympy.Basic) or not expr.has(Frac):
-        return expr
-    return expr.replace(lambda e: isinstance(e, Frac) and e.args[0] != 1,
-                        lambda e: e.args[0] * Frac(sympy.Integer(1), e.args[1]))
-
-
 def _flags(variable: Any) -> dict[str, bool]:
     flags = {"integer": True}
     if variable.is_positive:
@@ -245,7 +235,7 @@ def _eliminate_deltas(node: Any, ranges: dict[Any, tuple[Any, Any]]) -> Any:
         for limit in node.limits[:-1]:  # a multiple sum as nested sums, the first limit innermost
             inner = sympy.Sum(inner, limit)
         return _sum_of(inner, tuple(node.limits[-1]), ranges)
-    if isinstance(node, (sympy.Add, sympy.Mul, sympy.Pow)) or isinstance(node, sympy.Function):
+    if isinstance(node, (sympy.Add, sympy.Mul, sympy.Pow, Frac)) or isinstance(node, sympy.Function):
         return node.func(*[_eliminate_deltas(argument, ranges) for argument in node.args])
     return node
 
