@@ -434,18 +434,6 @@ NEVER_PROVED = [
 
 
 NEVER_XFAIL = {
-    'n_exp_log_of_zero_mean':
-        'false-proved: mean 0 declared: e^{log E[X]} = 0, i.e. e^{log 0} = 0, is proved; log 0 is undefined (the plain-real e^{log c} = c is also proved without c > 0)',
-    'n_exp_log_of_negative_mean':
-        'false-proved: mean -1 declared: e^{log E[X]} = E[X] (log of -1 over the reals) is proved',
-    'n_exp_log_of_unknown_mean':
-        'false-proved: e^{log E[X]} = E[X] needs E[X] > 0, not declared; tool says proved',
-    'n_sqrt_of_negative_mean':
-        "false-proved: mean -1 declared: sqrt(E[X])^2 = E[X] is proved, though the reader itself refuses \\sqrt{-1} as 'the root of a negative number' (real domain)",
-    'n_sqrt_of_minus_one_via_moments':
-        'false-proved: mean 0 declared: sqrt(E[X] - 1)^2 = -1, i.e. sqrt(-1)^2 = -1, is proved; the literal \\sqrt{-1} is refused by the reader (real domain). (The plain-real sqrt(c)^2 = c is also proved without c >= 0.)',
-    'n_sqrt_of_unknown_mean':
-        'false-proved: sqrt(E[X] - 5)^2 = E[X] - 5 needs E[X] >= 5 in the reals the reader uses (it refuses roots of negative numbers); tool says proved',
 }
 
 

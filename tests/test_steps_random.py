@@ -171,3 +171,20 @@ def test_an_expectation_too_large_to_expand_is_undecided_and_says_so(left):
     assert step.verdict in ("undecided", "false"), step
     if step.verdict == "undecided":
         assert "split the step" in step.reason or "too large" in step.reason
+
+
+@pytest.mark.parametrize("left, right, symbols, verdict", [
+    # what SymPy forgets when it builds the value (sqrt(c)**2 is c): the reader keeps it
+    (r"\sqrt{c}^2", "c", "c: real", "undecided"),
+    (r"\sqrt{c}^2", "c", "c: nonnegative", "proved"),
+    (r"e^{\log c}", "c", "c: real", "undecided"),
+    (r"e^{\log c}", "c", "c: positive", "proved"),
+    (r"c^{1/2} c^{1/2}", "c", "c: real", "undecided"),
+    (r"\sqrt{\mathbb{E}[X]}^2", r"\mathbb{E}[X]", "X: random, mean -1", "false"),
+    (r"\sqrt{\operatorname{Var}(X)}^2", r"\operatorname{Var}(X)", "X: random, variance 4", "proved"),
+    (r"\frac{\mathbb{E}[X]}{\mathbb{E}[X]}", "1", "X: random", "undecided"),
+])
+def test_a_side_is_decided_only_where_it_is_a_real_number(tmp_path, left, right, symbols, verdict):
+    report = check_text(f"% symbols: {symbols}\n\\begin{{align*}}\n{left} &= {right}\n\\end{{align*}}\n", "tex", "d.tex")
+    (step,) = report.chains[0].steps
+    assert step.verdict.verdict == verdict, step

@@ -133,6 +133,11 @@ class Reading:
     text: str
     line: int
     column: int
+    #: What the side needs to be a real number, as written: ``("nonnegative", x)`` under a
+    #: root, ``("positive", x)`` under a logarithm or as the base of a power with a
+    #: non-integer exponent.  SymPy forgets them (``sqrt(c)**2`` is built as ``c``), so the
+    #: reader keeps them and a step is decided only once they are proved.
+    conditions: tuple[tuple[str, Any], ...] = ()
 
 
 def read_math(text: str, declarations: Declarations, *, line: int = 1, column: int = 1) -> Reading:
@@ -162,7 +167,8 @@ def read_math(text: str, declarations: Declarations, *, line: int = 1, column: i
     numbers = [t for t in tokens if t.kind == "number"]
     if len(numbers) == 1 and all(t.kind in ("number", "-", "+") for t in tokens) and "." in numbers[0].text:
         decimals = len(numbers[0].text.partition(".")[2])
-    return Reading(value, echo.notation(value), echo.latex(value), decimals, text, line, column)
+    return Reading(value, echo.notation(value), echo.latex(value), decimals, text, line, column,
+                   tuple(dict.fromkeys(parser.conditions)))
 
 
 def _normalise(tokens: list[Token]) -> list[Token]:
@@ -199,6 +205,7 @@ class _Parser:
         self.depth = 0
         self.scope: dict[str, Any] = {}  # bound indices (sums, sequences) by name
         self.checked_runs: set[int] = set()  # id() of the letter tokens whose run was checked
+        self.conditions: list[tuple[str, Any]] = []  # what the side needs to be real (Reading.conditions)
 
     # ------------------------------------------------------------------ helpers
 
@@ -425,6 +432,8 @@ class _Parser:
             return divide(sympy.Integer(1), base ** -exponent, self.failer(token))
         if base == 0 and exponent.is_number and exponent.is_negative:
             self.fail_at(token, "a negative power of zero")
+        if exponent.is_integer is not True and base.is_positive is not True:  # x^{1/2}, x^t: real for x > 0
+            self.conditions.append(("positive" if exponent.is_nonnegative is not True else "nonnegative", base))
         return sympy.Pow(base, exponent)
 
     def check_power_size(self, base: Any, exponent: Any, token: Token) -> None:
@@ -772,6 +781,8 @@ class _Parser:
             self.fail_at(token, "a root of a vector or a matrix")
         if value.is_number and value.is_negative:
             self.fail_at(token, "the root of a negative number")
+        if value.is_nonnegative is not True:
+            self.conditions.append(("nonnegative", value))
         return sympy.sqrt(value) if degree is None else sympy.root(value, degree)
 
     def function_argument(self, token: Token, name: str) -> Any:
@@ -826,6 +837,8 @@ class _Parser:
             return sympy.exp(argument)
         if argument.is_number and argument.is_nonpositive:
             self.fail_at(token, "the logarithm of a number that is not positive")
+        if argument.is_positive is not True:
+            self.conditions.append(("positive", argument))
         return sympy.log(argument) if base is None else divide(sympy.log(argument), sympy.log(base),
                                                               self.failer(token))
 

@@ -226,13 +226,14 @@ def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, dea
     if unreadable:
         return Step(side.line, previous.text, side.text, f"{_notation(left)} {sign} {_notation(right)}", "",
                     side.relation, StepVerdict("unreadable", one_line(unreadable[0])), side.reason)
+    conditions = tuple(dict.fromkeys(left.conditions + right.conditions))
     key = _decision_key(left.expr, right.expr, side.relation, assumptions, side.text)
-    key = None if key is None else (key, random.key())
+    key = None if key is None else (key, random.key(), conditions)
     remembered = _DECIDED.get(key) if key is not None else None
     if remembered is not None:
         verdict = remembered
     else:
-        verdict = _decide(left.expr, right.expr, side, assumptions, deadline, random)
+        verdict = _decide(left.expr, right.expr, side, assumptions, deadline, random, conditions)
         if key is not None and "too large to check" not in verdict.reason:  # a timing is not a fact
             if len(_DECIDED) >= MEMO_SIZE:
                 _DECIDED.clear()
@@ -262,9 +263,15 @@ def _decision_key(left: Any, right: Any, relation: str, assumptions: Any, writte
     return key
 
 
-def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline, random: _Random) -> StepVerdict:
+def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline, random: _Random,
+            conditions: tuple[tuple[str, Any], ...] = ()) -> StepVerdict:
+    from symbolic_attn.steps.domains import domain_verdict
+
     try:
         with deadline(f"line {side.line}"):
+            undefined = domain_verdict(conditions, assumptions, random.randomness, random.ranges)
+            if undefined is not None:  # a side that is not a real number, or not known to be one
+                return undefined
             verdict = decide_step(left, right, side.relation, assumptions, written=side.text, diagnose=False,
                                   randomness=random.randomness, ranges=random.ranges)
     except _TooLarge as error:
