@@ -269,7 +269,7 @@ def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadli
 
     try:
         with deadline(f"line {side.line}"):
-            undefined = domain_verdict(conditions, assumptions, random.randomness, random.ranges)
+            undefined: StepVerdict | None = domain_verdict(conditions, assumptions, random.randomness, random.ranges)
             if undefined is not None:  # a side that is not a real number, or not known to be one
                 return undefined
             verdict = decide_step(left, right, side.relation, assumptions, written=side.text, diagnose=False,
