@@ -298,42 +298,6 @@ XFAIL = {
         'true-not-proved: E[X]^2 <= E[X^2] (Jensen / Var >= 0) is undecided',
     't_degenerate_fourth_moment':
         "true-not-proved: mean 1, variance 0 means X = 1 almost surely, so E[X^4] = 1; tool undecided ('unknown moments: E[X**4]')",
-    'f_self_independence_scalar':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: E[XX] = E[X]E[X] with X declared independent (sides 1 and 0): a distribution such as X = r, r = +-1 w.p. 1/2 should be given",
-    'f_self_independence_entry':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: E[q_i q_i] = E[q_i]E[q_i] (sides 1 and 0): no point/distribution given (e.g. d_k = 1, i = 1, q_1 = +-1)",
-    'f_var_x_plus_x':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 2 is not zero'); README promises a counterexample in the student's letters for every false step. Here: Var(X+X) = 2Var(X) (sides 4 and 2)",
-    'f_var_diff_indep':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 2 is not zero'); README promises a counterexample in the student's letters for every false step. Here: Var(X-Y) = Var(X)-Var(Y) (sides 2 and 0)",
-    'f_var_product_nonzero_means':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 2 is not zero'); README promises a counterexample in the student's letters for every false step. Here: Var(q_i k_i) = Var(q_i)Var(k_i) with means 1 (sides 3 and 1): no d_k, i or distribution given",
-    'f_second_moment_zero':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: E[X^2] = 0 with variance 1 declared",
-    'f_mean_wrong':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual -1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: E[X] = 1 contradicting the declared mean 0",
-    'f_var_wrong':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual -1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: Var(X) = 2 contradicting the declared variance 1",
-    'f_entry_mean_wrong':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual -1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: E[q_i] = 1 contradicting the declared mean 0",
-    'f_mix_second_moment':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 2 is not zero'); README promises a counterexample in the student's letters for every false step. Here: E[k_i^2] = 1 for the family declared mean 1, variance 2 (true value 3)",
-    'f_mix_var_sum':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: Var(q_i + k_i) = 2 mixing two families (true value 3)",
-    'f_mix_cross':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual -1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: E[q_i k_i] = 1 mixing two families (true value 0)",
-    'f_mix_square_sum':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 2 is not zero'); README promises a counterexample in the student's letters for every false step. Here: E[(q_i + k_i)^2] = 2 mixing two families (true value 4)",
-    'f_count_minus_one':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: sum_{i=1}^{d_k} 1 = d_k - 1: not even a value of d_k is given",
-    'f_count_from_two':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual -1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: sum_{i=2}^{d_k} E[q_i^2] = d_k (true value d_k - 1): no d_k given",
-    'f_count_plus_one':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual -1 is not zero'); README promises a counterexample in the student's letters for every false step. Here: sum_{i=1}^{d_k} E[q_i^2] = d_k + 1: no d_k given",
-    'f_var_diff_self':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual -2 is not zero'); README promises a counterexample in the student's letters for every false step. Here: Var(X - X) = 2Var(X) (sides 0 and 2)",
-    'f_second_step_wrong':
-        "false-without-counterexample: verdict 'false' but counterexample is null (reason only 'refuted: residual 2 is not zero'); README promises a counterexample in the student's letters for every false step. Here: second step 4Var(X) = 2 with Var(X) = 1 declared (verdicts [proved, false] agree)",
 }
 
 

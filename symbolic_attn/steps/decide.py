@@ -128,13 +128,35 @@ def _equal(left: Any, right: Any, assumptions: Any) -> StepVerdict:
     except SideConditionError as error:
         return StepVerdict("undecided", f"needs a condition the declarations do not give: {one_line(error)}")
     except ProofError as error:  # cross-examined false, or a float in a side
-        return StepVerdict("false", one_line(error))
+        return StepVerdict("false", one_line(error), _any_point(left, right, assumptions))
     except UndecidedError as error:
         return StepVerdict("undecided", f"not proved and not refuted: {one_line(error)}")
     except SymbolicAttnError as error:
         return StepVerdict("undecided", one_line(error))
     rules = f" (rules: {', '.join(map(str, proof.rules))})" if proof.rules else ""
     return StepVerdict("proved", f"proved by {proof.strategy}{rules}")
+
+
+def _any_point(left: Any, right: Any, assumptions: Any) -> dict[str, Any] | None:
+    """A valid point of the step's letters where the sides differ, for a step refuted
+    without one (its difference a nonzero number: any valid point will do)."""
+    from symbolic_attn.proofs.binders import bind_fresh, unbind
+    from symbolic_attn.proofs.notation import unfold
+    from symbolic_attn.proofs.prove import facts_of
+    from symbolic_attn.proofs.refute import refute_sign
+
+    try:
+        difference = unbind(bind_fresh(unfold(left - right)))
+    except (SymbolicAttnError, TypeError, ValueError):
+        return None
+    for signed in (difference, -difference):  # one of them is negative everywhere
+        try:
+            refute_sign(signed, facts_of(tuple(assumptions)), ">=0")
+        except RefutedError as error:
+            return _refuted(error, left, right).counterexample
+        except (ProofError, UndecidedError, SymbolicAttnError, TypeError, ValueError):
+            continue
+    return None
 
 
 def _ordered(left: Any, right: Any, relation: str, assumptions: Any) -> StepVerdict:

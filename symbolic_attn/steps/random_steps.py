@@ -62,6 +62,10 @@ def decide_random(left: Any, right: Any, relation: str, assumptions: Any, random
         how = step.reason[len("proved by "):] if step.reason.startswith("proved by ") else step.reason
         return replace(step, reason=f"proved by {RULES}, then {how}")
     if step.verdict == "false" and exact:
+        if not step.counterexample:  # the sides differ in every allowed distribution: show the simplest
+            shown = _in_a_model(left, right, relation, randomness, ranges)
+            if shown is not None:
+                step = replace(step, counterexample=shown.counterexample)
         return replace(step, reason=f"{step.reason} (by {RULES}, the sides are "
                                     f"{sympy.sstr(opened[0])} and {sympy.sstr(opened[1])})")
     if exact and relation in _REFUTABLE:
