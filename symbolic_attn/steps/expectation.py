@@ -69,6 +69,11 @@ def reduce_random(expr: Any, randomness: Randomness, ranges: dict[Any, tuple[Any
     unknown); raises :class:`~symbolic_attn.errors.UndecidedError` for a side too large to
     expand or a Kronecker delta whose range is not known."""
     reducer = _Reducer(randomness)
+    # A variance declared 0 makes every component its mean, almost surely.
+    constants = {a: randomness.family_of(a).mean for a in randomness.atoms(expr, in_moments=True)
+                 if randomness.family_of(a).variance == 0 and randomness.family_of(a).mean is not None}
+    if constants:
+        expr = expr.xreplace(constants)
     # A fraction stays a Frac, so that the checker still needs its denominator nonzero: an
     # unfolded E[X]/E[X] would cancel to 1, and 0 * (1/E[X]) to 0, before anything is checked.
     written = expr if isinstance(expr, sympy.Basic) else sympy.Integer(expr)

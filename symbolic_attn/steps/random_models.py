@@ -7,11 +7,15 @@ false step cannot be refuted by choosing numbers for the letters: a counterexamp
 
 * the sizes and indices take small values (``d_k = 2``, then 1, then 3);
 * every component is ``mean + sqrt(variance) * r`` for a base variable ``r`` that is ``-1`` or
-  ``1`` with probability 1/2 each, or ``-2``, ``0``, ``2`` with probabilities 1/8, 3/4, 1/8
-  (both have mean 0 and variance 1; their fourth moments differ);
-* components of a family declared independent have base variables of their own; a family
-  that is not declared independent may also share them: all its components one variable,
-  each vector (or scalar) one variable, or the components of one index one variable.
+  ``1`` with probability 1/2 each, or ``-2``, ``0``, ``2`` with probabilities 1/8, 3/4, 1/8,
+  or ``2``, ``-1/2`` with probabilities 1/5, 4/5 (all three have mean 0 and variance 1; the
+  fourth moments of the first two differ, the third is skewed); a mean not declared is 0,
+  1 or -1, a variance not declared 1 or 4;
+* components declared independent have base variables of their own; a family that is not
+  declared independent may also share them: all its components one variable, each vector
+  (or scalar) one variable, the components of one index one variable, or each component
+  the same variable as another family's component of the same index (``k_j = q_j``) or as
+  another family's first one.
 
 An expectation is then a finite sum over the outcomes, exact; a step is false in a model when
 its sides differ (certified) there.  Numbers refute, never prove: a step no model refutes
@@ -50,6 +54,9 @@ DISTRIBUTIONS = (
     ("each -2, 0 or 2 with probabilities 1/8, 3/4, 1/8", ((sympy.Integer(-2), sympy.Rational(1, 8)),
                                                           (sympy.Integer(0), sympy.Rational(3, 4)),
                                                           (sympy.Integer(2), sympy.Rational(1, 8)))),
+    # skewed: E[r^3] = 3/2, so a third moment is not taken to be 0
+    ("each 2 or -1/2 with probabilities 1/5, 4/5", ((sympy.Integer(2), sympy.Rational(1, 5)),
+                                                     (sympy.Rational(-1, 2), sympy.Rational(4, 5)))),
 )
 #: Most joint outcomes of the base variables a model may have.
 MAX_OUTCOMES = 729
@@ -140,37 +147,63 @@ def _concrete(side: Any, point: dict[Any, Any]) -> Any:
 def _models(atoms: list[Any], randomness: Randomness, point: dict[Any, Any],
             names: list[str]) -> Iterator[dict[str, Any]]:
     families = [f for f in randomness.families if any(randomness.family_of(a) is f for a in atoms)]
-    patterns = [list(_patterns(f, [a for a in atoms if randomness.family_of(a) is f])) for f in families]
-    # The simplest distribution first, in every pattern; a mean not declared is 0, then 1, a
-    # variance not declared 1, then 4.
-    means = (0, 1) if any(f.mean is None for f in families) else (0,)
+    # The simplest distribution first, in every pattern; a mean not declared is 0, then 1,
+    # then -1, a variance not declared 1, then 4.
+    means = (0, 1, -1) if any(f.mean is None for f in families) else (0,)
     variances = (1, 4) if any(f.variance is None for f in families) else (1,)
-    for mean_default, variance_default, (name, distribution), chosen in itertools.product(
-            means, variances, DISTRIBUTIONS, itertools.product(*patterns)):
+    for mean_default, variance_default, (name, distribution), sharing in itertools.product(
+            means, variances, DISTRIBUTIONS, list(_sharings(atoms, randomness, families))):
         bases: dict[Any, Any] = {}
         mapping: dict[Any, Any] = {}
-        for family, grouping in zip(families, chosen):
+        for atom in atoms:
+            family = randomness.family_of(atom)
+            assert family is not None
             mean = _number(family.mean if family.mean is not None else mean_default).xreplace(point)
             variance = _number(family.variance if family.variance is not None else variance_default).xreplace(point)
-            for atom, group in grouping.items():
-                if (id(family), group) not in bases:
-                    if len(bases) >= len(names):
-                        return
-                    bases[(id(family), group)] = sympy.Dummy(names[len(bases)])
-                mapping[atom] = mean + sympy.sqrt(variance) * bases[(id(family), group)]
+            key = sharing[atom]
+            if key not in bases:
+                if len(bases) >= len(names):
+                    return
+                bases[key] = sympy.Dummy(names[len(bases)])
+            mapping[atom] = mean + sympy.sqrt(variance) * bases[key]
         if len(distribution) ** len(bases) > MAX_OUTCOMES:
             continue
         yield {"mapping": mapping, "bases": list(bases.values()), "distribution": distribution, "name": name}
 
 
+def _sharings(atoms: list[Any], randomness: Randomness, families: list[RandomFamily]) -> Iterator[dict[Any, Any]]:
+    """Which atoms share a base variable (each atom to the key of its base): every pattern
+    of each family (:func:`_patterns`), and then the atoms of every family not declared
+    independent equal to those of another family at the same index (``k_j = q_j``), or to
+    another's first atom (``q_j = X``)."""
+    groups = [list(_patterns(f, [a for a in atoms if randomness.family_of(a) is f])) for f in families]
+    for chosen in itertools.product(*groups):
+        yield {atom: (index, group) for index, grouping in enumerate(chosen) for atom, group in grouping.items()}
+    dependent = [f for f in families if not f.independent]
+    if dependent and len(families) > 1:
+        shared: dict[Any, Any] = {}
+        for atom in atoms:
+            family = randomness.family_of(atom)
+            others = [b for b in atoms if randomness.family_of(b) is not family and randomness.family_of(b)
+                      not in dependent]
+            partner = next((b for b in others if _position(b) == _position(atom)), others[0] if others else None)
+            shared[atom] = ("own", partner if family in dependent and partner is not None else atom)
+        yield shared
+
+
 def _patterns(family: RandomFamily, atoms: list[Any]) -> Iterator[dict[Any, Any]]:
-    """Which atoms share a base variable: each its own, and, without independence, more."""
+    """Which atoms of one family share a base variable: each its own, and, without
+    independence, all one, one per name, one per index."""
     yield {atom: atom for atom in atoms}
     if family.independent:
         return
     yield {atom: 0 for atom in atoms}
     yield {atom: _name(atom) for atom in atoms}
     yield {atom: atom.indices if isinstance(atom, sympy.Indexed) else 0 for atom in atoms}
+
+
+def _position(atom: Any) -> Any:
+    return atom.indices if isinstance(atom, sympy.Indexed) else ()
 
 
 def _name(atom: Any) -> str:

@@ -9,9 +9,10 @@ which letters are random, which of them are independent, and their means and var
 
 The names of one statement are one :class:`RandomFamily`.  *independent* (for vectors *all
 components independent*) puts the names in the one independent collection: every component
-of every name declared independent -- in this statement or another -- is independent of all
-the others.  Nothing is assumed about a name not declared independent: it may depend on
-anything.  The mean and the variance are those of every component; either may be left out
+of every name declared independent -- in this statement or another -- is independent of
+every other component declared independent.  Nothing is assumed about a name not declared
+independent: it may depend on anything, the independent ones included.  A variance declared
+0 makes every component its mean.  The mean and the variance are those of every component; either may be left out
 (it is then unknown).  Every moment a derivation uses is assumed finite.
 
 The reader reads ``\mathbb{E}[X]`` as :class:`Expectation` and ``\operatorname{Var}(X)`` as
