@@ -70,8 +70,8 @@ def reduce_random(expr: Any, randomness: Randomness, ranges: dict[Any, tuple[Any
     expand or a Kronecker delta whose range is not known."""
     reducer = _Reducer(randomness)
     # A variance declared 0 makes every component its mean, almost surely.
-    constants = {a: randomness.family_of(a).mean for a in randomness.atoms(expr, in_moments=True)
-                 if randomness.family_of(a).variance == 0 and randomness.family_of(a).mean is not None}
+    families = {a: randomness.family_of(a) for a in randomness.atoms(expr, in_moments=True)}
+    constants = {a: f.mean for a, f in families.items() if f is not None and f.variance == 0 and f.mean is not None}
     if constants:
         expr = expr.xreplace(constants)
     # A fraction stays a Frac, so that the checker still needs its denominator nonzero: an
