@@ -27,6 +27,7 @@ unknown wherever it is the same moment.  So:
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -42,7 +43,7 @@ __all__ = ["decide_random"]
 def decide_random(left: Any, right: Any, relation: str, assumptions: Any, randomness: Randomness,
                   ranges: dict[Any, tuple[Any, Any]], *, written: str | None = None) -> Any:
     """Decide ``left relation right`` whose sides hold ``E[...]`` or ``Var(...)``."""
-    from symbolic_attn.steps import decide
+    from symbolic_attn.steps import decide, echo
 
     try:
         reduced = [reduce_random(side, randomness, ranges) for side in (left, right)]
@@ -66,16 +67,29 @@ def decide_random(left: Any, right: Any, relation: str, assumptions: Any, random
             shown = _in_a_model(left, right, relation, randomness, ranges)
             if shown is not None:
                 step = replace(step, counterexample=shown.counterexample)
-        return replace(step, reason=f"{step.reason} (by {RULES}, the sides are "
-                                    f"{sympy.sstr(opened[0])} and {sympy.sstr(opened[1])})")
+        return replace(step, reason=_in_letters(f"{step.reason} (by {RULES}, the sides are "
+                                                f"{echo.notation(reduced[0])} and {echo.notation(reduced[1])})",
+                                                unknowns))
     if exact and relation in _REFUTABLE:
         refuted = _in_a_model(left, right, relation, randomness, ranges)
         if refuted is not None:
             return refuted
-    left_open = "; ".join(sorted(map(sympy.sstr, unknowns.used)))
+    left_open = "; ".join(sorted(map(echo.notation, unknowns.used)))
     unknown = f" (unknown moments: {left_open})" if left_open else ""
-    return decide.StepVerdict("undecided", f"not proved by {RULES}{unknown}, and no small distribution the "
-                                           f"declarations allow refutes it: {step.reason}")
+    return decide.StepVerdict("undecided", _in_letters(f"not proved by {RULES}{unknown}, and no small distribution "
+                                                       f"the declarations allow refutes it: {step.reason}", unknowns))
+
+
+def _in_letters(reason: str, unknowns: Unknowns) -> str:
+    """A reason as the student can read it: each unknown moment written as the moment
+    (``E[X**3]``, not the checker's ``E1(0)``), ``delta(i, l)`` for a Kronecker delta, and a
+    fresh index without the underscore SymPy prints for it."""
+    from symbolic_attn.steps import echo
+
+    for moment in unknowns.used:
+        reason = reason.replace(sympy.sstr(unknowns.abstract(moment)), echo.notation(moment))
+    reason = reason.replace("KroneckerDelta(", "delta(")
+    return re.sub(r"(?<![A-Za-z0-9_])_([A-Za-z][A-Za-z0-9]*)", r"\1'", reason)
 
 
 _REFUTABLE = ("=", "<", "<=", ">", ">=")
