@@ -19,7 +19,8 @@ calculus of :mod:`.conditions` and the rule library of :mod:`.rules`):
 5. symbol-free residuals: ``exact arithmetic`` only (expansion, minimal polynomial); a
    certified arb enclosure excluding 0 refutes; anything else is undecided;
 6. ``expand``, ``cancel``, ``exp rules``, ``sum rules`` (linearity, constant summands,
-   renaming bound indices, all valid for non-reversed ranges), ``rewrite exp``
+   renaming bound indices, all valid for non-reversed ranges), ``reindex`` (a sum reflected
+   ``j -> a + b - j`` or shifted ``j -> j - c``: bijections of its integer range), ``rewrite exp``
    (trigonometric and hyperbolic functions as exponentials), ``expand trig`` (angle addition,
    inside sums too), ``order`` (min/max resolved
    by the sign calculus), ``simplify`` (with every irrational number abstracted to a
@@ -100,6 +101,7 @@ STRATEGIES = (
     "cancel",
     "exp rules",
     "sum rules",
+    "reindex",
     "trace",
     "rewrite exp",
     "expand trig",
@@ -595,7 +597,7 @@ def _strategies_for(residual: Any) -> tuple[tuple[str, Callable[[Any, Facts], An
     goes to ``cancel`` first.  Every strategy is still tried; only the order differs."""
     wanted: tuple[str, ...]
     if residual.has(sympy.Sum):
-        wanted = ("expand", "sum rules")
+        wanted = ("expand", "sum rules", "reindex")
     elif has_denominator(residual):
         wanted = ("cancel",)  # a quotient: expanding alone rarely decides it
     else:

@@ -6,6 +6,9 @@ an equal expression, valid under the side conditions the checker has already pro
   index out, constant summands evaluated, bound indices renamed to canonical names by nesting
   depth (capture-avoiding); valid for non-reversed integer ranges only (which the side
   conditions guarantee), where SymPy's sum convention is the ordinary one;
+* ``reindex`` -- every sum reflected (``j -> a + b - j``) or shifted (``j -> j - c``) as its
+  subscripts suggest (:mod:`.reindex`: bijections of the range, identities for integer
+  limits), then the sum rules;
 * ``sum closed forms`` -- SymPy's summation (polynomial, geometric, hypergeometric terms),
   a case split used only when the facts decide it; ``trace`` -- ``tr(XY) = tr(YX)``,
   ``tr(X) = tr(X^T)``;
@@ -28,6 +31,7 @@ import sympy
 from symbolic_attn.exact.memo import memoized
 from symbolic_attn.proofs.binders import substitute
 from symbolic_attn.proofs.conditions import Condition, Facts, decide_relation, prove_condition, range_membership
+from symbolic_attn.proofs.reindex import reindex
 from symbolic_attn.proofs.sums import MAX_TERMS, count_operations, sum_rules
 
 __all__ = ["SCALAR_STRATEGIES", "cancel", "closed_forms", "has_denominator", "rewrite_exp"]
@@ -84,6 +88,17 @@ def _has_exp_or_symbolic_power(expr: Any) -> bool:
 def _sum_rules(expr: Any, facts: Facts | None = None) -> Any:
     """The sum normal form (:func:`.sums.sum_rules`), a delta resolved where the facts place it."""
     return sum_rules(expr, range_membership(facts))
+
+
+def _reindexed(expr: Any, facts: Facts | None = None) -> Any:
+    """Each sum of the expanded residual reindexed by a bijection of its range
+    (:func:`.reindex.reindex`), then the sum normal form: the terms are reindexed before the
+    sum rules merge sums over one range (a merged summand no longer shows its orientation)."""
+    expanded = sympy.expand(expr)
+    reindexed = reindex(expanded)
+    if reindexed == expanded:
+        return expr  # no sum to reindex: what the sum rules gave already
+    return _sum_rules(reindexed, facts)
 
 
 def closed_forms(expr: Any, facts: Facts | None = None) -> Any:
@@ -302,6 +317,7 @@ SCALAR_STRATEGIES = (
     ("cancel", _bounded(cancel)),
     ("exp rules", _bounded(_exp_rules)),
     ("sum rules", _bounded(_sum_rules)),
+    ("reindex", _bounded(_reindexed)),
     ("trace", _bounded(_trace_forms)),
     ("rewrite exp", _bounded(rewrite_exp)),
     ("expand trig", _bounded(_expand_trig)),
