@@ -22,8 +22,6 @@ KNOWN = {
     **{name: _RANDOM for name in ("variance_correct.md", "variance_correct.tex", "variance_correct.txt",
                                   "variance_scale.tex", "variance_no_independence.md", "variance_sqrt.txt",
                                   "variance_unusual.md")},
-    "perm_matrix_transpose.tex": "transpose_order is recognised on matrix letters, not on explicit matrices, whose "
-                                 "product is computed when read: the false step is found, its mistake not named",
 }
 
 

@@ -23,10 +23,13 @@ import textwrap
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import sympy
+
 from symbolic_attn.exact.deadline import Deadline
 from symbolic_attn.exact.memo import MEMO_SIZE
 from symbolic_attn.errors import ParseError, StepReadError, SymbolicAttnError, one_line
 from symbolic_attn.steps.decide import StepVerdict, decide_step
+from symbolic_attn.steps.written import form_of, recording
 from symbolic_attn.steps.wrong_rules import explain
 
 __all__ = ["Step", "ChainReport", "StepsReport", "check_text", "check_chain", "STEP_SECONDS", "RELATION_SIGNS", "student_name"]
@@ -195,30 +198,36 @@ def check_chain(chain: Any, declarations: Any, step_seconds: float = STEP_SECOND
 
     deadline = Deadline(step_seconds, _too_large)
     readings: list[Any] = []
+    written: list[Any] = []  # each side's written form: how its explicit matrix was computed, or None
     for side in chain.sides:
-        try:
-            readings.append(read_math(side.text, declarations, line=side.line, column=side.column))
-        except StepReadError as error:
-            readings.append(error)
+        with recording() as forms:
+            try:
+                readings.append(read_math(side.text, declarations, line=side.line, column=side.column))
+            except StepReadError as error:
+                readings.append(error)
+        value = getattr(readings[-1], "expr", None)
+        written.append(form_of(value, forms) if forms and isinstance(value, sympy.MatrixBase) else None)
     assumptions = tuple(declarations.assumptions())
     steps = []
-    for previous, side, left, right in zip(chain.sides, chain.sides[1:], readings, readings[1:]):
-        steps.append(_step(previous, side, left, right, assumptions, deadline))
+    for previous, side, left, right, forms_of_step in zip(chain.sides, chain.sides[1:], readings, readings[1:],
+                                                          zip(written, written[1:])):
+        steps.append(_step(previous, side, left, right, assumptions, deadline, forms_of_step))
     return ChainReport(chain.start_line, chain.name, tuple(steps))
 
 
-def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, deadline: Deadline) -> Step:
+def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, deadline: Deadline,
+          written: tuple[Any, Any] = (None, None)) -> Step:
     sign = RELATION_SIGNS.get(side.relation, side.relation)
     unreadable = [r for r in (left, right) if isinstance(r, StepReadError)]
     if unreadable:
         return Step(side.line, previous.text, side.text, f"{_notation(left)} {sign} {_notation(right)}", "",
                     side.relation, StepVerdict("unreadable", one_line(unreadable[0])), side.reason)
-    key = _decision_key(left.expr, right.expr, side.relation, assumptions, side.text)
+    key = _decision_key(left.expr, right.expr, side.relation, assumptions, side.text, written)
     remembered = _DECIDED.get(key) if key is not None else None
     if remembered is not None:
         verdict = remembered
     else:
-        verdict = _decide(left.expr, right.expr, side, assumptions, deadline)
+        verdict = _decide(left.expr, right.expr, side, assumptions, deadline, written)
         if key is not None and "too large to check" not in verdict.reason:  # a timing is not a fact
             if len(_DECIDED) >= MEMO_SIZE:
                 _DECIDED.clear()
@@ -234,13 +243,15 @@ def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, dea
 _DECIDED: dict[Any, StepVerdict] = {}
 
 
-def _decision_key(left: Any, right: Any, relation: str, assumptions: Any, written: str) -> Any:
+def _decision_key(left: Any, right: Any, relation: str, assumptions: Any, text: str,
+                  written: tuple[Any, Any] = (None, None)) -> Any:
     """What a step's decision depends on, hashable -- or None when an assumption carries a
-    rewrite rule (a function: it cannot be compared, so the step is decided afresh)."""
+    rewrite rule (a function: it cannot be compared, so the step is decided afresh).  The
+    sides' written forms are part of it: they may name the mistake (never the verdict)."""
     if any(a.rewrite is not None for a in assumptions):
         return None
     facts = tuple((a.label, a.condition) for a in assumptions)
-    key = (left, right, relation, facts, written.strip() if relation == "approx" else None)
+    key = (left, right, relation, facts, text.strip() if relation == "approx" else None, written)
     try:
         hash(key)
     except TypeError:
@@ -248,7 +259,8 @@ def _decision_key(left: Any, right: Any, relation: str, assumptions: Any, writte
     return key
 
 
-def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline) -> StepVerdict:
+def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline,
+            written: tuple[Any, Any] = (None, None)) -> StepVerdict:
     try:
         with deadline(f"line {side.line}"):
             verdict = decide_step(left, right, side.relation, assumptions, written=side.text, diagnose=False)
@@ -259,7 +271,7 @@ def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadli
         # the diagnosis only, never the verdict.
         try:
             with deadline(f"line {side.line}: diagnosis"):
-                verdict = replace(verdict, diagnosis=explain(left, right, assumptions))
+                verdict = replace(verdict, diagnosis=explain(left, right, assumptions, written))
         except _TooLarge:
             pass
     return verdict
