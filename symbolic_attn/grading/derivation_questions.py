@@ -105,6 +105,17 @@ class DerivationQuestion:
 
         return parse_declarations(self.symbols, source=f"question {self.number}: symbols")
 
+    @functools.cached_property
+    def ends(self) -> tuple[Any, Any]:
+        """``start`` and ``goal`` read once under the declarations, each with its binders'
+        stand-ins (:func:`~symbolic_attn.proofs.binders.bind_fresh`): every student's chain is
+        compared with them."""
+        from symbolic_attn.proofs.binders import bind_fresh
+        from symbolic_attn.steps.grammar import read_math
+
+        start, goal = (read_math(text, self.declarations).expr for text in (self.start, self.goal))
+        return bind_fresh(start), bind_fresh(goal)
+
 
 def read_derivation_question(number: int, entry: dict, name: str, aliases: tuple, keys: frozenset,
                              points: Fraction, fail: Any) -> DerivationQuestion:
@@ -260,16 +271,17 @@ def _ends(question: DerivationQuestion, chain) -> tuple[str, bool]:
     from symbolic_attn.steps.grammar import read_math
 
     declarations = question.declarations
-    for where, side, wanted in (("starts", chain.sides[0], question.start), ("ends", chain.sides[-1], question.goal)):
+    for where, side, wanted, target in (("starts", chain.sides[0], question.start, question.ends[0]),
+                                        ("ends", chain.sides[-1], question.goal, question.ends[1])):
         try:
             written = read_math(side.text, declarations, line=side.line, column=side.column).expr
         except StepReadError as error:
             return f"Line {side.line}: the side the chain {where} at could not be read: {error.reason}.", True
-        target = read_math(wanted, declarations).expr
-        if where == "starts":  # any expression proved equal to the start will do
+        # The goal is what must be shown: the last side must read as it, as written.  Any
+        # expression proved equal to the start will do (the start as written is one).
+        same = bind_fresh(written) == target
+        if where == "starts" and not same:
             same = decide_step(written, target, "=", tuple(declarations.assumptions()), diagnose=False).verdict == "proved"
-        else:  # the goal is what must be shown: the last side must read as it, as written
-            same = bind_fresh(written) == bind_fresh(target)
         if not same:
             wanted_as = "not shown equal to" if where == "starts" else "not"
             return (f"Line {side.line}: the chain {where} at ${side.text.strip()}$, which is {wanted_as} "
