@@ -52,7 +52,7 @@ import contextlib
 import dataclasses
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import sympy
 
@@ -488,7 +488,7 @@ def _shortest(tried: list[Any]) -> Any:
     return min(printed, key=lambda form: (len(printed[form]), printed[form]))
 
 
-def _refute_shortest(shortest: Any, facts: Facts) -> None:
+def _refute_shortest(shortest: Any, facts: Facts) -> NoReturn:
     """Raise ProofError (refuted: a valid point where it is certified non-zero) or
     UndecidedError for the residual form ``shortest``."""
     if symbol_free(shortest):
