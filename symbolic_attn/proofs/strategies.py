@@ -28,7 +28,7 @@ from typing import Any
 
 import sympy
 
-from symbolic_attn.exact.memo import memoized
+from symbolic_attn.exact.memo import memoized, memoized_in_scope
 from symbolic_attn.proofs.binders import substitute
 from symbolic_attn.proofs.conditions import Condition, Facts, decide_relation, prove_condition, range_membership
 from symbolic_attn.proofs.reindex import reindex
@@ -85,8 +85,11 @@ def _has_exp_or_symbolic_power(expr: Any) -> bool:
 
 # -------------------------------------------------------------------------------- sums
 
+@memoized_in_scope
 def _sum_rules(expr: Any, facts: Facts | None = None) -> Any:
-    """The sum normal form (:func:`.sums.sum_rules`), a delta resolved where the facts place it."""
+    """The sum normal form (:func:`.sums.sum_rules`), a delta resolved where the facts place it
+    (remembered within a :func:`~symbolic_attn.exact.memo.scope`: one step's strategies and
+    its diagnosis reach the same residual more than once)."""
     return sum_rules(expr, range_membership(facts))
 
 
@@ -294,6 +297,13 @@ def cancel(expr: Any, facts: Facts | None = None) -> Any:
     the residual is a polynomial in its atoms, which "expand" (tried before) decides, up to
     sums that vanish termwise (``Sum(0, ...)``), which the sum rules decide.
     """
+    return _cancelled(expr)
+
+
+@memoized_in_scope
+def _cancelled(expr: Any) -> Any:
+    """:func:`cancel`, remembered within a :func:`~symbolic_attn.exact.memo.scope` (the
+    ``cancel`` and ``exp rules`` strategies often bring one residual to the same fraction)."""
     if not has_denominator(expr):
         return expr
     combined = sympy.together(expr)

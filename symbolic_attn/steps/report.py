@@ -26,13 +26,13 @@ from typing import Any
 import sympy
 
 from symbolic_attn.exact.deadline import Deadline
-from symbolic_attn.exact.memo import MEMO_SIZE
+from symbolic_attn.exact.memo import MEMO_SIZE, scope
 from symbolic_attn.errors import ParseError, StepReadError, SymbolicAttnError, one_line
 from symbolic_attn.steps.decide import StepVerdict, decide_step
 from symbolic_attn.steps.written import form_of, recording
 from symbolic_attn.steps.wrong_rules import explain
 
-__all__ = ["Step", "ChainReport", "StepsReport", "check_text", "check_chain", "STEP_SECONDS", "RELATION_SIGNS", "student_name"]
+__all__ = ["Step", "ChainReport", "StepsReport", "check_text", "check_chain", "read_sides", "STEP_SECONDS", "RELATION_SIGNS", "student_name"]
 
 #: Seconds one step may take before it is ``undecided`` ("too large to check: split it").
 STEP_SECONDS = 10.0
@@ -191,14 +191,14 @@ def _too_large(name: str, seconds: float) -> _TooLarge:
     return _TooLarge(f"this step is too large to check in {seconds:g} s: split it into smaller steps")
 
 
-def check_chain(chain: Any, declarations: Any, step_seconds: float = STEP_SECONDS) -> ChainReport:
-    """Every step of one chain (:class:`~symbolic_attn.steps.document.Chain`), each under
-    its own bound of ``step_seconds``."""
+def read_sides(chain: Any, declarations: Any) -> tuple[list[Any], list[Any]]:
+    """Every side of ``chain`` read once: its :class:`~symbolic_attn.steps.grammar.Reading`
+    (or the :class:`~symbolic_attn.errors.StepReadError` that refused it), and its written
+    form (how an explicit matrix was computed, :mod:`.written`; None for anything else)."""
     from symbolic_attn.steps.grammar import read_math
 
-    deadline = Deadline(step_seconds, _too_large)
     readings: list[Any] = []
-    written: list[Any] = []  # each side's written form: how its explicit matrix was computed, or None
+    written: list[Any] = []
     for side in chain.sides:
         with recording() as forms:
             try:
@@ -207,6 +207,16 @@ def check_chain(chain: Any, declarations: Any, step_seconds: float = STEP_SECOND
                 readings.append(error)
         value = getattr(readings[-1], "expr", None)
         written.append(form_of(value, forms) if forms and isinstance(value, sympy.MatrixBase) else None)
+    return readings, written
+
+
+def check_chain(chain: Any, declarations: Any, step_seconds: float = STEP_SECONDS,
+                read: tuple[list[Any], list[Any]] | None = None) -> ChainReport:
+    """Every step of one chain (:class:`~symbolic_attn.steps.document.Chain`), each under
+    its own bound of ``step_seconds``; ``read`` is :func:`read_sides`' answer when the caller
+    has it already."""
+    deadline = Deadline(step_seconds, _too_large)
+    readings, written = read if read is not None else read_sides(chain, declarations)
     assumptions = tuple(declarations.assumptions())
     steps = []
     for previous, side, left, right, forms_of_step in zip(chain.sides, chain.sides[1:], readings, readings[1:],
@@ -261,6 +271,14 @@ def _decision_key(left: Any, right: Any, relation: str, assumptions: Any, text: 
 
 def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline,
             written: tuple[Any, Any] = (None, None)) -> StepVerdict:
+    # One step's verdict and diagnosis share what they reduce (the same residual reached by
+    # two strategies, a candidate the step itself tried): forgotten when the step is decided.
+    with scope():
+        return _decide_in_scope(left, right, side, assumptions, deadline, written)
+
+
+def _decide_in_scope(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline,
+                     written: tuple[Any, Any]) -> StepVerdict:
     try:
         with deadline(f"line {side.line}"):
             verdict = decide_step(left, right, side.relation, assumptions, written=side.text, diagnose=False)

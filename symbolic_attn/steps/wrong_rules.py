@@ -259,7 +259,8 @@ def explain(left: Any, right: Any, assumptions: Any = (), written: tuple[Any, An
             forms[side] = [side] + noted
     for rule in order:
         for source, target in ((left, right), (right, left)):
-            for candidate in (c for form in forms[source] for c in candidates(rule, form)):
+            # Each distinct candidate once (a form and its unfolding often give the same one).
+            for candidate in dict.fromkeys(c for form in forms[source] for c in candidates(rule, form)):
                 try:
                     prove_equal_quickly(candidate, target, assumptions)
                 except TimeLimitError:
