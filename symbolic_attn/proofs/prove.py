@@ -19,7 +19,8 @@ calculus of :mod:`.conditions` and the rule library of :mod:`.rules`):
 5. symbol-free residuals: ``exact arithmetic`` only (expansion, minimal polynomial); a
    certified arb enclosure excluding 0 refutes; anything else is undecided;
 6. ``expand``, ``cancel``, ``exp rules``, ``sum rules`` (linearity, constant summands,
-   renaming bound indices, all valid for non-reversed ranges), ``reindex`` (a sum reflected
+   renaming bound indices, all valid for non-reversed ranges), ``sums written out`` (over
+   concrete ranges, term by term), ``reindex`` (a sum reflected
    ``j -> a + b - j`` or shifted ``j -> j - c``: bijections of its integer range), ``rewrite exp``
    (trigonometric and hyperbolic functions as exponentials), ``expand trig`` (angle addition,
    inside sums too), ``order`` (min/max resolved
@@ -101,6 +102,7 @@ STRATEGIES = (
     "cancel",
     "exp rules",
     "sum rules",
+    "sums written out",
     "reindex",
     "trace",
     "rewrite exp",
@@ -458,7 +460,7 @@ def _decide(lhs: Any, rhs: Any, assumptions: tuple[Assumption, ...], facts: Fact
         if name in _LAST_RESORTS:
             if not thorough:
                 continue
-            if refuted_before is None and name == "simplify":
+            if refuted_before is None:
                 refuted_before = _refute_first(tried, facts)
         try:
             transformed = transform(residual, facts)
@@ -466,7 +468,7 @@ def _decide(lhs: Any, rhs: Any, assumptions: tuple[Assumption, ...], facts: Fact
             continue
         if transformed == 0:
             return Proof(name)
-        if symbol_free(transformed) and transformed.is_number:
+        if transformed.is_number and symbol_free(transformed):  # is_number stops at the first letter
             try:
                 return _decide_number(transformed, name)
             except UndecidedError:
@@ -630,7 +632,7 @@ def _strategies_for(residual: Any) -> tuple[tuple[str, Callable[[Any, Facts], An
     goes to ``cancel`` first.  Every strategy is still tried; only the order differs."""
     wanted: tuple[str, ...]
     if residual.has(sympy.Sum):
-        wanted = ("expand", "sum rules", "reindex")
+        wanted = ("expand", "sum rules", "sums written out", "reindex")
     elif has_denominator(residual):
         wanted = ("cancel",)  # a quotient: expanding alone rarely decides it
     else:

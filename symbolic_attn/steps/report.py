@@ -289,7 +289,8 @@ def _decide_in_scope(left: Any, right: Any, side: Any, assumptions: Any, deadlin
         # the diagnosis only, never the verdict.
         try:
             with deadline(f"line {side.line}: diagnosis"):
-                verdict = replace(verdict, diagnosis=explain(left, right, assumptions, written))
+                verdict = replace(verdict, diagnosis=explain(left, right, assumptions, written,
+                                                             point=verdict.counterexample))
         except _TooLarge:
             pass
     return verdict

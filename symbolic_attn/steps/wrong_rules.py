@@ -225,7 +225,8 @@ def candidates(rule: str, expr: Any) -> list[Any]:
         return []
 
 
-def explain(left: Any, right: Any, assumptions: Any = (), written: tuple[Any, Any] = (None, None)) -> str | None:
+def explain(left: Any, right: Any, assumptions: Any = (), written: tuple[Any, Any] = (None, None),
+            point: dict[str, Any] | None = None) -> str | None:
     """The catalogue id of the first wrong rule that turns one side into the other, proved
     (by the quick strategies: an explanation is a plain match, and trying every candidate
     with the last resorts would cost seconds); None when no rule of the table explains it.
@@ -233,6 +234,10 @@ def explain(left: Any, right: Any, assumptions: Any = (), written: tuple[Any, An
     ``written`` are the sides' written forms where the reader computed them (explicit matrix
     products and transposes, :mod:`symbolic_attn.steps.written`), or None: a form equals its
     side, so a rule applied to it and proved to give the other side explains the step.
+    ``point`` is the step's counterexample (letters and entries by name, as the step's
+    verdict gives it), or None: a candidate certified to differ from the other side there is
+    not equal to it, and is set aside without a proof attempt
+    (:func:`~symbolic_attn.proofs.refute.differs_at`).
 
     >>> import sympy
     >>> from symbolic_attn.steps.written import product, recording, transpose
@@ -244,6 +249,7 @@ def explain(left: Any, right: Any, assumptions: Any = (), written: tuple[Any, An
     """
     from symbolic_attn.model.mistakes import ids
     from symbolic_attn.proofs.prove import prove_equal_quickly
+    from symbolic_attn.proofs.refute import differs_at
 
     from symbolic_attn.proofs.notation import unfold
 
@@ -261,6 +267,8 @@ def explain(left: Any, right: Any, assumptions: Any = (), written: tuple[Any, An
         for source, target in ((left, right), (right, left)):
             # Each distinct candidate once (a form and its unfolding often give the same one).
             for candidate in dict.fromkeys(c for form in forms[source] for c in candidates(rule, form)):
+                if point and differs_at(candidate, target, point):
+                    continue
                 try:
                     prove_equal_quickly(candidate, target, assumptions)
                 except TimeLimitError:
