@@ -71,7 +71,7 @@ def differs_at(lhs: Any, rhs: Any, point: dict[str, Any]) -> bool:
         if not all(_admissible(symbol, value) for symbol, value in values.items()):
             return False  # a value the symbol's own flags exclude: not a point of it
         expr = expand_sums(substitute(expr, values))
-        entries = {entry: point[str(entry)] for entry in expr.atoms(sympy.Indexed) if str(entry) in point}
+        entries = {entry: sympy.sympify(point[str(entry)]) for entry in expr.atoms(sympy.Indexed) if str(entry) in point}
         expr = expr.xreplace(entries)
         if not symbol_free(expr) or expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
             return False
