@@ -12,9 +12,17 @@ submissions on 2 cores (issue 22, item 6: targets under 2 s and under 60 s).
    ``--jobs 1`` (the ratio is the speed-up from the second core).
 
     python bench/bench_steps.py [--runs N]
+
+Every figure is given as wall-clock time and as the CPU time of the processes that did the
+work (this process's, or its children's): on a machine shared with other work the wall clock
+of one run can be several times another's, while the CPU time of the same work moves much
+less.  The worst case is also given against the naive baseline's CPU time of item 1, measured
+in the same run.
 """
 
+import argparse
 import os
+import resource
 import re
 import shutil
 import statistics
@@ -56,6 +64,12 @@ $$
 STUDENTS = 200
 
 
+def children_cpu():
+    """CPU seconds (user + system) of every child process ended and waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def cold(argv, runs):
     times = []
     for _ in range(runs):
@@ -80,7 +94,10 @@ def naive(text):
 
 
 def main():
-    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5, help="runs of the cold command (min and median; default 5)")
+    runs = parser.parse_args().runs
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "derivation.md"
         path.write_text(DERIVATION, encoding="utf-8")
@@ -88,16 +105,18 @@ def main():
         fastest, median, done = cold([sys.executable, "-m", "symbolic_attn", "steps", str(path)], runs)
         print(f"steps on a {lines}-line derivation, cold command: min {fastest:.2f} s, median {median:.2f} s "
               f"over {runs} runs (target < 2 s); exit {done.returncode}")
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         report = check_text(DERIVATION, "md", "bench.md")
-        ours = time.perf_counter() - start
+        ours, ours_cpu = time.perf_counter() - start, time.process_time() - cpu
         steps = [s for c in report.chains for s in c.steps]
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         baseline = naive(DERIVATION)
-        theirs = time.perf_counter() - start
-        print(f"in process: {ours:.2f} s for {len(steps)} steps ({ours / len(steps) * 1000:.0f} ms a step), "
+        theirs, theirs_cpu = time.perf_counter() - start, time.process_time() - cpu
+        print(f"in process: {ours:.2f} s (cpu {ours_cpu:.2f} s) for {len(steps)} steps "
+              f"({ours / len(steps) * 1000:.0f} ms a step), "
               f"{sum(s.verdict.verdict == 'proved' for s in steps)} proved; naive simplify baseline {theirs:.2f} s "
-              f"({sum(baseline)} 'equal'); ratio ours/naive {ours / theirs:.2f}")
+              f"(cpu {theirs_cpu:.2f} s; {sum(baseline)} 'equal'); ratio ours/naive {ours / theirs:.2f} "
+              f"(cpu {ours_cpu / theirs_cpu:.2f})")
 
         # The key without its variance question: random variables are not read yet.
         blocks = re.split(r"(?m)^(?=\[\[questions\]\])", (ROOT / "examples" / "steps" / "answer_key.toml").read_text())
@@ -109,19 +128,20 @@ def main():
         for k in range(STUDENTS):
             source = sources[k % len(sources)]
             shutil.copy(source, course / f"student{k:03d}{source.suffix}")
-        figures = {}
+        figures, cpus = {}, {}
         for jobs in (1, 2):
             out = Path(folder) / f"grades{jobs}"
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), children_cpu()
             done = subprocess.run([sys.executable, "-m", "symbolic_attn", "--timeout", "0", "grade", str(key),
                                    str(course), "--out", str(out), "--jobs", str(jobs)],
                                   capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-            figures[jobs] = time.perf_counter() - start
+            figures[jobs], cpus[jobs] = time.perf_counter() - start, children_cpu() - cpu
             if done.returncode not in (0, 1):
                 raise SystemExit(f"grade --jobs {jobs}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
         print(f"grade {STUDENTS} derivation submissions ({len(sources)} distinct texts): --jobs 2 {figures[2]:.1f} s "
-              f"(target < 60 s), --jobs 1 {figures[1]:.1f} s; ratio jobs 2 / jobs 1 {figures[2] / figures[1]:.2f}")
-        worst_case(key, course)
+              f"(target < 60 s; cpu {cpus[2]:.1f} s), --jobs 1 {figures[1]:.1f} s (cpu {cpus[1]:.1f} s); "
+              f"ratio jobs 2 / jobs 1 {figures[2] / figures[1]:.2f}")
+        worst_case(key, course, theirs_cpu)
 
 
 class _Forgets(dict):
@@ -131,9 +151,10 @@ class _Forgets(dict):
         pass
 
 
-def worst_case(key_path, course):
+def worst_case(key_path, course, naive_cpu):
     """The same 200 students as if no two wrote a step alike: the steps memo switched off in
-    this process before the workers are forked (in-process grade_all, 2 workers)."""
+    this process before the workers are forked (in-process grade_all, 2 workers).  Its CPU
+    time (the workers') is also given in units of the naive baseline's CPU time of item 1."""
     from symbolic_attn.grading.answer_key import load_answer_key
     from symbolic_attn.grading.batch import grade_all
     from symbolic_attn.steps import report
@@ -141,11 +162,12 @@ def worst_case(key_path, course):
     report._DECIDED = _Forgets()
     key = load_answer_key(key_path)
     jobs = [(path.stem, [path]) for path in sorted(course.iterdir())]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     results = grade_all(key, jobs, jobs=2)
-    elapsed = time.perf_counter() - start
+    elapsed, used = time.perf_counter() - start, children_cpu() - cpu
     print(f"worst case, no step remembered: {len(results)} students in {elapsed:.1f} s on 2 workers "
-          f"({elapsed / len(results) * 1000:.0f} ms a student)")
+          f"({elapsed / len(results) * 1000:.0f} ms a student; cpu {used:.1f} s, "
+          f"{used / naive_cpu:.0f} times the naive baseline's cpu)")
 
 
 if __name__ == "__main__":

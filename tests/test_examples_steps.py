@@ -17,10 +17,6 @@ EXPECTED = tomllib.loads((FOLDER / "expected.toml").read_text(encoding="utf-8"))
 
 #: file -> why the checker does not (yet) give every expected verdict.
 KNOWN = {
-    "perm_index_correct.md": "no strategy reindexes a sum (j to n + 1 - j): the true step is undecided, never proved",
-    "perm_index_correct.tex": "no strategy reindexes a sum (j to n + 1 - j): the true step is undecided, never proved",
-    "perm_matrix_transpose.tex": "transpose_order is recognised on matrix letters, not on explicit matrices, whose "
-                                 "product is computed when read: the false step is found, its mistake not named",
 }
 
 

@@ -514,6 +514,10 @@ def grade_all(key, jobs_list, jobs: int = 1, progress=None) -> list:
             if progress:
                 progress(len(results), total)
         return results
+    # SymPy's simplify imports sympy.physics.units the first time it runs (half a second):
+    # imported once here, before the workers are forked, instead of once in each of them.
+    import sympy.physics.units  # noqa: F401
+
     # One task per student, or per few students when there are more than the pipe holds.
     size = -(-total // MAX_TASKS)
     chunks = [jobs_list[start:start + size] for start in range(0, total, size)]

@@ -105,6 +105,17 @@ class DerivationQuestion:
 
         return parse_declarations(self.symbols, source=f"question {self.number}: symbols")
 
+    @functools.cached_property
+    def ends(self) -> tuple[Any, Any]:
+        """``start`` and ``goal`` read once under the declarations, each with its binders'
+        stand-ins (:func:`~symbolic_attn.proofs.binders.bind_fresh`): every student's chain is
+        compared with them."""
+        from symbolic_attn.proofs.binders import bind_fresh
+        from symbolic_attn.steps.grammar import read_math
+
+        start, goal = (read_math(text, self.declarations).expr for text in (self.start, self.goal))
+        return bind_fresh(start), bind_fresh(goal)
+
 
 def read_derivation_question(number: int, entry: dict, name: str, aliases: tuple, keys: frozenset,
                              points: Fraction, fail: Any) -> DerivationQuestion:
@@ -218,7 +229,10 @@ def grade_derivation(question: DerivationQuestion, read, only: bool = False):
         return result
     source, chain = found
     result.line = chain.start_line
-    report = _report(question, chain)
+    from symbolic_attn.steps.report import read_sides
+
+    read = read_sides(chain, question.declarations)  # each side read once: for the steps and the ends
+    report = _report(question, chain, read)
     steps = [step.as_dict() for step in report.steps]
     result.steps = steps
     result.claimed = " ".join(side.text for side in chain.sides)[:2000]
@@ -226,7 +240,7 @@ def grade_derivation(question: DerivationQuestion, read, only: bool = False):
         result.verdict = Verdict.UNREADABLE
         result.feedback = f"Line {chain.start_line}: the chain has one side and no step."
         return result
-    ends, unreadable = _ends(question, chain)
+    ends, unreadable = _ends(question, chain, read[0])
     first = report.first_wrong()
     proved = len(report.steps) if first is None else report.steps.index(first)
     if ends:
@@ -246,32 +260,32 @@ def grade_derivation(question: DerivationQuestion, read, only: bool = False):
     return result
 
 
-def _report(question: DerivationQuestion, chain):
+def _report(question: DerivationQuestion, chain, read=None):
     from symbolic_attn.steps.report import check_chain
 
-    return check_chain(chain, question.declarations)
+    return check_chain(chain, question.declarations, read=read)
 
 
-def _ends(question: DerivationQuestion, chain) -> tuple[str, bool]:
+def _ends(question: DerivationQuestion, chain, readings) -> tuple[str, bool]:
     """Why the chain does not go from start to goal ('' when it does), and whether it is
-    because an end could not be read."""
+    because an end could not be read; ``readings`` are the chain's sides as read."""
     from symbolic_attn.proofs.binders import bind_fresh
     from symbolic_attn.steps.decide import decide_step
-    from symbolic_attn.steps.grammar import read_math
 
     declarations = question.declarations
-    for where, side, wanted in (("starts", chain.sides[0], question.start), ("ends", chain.sides[-1], question.goal)):
-        try:
-            written = read_math(side.text, declarations, line=side.line, column=side.column).expr
-        except StepReadError as error:
-            return f"Line {side.line}: the side the chain {where} at could not be read: {error.reason}.", True
-        target = read_math(wanted, declarations).expr
-        if where == "starts":  # any expression proved equal to the start will do
+    for where, side, reading, wanted, target in (
+            ("starts", chain.sides[0], readings[0], question.start, question.ends[0]),
+            ("ends", chain.sides[-1], readings[-1], question.goal, question.ends[1])):
+        if isinstance(reading, StepReadError):
+            return f"Line {side.line}: the side the chain {where} at could not be read: {reading.reason}.", True
+        written = reading.expr
+        # The goal is what must be shown: the last side must read as it, as written.  Any
+        # expression proved equal to the start will do (the start as written is one).
+        same = bind_fresh(written) == target
+        if where == "starts" and not same:
             same = decide_step(written, target, "=", tuple(declarations.assumptions()), diagnose=False,
                                randomness=declarations.randomness(), ranges=declarations.index_ranges()
                                ).verdict == "proved"
-        else:  # the goal is what must be shown: the last side must read as it, as written
-            same = bind_fresh(written) == bind_fresh(target)
         if not same:
             wanted_as = "not shown equal to" if where == "starts" else "not"
             return (f"Line {side.line}: the chain {where} at ${side.text.strip()}$, which is {wanted_as} "

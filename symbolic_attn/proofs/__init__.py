@@ -1,7 +1,8 @@
 """The proof checker: the ONE place where an equality or inequality is decided.
 
 Owns: :func:`~.prove.prove_equal` (:mod:`.prove`) and its strategies (:mod:`.strategies`),
-the normal form of sums (:mod:`.sums`), side conditions and the sign calculus
+the normal form of sums (:mod:`.sums`), sums reindexed by a reflection or a shift of their
+range (:mod:`.reindex`), side conditions and the sign calculus
 (:mod:`.conditions`), honest refutation (:mod:`.refute`), display notation and what it
 stands for (:mod:`.notation`), values shown in messages (:mod:`.messages`), the named rule
 library (:mod:`.rules`), named operators that print themselves (:mod:`.operators`), printed declarations of symbol flags (:mod:`.declarations`),
@@ -26,7 +27,7 @@ module).
 Data flows down: no module of proofs/ imports one that imports it back, not even lazily
 inside a function, and no module imports another's private (underscored) name.  Bottom to
 top: messages, binders, domains, consistency, crossexam, declarations, operators, parallel;
-notation, sums; conditions; strategies, refute, rules; prove; chain; result; scripts.
+notation, sums, reindex; conditions; strategies, refute, rules; prove; chain; result; scripts.
 """
 
 from symbolic_attn.proofs.chain import Assumption, Computed, Derivation, Scope, Step, cited

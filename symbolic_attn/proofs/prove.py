@@ -19,7 +19,9 @@ calculus of :mod:`.conditions` and the rule library of :mod:`.rules`):
 5. symbol-free residuals: ``exact arithmetic`` only (expansion, minimal polynomial); a
    certified arb enclosure excluding 0 refutes; anything else is undecided;
 6. ``expand``, ``cancel``, ``exp rules``, ``sum rules`` (linearity, constant summands,
-   renaming bound indices, all valid for non-reversed ranges), ``rewrite exp``
+   renaming bound indices, all valid for non-reversed ranges), ``sums written out`` (over
+   concrete ranges, term by term), ``reindex`` (a sum reflected
+   ``j -> a + b - j`` or shifted ``j -> j - c``: bijections of its integer range), ``rewrite exp``
    (trigonometric and hyperbolic functions as exponentials), ``expand trig`` (angle addition,
    inside sums too), ``order`` (min/max resolved
    by the sign calculus), ``simplify`` (with every irrational number abstracted to a
@@ -51,7 +53,7 @@ import contextlib
 import dataclasses
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import sympy
 
@@ -100,6 +102,8 @@ STRATEGIES = (
     "cancel",
     "exp rules",
     "sum rules",
+    "sums written out",
+    "reindex",
     "trace",
     "rewrite exp",
     "expand trig",
@@ -451,16 +455,20 @@ def _decide(lhs: Any, rhs: Any, assumptions: tuple[Assumption, ...], facts: Fact
     if symbol_free(residual):
         return _decide_number(residual)
     tried = [residual]
+    refuted_before: Any = None  # the form the numbers were tried on before the last resorts
     for name, transform in _strategies_for(residual):
-        if not thorough and name in _LAST_RESORTS:
-            continue
+        if name in _LAST_RESORTS:
+            if not thorough:
+                continue
+            if refuted_before is None:
+                refuted_before = _refute_first(tried, facts)
         try:
             transformed = transform(residual, facts)
         except Exception:  # a SymPy internal failure (seen: StopIteration in sum_simplify) proves nothing
             continue
         if transformed == 0:
             return Proof(name)
-        if symbol_free(transformed) and transformed.is_number:
+        if transformed.is_number and symbol_free(transformed):  # is_number stops at the first letter
             try:
                 return _decide_number(transformed, name)
             except UndecidedError:
@@ -468,12 +476,41 @@ def _decide(lhs: Any, rhs: Any, assumptions: tuple[Assumption, ...], facts: Fact
         tried.append(transformed)
     if not thorough:
         raise UndecidedError("not proved by the quick strategies")
-    # Report the shortest form of the residual that did not vanish.
-    shortest = min(tried, key=lambda e: (len(sympy.sstr(e)), sympy.sstr(e)))
+    shortest = _shortest(tried)
+    if refuted_before is not None and refuted_before[0] == shortest:
+        raise refuted_before[1]  # the same form as before the last resorts: no point tried twice
+    _refute_shortest(shortest, facts)
+
+
+def _shortest(tried: list[Any]) -> Any:
+    """The shortest form of the residual that did not vanish (the one reported): by the length
+    of its printed text, then the text.  Each distinct form is printed once (most strategies
+    give a residual they cannot use back unchanged, and printing is most of the cost here)."""
+    printed = {form: sympy.sstr(form) for form in dict.fromkeys(tried)}
+    return min(printed, key=lambda form: (len(printed[form]), printed[form]))
+
+
+def _refute_shortest(shortest: Any, facts: Facts) -> NoReturn:
+    """Raise ProofError (refuted: a valid point where it is certified non-zero) or
+    UndecidedError for the residual form ``shortest``."""
     if symbol_free(shortest):
         _decide_number(shortest)
     # Reported with the author's names for the bound indices.
     refute_or_undecided(unbind(shortest), facts)
+
+
+def _refute_first(tried: list[Any], facts: Facts) -> tuple[Any, UndecidedError]:
+    """Before the last resorts (SymPy's summation, ``simplify``: seconds on a big residual),
+    the numbers: a step certified false at a valid point is false whatever a strategy could
+    still do, so a false step never waits for them.  Raises the refutation; returns the form
+    tried and why it was not refuted.  Numbers only ever refute here: a residual that no point
+    refutes goes on to the last resorts, as before."""
+    shortest = _shortest(tried)
+    try:
+        _refute_shortest(shortest, facts)
+    except UndecidedError as error:
+        return shortest, error
+    raise AssertionError("unreachable: _refute_shortest always raises")
 
 
 @_typed
@@ -595,7 +632,7 @@ def _strategies_for(residual: Any) -> tuple[tuple[str, Callable[[Any, Facts], An
     goes to ``cancel`` first.  Every strategy is still tried; only the order differs."""
     wanted: tuple[str, ...]
     if residual.has(sympy.Sum):
-        wanted = ("expand", "sum rules")
+        wanted = ("expand", "sum rules", "sums written out", "reindex")
     elif has_denominator(residual):
         wanted = ("cancel",)  # a quotient: expanding alone rarely decides it
     else:

@@ -20,10 +20,12 @@ import sympy
 from symbolic_attn.errors import ProofError, RefutedError, UndecidedError
 from symbolic_attn.exact.certified import certified_sign, decimal_string
 from symbolic_attn.proofs.conditions import Facts, reject_inexact, side_conditions
+from symbolic_attn.proofs.binders import substitute
 from symbolic_attn.proofs.messages import plain_text, short_line
+from symbolic_attn.proofs.notation import unfold
 from symbolic_attn.proofs.sums import expand_sums
 
-__all__ = ["refute_or_undecided", "refute_sign", "certified_value", "safe_sign", "symbol_free"]
+__all__ = ["refute_or_undecided", "refute_sign", "certified_value", "safe_sign", "symbol_free", "differs_at"]
 
 _ATTEMPTS = 4
 
@@ -41,6 +43,49 @@ def safe_sign(expr: Any) -> int | None:
         return certified_sign(expr)
     except (UndecidedError, TypeError, ValueError, ZeroDivisionError):
         return None
+
+
+def differs_at(lhs: Any, rhs: Any, point: dict[str, Any]) -> bool:
+    """Whether ``lhs - rhs`` is certified non-zero at ``point``: the letters' exact values by
+    name, a sequence's entries as ``x[2]`` (what :class:`~symbolic_attn.errors.RefutedError`
+    gives).  Two expressions that differ there are not equal, so a candidate can be set aside
+    without a proof attempt; False whenever it cannot be said (a letter or an entry without
+    a value, a sum whose length is not a number, a value not defined there, a matrix).
+    Numbers refute here, never prove.
+
+    >>> import sympy
+    >>> x, c = sympy.IndexedBase("x"), sympy.Symbol("c", real=True)
+    >>> differs_at(sympy.exp(x[1] + c), sympy.exp(x[1]) + sympy.exp(c), {"x[1]": 0, "c": 1})
+    True
+    >>> differs_at(sympy.exp(x[1] + c), sympy.exp(x[1]) * sympy.exp(c), {"x[1]": 0, "c": 1})
+    False
+    >>> differs_at(c * x[2], 0, {"c": 1})   # x[2] has no value: nothing is said
+    False
+    """
+    try:
+        expr = unfold(lhs) - unfold(rhs)
+        if not isinstance(expr, sympy.Expr):
+            return False
+        values = {symbol: sympy.sympify(point[symbol.name]) for symbol in expr.free_symbols
+                  if type(symbol) is sympy.Symbol and symbol.name in point}
+        if not all(_admissible(symbol, value) for symbol, value in values.items()):
+            return False  # a value the symbol's own flags exclude: not a point of it
+        expr = expand_sums(substitute(expr, values))
+        entries = {entry: sympy.sympify(point[str(entry)]) for entry in expr.atoms(sympy.Indexed) if str(entry) in point}
+        expr = expr.xreplace(entries)
+        if not symbol_free(expr) or expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+            return False
+        reject_inexact(expr)
+        sign = safe_sign(expr)
+    except Exception:  # a value that cannot be computed says nothing
+        return False
+    return sign is not None and sign != 0
+
+
+def _admissible(symbol: Any, value: Any) -> bool:
+    """Whether ``value`` has every flag declared on ``symbol`` (integer, positive, ...)."""
+    flags = ("integer", "real", "positive", "negative", "nonnegative", "nonpositive", "nonzero", "even", "odd")
+    return all(getattr(value, f"is_{flag}") is True for flag in flags if getattr(symbol, f"is_{flag}") is True)
 
 
 def refute_or_undecided(residual: Any, facts: Facts) -> NoReturn:

@@ -6,6 +6,10 @@ an equal expression, valid under the side conditions the checker has already pro
   index out, constant summands evaluated, bound indices renamed to canonical names by nesting
   depth (capture-avoiding); valid for non-reversed integer ranges only (which the side
   conditions guarantee), where SymPy's sum convention is the ordinary one;
+* ``sums written out`` -- sums and products over concrete ranges written out term by term;
+* ``reindex`` -- every sum reflected (``j -> a + b - j``) or shifted (``j -> j - c``) as its
+  subscripts suggest (:mod:`.reindex`: bijections of the range, identities for integer
+  limits), then the sum rules;
 * ``sum closed forms`` -- SymPy's summation (polynomial, geometric, hypergeometric terms),
   a case split used only when the facts decide it; ``trace`` -- ``tr(XY) = tr(YX)``,
   ``tr(X) = tr(X^T)``;
@@ -25,10 +29,11 @@ from typing import Any
 
 import sympy
 
-from symbolic_attn.exact.memo import memoized
+from symbolic_attn.exact.memo import memoized, memoized_in_scope
 from symbolic_attn.proofs.binders import substitute
 from symbolic_attn.proofs.conditions import Condition, Facts, decide_relation, prove_condition, range_membership
-from symbolic_attn.proofs.sums import MAX_TERMS, count_operations, sum_rules
+from symbolic_attn.proofs.reindex import reindex
+from symbolic_attn.proofs.sums import MAX_TERMS, count_operations, expand_sums, sum_rules
 
 __all__ = ["SCALAR_STRATEGIES", "cancel", "closed_forms", "has_denominator", "rewrite_exp"]
 
@@ -81,9 +86,35 @@ def _has_exp_or_symbolic_power(expr: Any) -> bool:
 
 # -------------------------------------------------------------------------------- sums
 
+@memoized_in_scope
 def _sum_rules(expr: Any, facts: Facts | None = None) -> Any:
-    """The sum normal form (:func:`.sums.sum_rules`), a delta resolved where the facts place it."""
+    """The sum normal form (:func:`.sums.sum_rules`), a delta resolved where the facts place it
+    (remembered within a :func:`~symbolic_attn.exact.memo.scope`: one step's strategies and
+    its diagnosis reach the same residual more than once)."""
     return sum_rules(expr, range_membership(facts))
+
+
+def _written_out(expr: Any, facts: Facts | None = None) -> Any:
+    """Sums and products over concrete ranges written out term by term (their definition, for
+    a range that is not reversed: :func:`.sums.expand_sums`), then one reduced fraction: a
+    step about three named terms and their sum needs no closed form."""
+    if not expr.has(sympy.Sum, sympy.Product):
+        return expr
+    written = expand_sums(expr)
+    if written == expr:
+        return expr
+    return cancel(written) if has_denominator(written) else sympy.expand(written)
+
+
+def _reindexed(expr: Any, facts: Facts | None = None) -> Any:
+    """Each sum of the expanded residual reindexed by a bijection of its range
+    (:func:`.reindex.reindex`), then the sum normal form: the terms are reindexed before the
+    sum rules merge sums over one range (a merged summand no longer shows its orientation)."""
+    expanded = sympy.expand(expr)
+    reindexed = reindex(expanded)
+    if reindexed == expanded:
+        return expr  # no sum to reindex: what the sum rules gave already
+    return _sum_rules(reindexed, facts)
 
 
 def closed_forms(expr: Any, facts: Facts | None = None) -> Any:
@@ -279,6 +310,13 @@ def cancel(expr: Any, facts: Facts | None = None) -> Any:
     the residual is a polynomial in its atoms, which "expand" (tried before) decides, up to
     sums that vanish termwise (``Sum(0, ...)``), which the sum rules decide.
     """
+    return _cancelled(expr)
+
+
+@memoized_in_scope
+def _cancelled(expr: Any) -> Any:
+    """:func:`cancel`, remembered within a :func:`~symbolic_attn.exact.memo.scope` (the
+    ``cancel`` and ``exp rules`` strategies often bring one residual to the same fraction)."""
     if not has_denominator(expr):
         return expr
     combined = sympy.together(expr)
@@ -302,6 +340,8 @@ SCALAR_STRATEGIES = (
     ("cancel", _bounded(cancel)),
     ("exp rules", _bounded(_exp_rules)),
     ("sum rules", _bounded(_sum_rules)),
+    ("sums written out", _bounded(_written_out)),
+    ("reindex", _bounded(_reindexed)),
     ("trace", _bounded(_trace_forms)),
     ("rewrite exp", _bounded(rewrite_exp)),
     ("expand trig", _bounded(_expand_trig)),

@@ -2,7 +2,8 @@ r"""The steps reader: a student's own derivation, read safely from LaTeX, Markdo
 
 Owns: the reader -- the declarations of the letters a derivation uses (:mod:`.declarations`), the
 tokenizer (:mod:`.tokens`), the grammar of one side of a step (:mod:`.grammar`), the values
-it reads -- scalars, vectors as functions of an index, matrices -- (:mod:`.values`), the
+it reads -- scalars, vectors as functions of an index, matrices -- (:mod:`.values`; how an
+explicit matrix was computed, kept for naming a mistake: :mod:`.written`), the
 echo of a reading in the tool's notation and as LaTeX (:mod:`.echo`) and the document
 reader that finds the displays, rows, chains, relations and reasons (:mod:`.document`) --
 and the checking of what was read: one step decided by the sound checker
@@ -14,5 +15,5 @@ tokens, and every line is either read (and echoed) or refused with the reason an
 May import: :mod:`symbolic_attn.errors`, :mod:`symbolic_attn.exact`,
 :mod:`symbolic_attn.render`, :mod:`symbolic_attn.model`, :mod:`symbolic_attn.proofs`.
 
-Bottom to top: tokens, declarations, echo, values; grammar; document; decide, wrong_rules; report.
+Bottom to top: tokens, declarations, echo, written, values; grammar; document; decide, wrong_rules; report.
 """

@@ -98,7 +98,8 @@ def decide_step(left: Any, right: Any, relation: str, assumptions: Any = (), *, 
             if step.verdict == "false" and diagnose and relation == "=":
                 from symbolic_attn.steps.wrong_rules import explain
 
-                step = replace(step, diagnosis=explain(left, right, assumptions, randomness, ranges))
+                step = replace(step, diagnosis=explain(left, right, assumptions, randomness=randomness,
+                                                       ranges=ranges))
             return step
         if relation == "=":
             step = _equal(left, right, assumptions)

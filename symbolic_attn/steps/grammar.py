@@ -61,6 +61,7 @@ from symbolic_attn.steps import echo
 from symbolic_attn.steps.declarations import GREEK, Declarations
 from symbolic_attn.steps.tokens import Token, tokenize
 from symbolic_attn.steps.randomness import Cov, Expectation, Var
+from symbolic_attn.steps.written import transpose as matrix_transpose
 from symbolic_attn.steps.values import (
     Vector, bound_symbol, combine, declared_vector, divide, is_scalar, negate, sequence, softmax_of)
 
@@ -416,7 +417,7 @@ class _Parser:
         if transpose and not is_scalar(base):
             if isinstance(base, Vector):
                 return Vector(base.entry, base.length, not base.transposed)
-            return sympy.ImmutableMatrix(base.T)
+            return matrix_transpose(base)  # base.T, its written form noted (steps.written)
         if transpose and written != ["T"]:
             self.fail_at(token, "a transpose of a scalar")
         if not is_scalar(base):

@@ -23,13 +23,16 @@ import textwrap
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import sympy
+
 from symbolic_attn.exact.deadline import Deadline
-from symbolic_attn.exact.memo import MEMO_SIZE
+from symbolic_attn.exact.memo import MEMO_SIZE, scope
 from symbolic_attn.errors import ParseError, StepReadError, SymbolicAttnError, one_line
 from symbolic_attn.steps.decide import StepVerdict, decide_step
+from symbolic_attn.steps.written import form_of, recording
 from symbolic_attn.steps.wrong_rules import explain
 
-__all__ = ["Step", "ChainReport", "StepsReport", "check_text", "check_chain", "STEP_SECONDS", "RELATION_SIGNS", "student_name"]
+__all__ = ["Step", "ChainReport", "StepsReport", "check_text", "check_chain", "read_sides", "STEP_SECONDS", "RELATION_SIGNS", "student_name"]
 
 #: Seconds one step may take before it is ``undecided`` ("too large to check: split it").
 STEP_SECONDS = 10.0
@@ -188,23 +191,39 @@ def _too_large(name: str, seconds: float) -> _TooLarge:
     return _TooLarge(f"this step is too large to check in {seconds:g} s: split it into smaller steps")
 
 
-def check_chain(chain: Any, declarations: Any, step_seconds: float = STEP_SECONDS) -> ChainReport:
-    """Every step of one chain (:class:`~symbolic_attn.steps.document.Chain`), each under
-    its own bound of ``step_seconds``."""
+def read_sides(chain: Any, declarations: Any) -> tuple[list[Any], list[Any]]:
+    """Every side of ``chain`` read once: its :class:`~symbolic_attn.steps.grammar.Reading`
+    (or the :class:`~symbolic_attn.errors.StepReadError` that refused it), and its written
+    form (how an explicit matrix was computed, :mod:`.written`; None for anything else)."""
     from symbolic_attn.steps.grammar import read_math
 
-    deadline = Deadline(step_seconds, _too_large)
     readings: list[Any] = []
+    written: list[Any] = []
     for side in chain.sides:
-        try:
-            readings.append(read_math(side.text, declarations, line=side.line, column=side.column))
-        except StepReadError as error:
-            readings.append(error)
+        with recording() as forms:
+            try:
+                readings.append(read_math(side.text, declarations, line=side.line, column=side.column))
+            except StepReadError as error:
+                readings.append(error)
+        value = getattr(readings[-1], "expr", None)
+        written.append(form_of(value, forms) if forms and isinstance(value, sympy.MatrixBase) else None)
+    return readings, written
+
+
+def check_chain(chain: Any, declarations: Any, step_seconds: float = STEP_SECONDS,
+                read: tuple[list[Any], list[Any]] | None = None) -> ChainReport:
+    """Every step of one chain (:class:`~symbolic_attn.steps.document.Chain`), each under
+    its own bound of ``step_seconds``; ``read`` is :func:`read_sides`' answer when the caller
+    has it already."""
+    deadline = Deadline(step_seconds, _too_large)
+    readings, written = read if read is not None else read_sides(chain, declarations)
     assumptions = tuple(declarations.assumptions())
     random = _Random(declarations.randomness(), declarations.index_ranges())
     steps = []
-    for previous, side, left, right in zip(chain.sides, chain.sides[1:], readings, readings[1:]):
-        steps.append(_step(previous, side, left, right, assumptions, deadline, random))
+    random = _Random(declarations.randomness(), declarations.index_ranges())
+    for previous, side, left, right, forms_of_step in zip(chain.sides, chain.sides[1:], readings, readings[1:],
+                                                          zip(written, written[1:])):
+        steps.append(_step(previous, side, left, right, assumptions, deadline, random, forms_of_step))
     return ChainReport(chain.start_line, chain.name, tuple(steps))
 
 
@@ -220,20 +239,20 @@ class _Random:
 
 
 def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, deadline: Deadline,
-          random: _Random) -> Step:
+          random: _Random, written: tuple[Any, Any] = (None, None)) -> Step:
     sign = RELATION_SIGNS.get(side.relation, side.relation)
     unreadable = [r for r in (left, right) if isinstance(r, StepReadError)]
     if unreadable:
         return Step(side.line, previous.text, side.text, f"{_notation(left)} {sign} {_notation(right)}", "",
                     side.relation, StepVerdict("unreadable", one_line(unreadable[0])), side.reason)
     conditions = tuple(dict.fromkeys(left.conditions + right.conditions))
-    key = _decision_key(left.expr, right.expr, side.relation, assumptions, side.text)
+    key = _decision_key(left.expr, right.expr, side.relation, assumptions, side.text, written)
     key = None if key is None else (key, random.key(), conditions)
     remembered = _DECIDED.get(key) if key is not None else None
     if remembered is not None:
         verdict = remembered
     else:
-        verdict = _decide(left.expr, right.expr, side, assumptions, deadline, random, conditions)
+        verdict = _decide(left.expr, right.expr, side, assumptions, deadline, random, conditions, written)
         if key is not None and "too large to check" not in verdict.reason:  # a timing is not a fact
             if len(_DECIDED) >= MEMO_SIZE:
                 _DECIDED.clear()
@@ -249,13 +268,15 @@ def _step(previous: Any, side: Any, left: Any, right: Any, assumptions: Any, dea
 _DECIDED: dict[Any, StepVerdict] = {}
 
 
-def _decision_key(left: Any, right: Any, relation: str, assumptions: Any, written: str) -> Any:
+def _decision_key(left: Any, right: Any, relation: str, assumptions: Any, text: str,
+                  written: tuple[Any, Any] = (None, None)) -> Any:
     """What a step's decision depends on, hashable -- or None when an assumption carries a
-    rewrite rule (a function: it cannot be compared, so the step is decided afresh)."""
+    rewrite rule (a function: it cannot be compared, so the step is decided afresh).  The
+    sides' written forms are part of it: they may name the mistake (never the verdict)."""
     if any(a.rewrite is not None for a in assumptions):
         return None
     facts = tuple((a.label, a.condition) for a in assumptions)
-    key = (left, right, relation, facts, written.strip() if relation == "approx" else None)
+    key = (left, right, relation, facts, text.strip() if relation == "approx" else None, written)
     try:
         hash(key)
     except TypeError:
@@ -264,8 +285,17 @@ def _decision_key(left: Any, right: Any, relation: str, assumptions: Any, writte
 
 
 def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline, random: _Random,
-            conditions: tuple[tuple[str, Any], ...] = ()) -> StepVerdict:
+            conditions: tuple[tuple[str, Any], ...] = (), written: tuple[Any, Any] = (None, None)) -> StepVerdict:
+    # One step's verdict and diagnosis share what they reduce (the same residual reached by
+    # two strategies, a candidate the step itself tried): forgotten when the step is decided.
+    with scope():
+        return _decide_in_scope(left, right, side, assumptions, deadline, random, conditions, written)
+
+
+def _decide_in_scope(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadline, random: _Random,
+                     conditions: tuple[tuple[str, Any], ...], written: tuple[Any, Any]) -> StepVerdict:
     from symbolic_attn.steps.domains import domain_verdict
+    from symbolic_attn.steps.randomness import has_operators
 
     try:
         with deadline(f"line {side.line}"):
@@ -281,8 +311,10 @@ def _decide(left: Any, right: Any, side: Any, assumptions: Any, deadline: Deadli
         # the diagnosis only, never the verdict.
         try:
             with deadline(f"line {side.line}: diagnosis"):
-                verdict = replace(verdict, diagnosis=explain(left, right, assumptions, random.randomness,
-                                                             random.ranges))
+                # A distribution is no point to evaluate a candidate at: the rules judge those.
+                point = None if has_operators(left) or has_operators(right) else verdict.counterexample
+                verdict = replace(verdict, diagnosis=explain(left, right, assumptions, written, point=point,
+                                                             randomness=random.randomness, ranges=random.ranges))
         except _TooLarge:
             pass
     return verdict

@@ -28,6 +28,7 @@ import sympy
 from symbolic_attn.proofs.binders import substitute
 from symbolic_attn.proofs.notation import Frac
 from symbolic_attn.proofs.operators import SoftmaxAt
+from symbolic_attn.steps.written import product as matrix_product
 
 __all__ = ["Vector", "declared_vector", "sequence", "combine", "negate", "divide", "softmax_of", "dot",
            "bound_symbol", "is_scalar", "FRESH_NAMES"]
@@ -178,7 +179,7 @@ def _combine_matrices(op: str, left: Any, right: Any, fail: Callable[[str], Any]
             if not both:
                 fail("\\odot between a matrix and a scalar")
             return sympy.ImmutableMatrix(left.multiply_elementwise(right))
-        return sympy.ImmutableMatrix(left * right)
+        return matrix_product(left, right) if both else sympy.ImmutableMatrix(left * right)  # form noted (steps.written)
     except sympy.ShapeError as error:
         fail(f"matrices of incompatible shapes: {error}")
     raise AssertionError("unreachable")

@@ -230,12 +230,33 @@ def candidates(rule: str, expr: Any) -> list[Any]:
         return []
 
 
-def explain(left: Any, right: Any, assumptions: Any = (), randomness: Any = None, ranges: Any = None) -> str | None:
+def explain(left: Any, right: Any, assumptions: Any = (), written: tuple[Any, Any] = (None, None),
+            point: dict[str, Any] | None = None, randomness: Any = None, ranges: Any = None) -> str | None:
     """The catalogue id of the first wrong rule that turns one side into the other, proved
     (by the quick strategies: an explanation is a plain match, and trying every candidate
-    with the last resorts would cost seconds); None when no rule of the table explains it."""
+    with the last resorts would cost seconds); None when no rule of the table explains it.
+
+    ``written`` are the sides' written forms where the reader computed them (explicit matrix
+    products and transposes, :mod:`symbolic_attn.steps.written`), or None: a form equals its
+    side, so a rule applied to it and proved to give the other side explains the step.
+    ``point`` is the step's counterexample (letters and entries by name, as the step's
+    verdict gives it), or None: a candidate certified to differ from the other side there is
+    not equal to it, and is set aside without a proof attempt
+    (:func:`~symbolic_attn.proofs.refute.differs_at`).  ``randomness`` and ``ranges`` are
+    the declared random families and index ranges: a side with expectations is judged by
+    what the rules of expectation make it (:mod:`symbolic_attn.steps.expectation`).
+
+    >>> import sympy
+    >>> from symbolic_attn.steps.written import product, recording, transpose
+    >>> p, k = sympy.ImmutableMatrix([[0, 1], [1, 0]]), sympy.ImmutableMatrix([[1, 2], [3, 4]])
+    >>> with recording() as forms:
+    ...     left, right = transpose(product(p, k)), product(transpose(p), transpose(k))
+    >>> explain(left, right), explain(left, right, written=(forms[left], forms[right]))
+    (None, 'transpose_order')
+    """
     from symbolic_attn.model.mistakes import ids
     from symbolic_attn.proofs.prove import prove_equal_quickly
+    from symbolic_attn.proofs.refute import differs_at
 
     from symbolic_attn.proofs.notation import unfold
     from symbolic_attn.steps.randomness import Unknowns
@@ -244,14 +265,18 @@ def explain(left: Any, right: Any, assumptions: Any = (), randomness: Any = None
     # A side as read keeps the student's display forms (a \frac as written, softmax as a
     # named operator); a rule applies to what they stand for as well.
     forms = {}
-    for side in (left, right):
+    for side, form in zip((left, right), written):
+        noted = [] if form is None else [form]
         try:
-            forms[side] = list(dict.fromkeys([side, unfold(side)]))
+            forms[side] = list(dict.fromkeys([side, unfold(side)] + noted))
         except (SymbolicAttnError, TypeError, ValueError):
-            forms[side] = [side]
+            forms[side] = [side] + noted
     for rule in order:
         for source, target in ((left, right), (right, left)):
-            for candidate in (c for form in forms[source] for c in candidates(rule, form)):
+            # Each distinct candidate once (a form and its unfolding often give the same one).
+            for candidate in dict.fromkeys(c for form in forms[source] for c in candidates(rule, form)):
+                if point and differs_at(candidate, target, point):
+                    continue
                 unknowns = Unknowns()  # what E[..] and Var(..) leave unknown: the same unknowns on both sides
                 try:
                     made, wanted = (unknowns.abstract(_expected(side, randomness, ranges))
