@@ -51,6 +51,16 @@ def test_a_wrong_variant_of_the_reference_derivation_is_caught(name):
     assert report.exit_code == 1
 
 
+def test_a_wrong_reindexing_in_the_general_permutation_is_caught():
+    text = (FOLDER / "permutation_equivariance.md").read_text(encoding="utf-8")
+    written = r"\frac{\sum_{j=1}^{n} e^{S_{i,j}} u_j}{\sum_{l=1}^{n} e^{S_{i,l}}} \quad"
+    assert text.count(written) == 1
+    report = _report(text.replace(written, r"\frac{\sum_{j=1}^{n} e^{S_{i,j}} u_{n+1-j}}{\sum_{l=1}^{n} e^{S_{i,l}}} \quad"),
+                     "permutation_equivariance.md")
+    verdicts = {s.line: s.verdict.verdict for c in report.chains for s in c.steps}
+    assert verdicts[31] != "proved", report.text()  # the values not moved with their keys
+
+
 def test_without_independence_the_variance_derivation_is_not_proved():
     text = (FOLDER / "sqrt_dk_variance.md").read_text(encoding="utf-8").replace("all components independent, ", "")
     report = _report(text, "sqrt_dk_variance.md")
