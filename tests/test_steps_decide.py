@@ -81,3 +81,14 @@ def test_an_approximation_of_letters_is_undecided():
 def test_an_unknown_relation_is_refused():
     with pytest.raises(ValueError, match="unknown relation '~'"):
         decide_step(t, t, "~")
+
+
+def test_letters_declared_but_unused_do_not_keep_a_false_step_from_its_counterexample():
+    """Index ranges of letters the step does not use (i, j, l in 1..n) still hold at the
+    point: n is given the largest value whatever order the facts name it in."""
+    from symbolic_attn.steps.report import check_text
+
+    text = ("<!-- symbols: s, v: real vector 3; n: positive integer; i, j, l: integer 1..n -->\n$$\n"
+            "e^{s_2} v_3 + e^{s_3} v_2 = e^{s_2} v_2 + e^{s_3} v_3\n$$\n")
+    (step,) = check_text(text, "md", "x.md").chains[0].steps
+    assert step.verdict.verdict == "false" and step.verdict.counterexample, step

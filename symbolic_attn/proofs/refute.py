@@ -187,6 +187,10 @@ def _refutation_point(residual: Any, facts: Facts, attempt: int) -> dict[Any, An
     # is about n) are index-like too: small values, so that a bound such as i <= n holds.
     only_in_facts = {s for s in free if s not in residual.free_symbols and getattr(s, "is_integer", False)}
     indices = [symbol for symbol in free if isinstance(symbol, sympy.Idx) or symbol in in_index or symbol in only_in_facts]
+    # An upper bound (n in i <= n, stated as n - i >= 0) gets the larger values: the symbols
+    # that facts bound from above come first, whatever order the facts name them in.
+    indices.sort(key=lambda symbol: sum(1 for fact in facts.conditions
+                                        if _coefficient(fact.expr, symbol) > 0))
     point = {}
     for position, symbol in enumerate(indices, 1):
         point[symbol] = sympy.Integer(position + attempt)
@@ -203,6 +207,15 @@ def _refutation_point(residual: Any, facts: Facts, attempt: int) -> dict[Any, An
         if value.free_symbols or not _holds_exactly(value, fact.kind):
             return _refutation_point_retry(residual, facts, attempt)
     return point
+
+
+def _coefficient(expr: Any, symbol: Any) -> int:
+    """The sign of ``symbol``'s coefficient in a linear fact (0 when it is not linear in it)."""
+    try:
+        coefficient = sympy.expand(expr).coeff(symbol)
+    except (TypeError, ValueError):
+        return 0
+    return 1 if coefficient.is_positive else -1 if coefficient.is_negative else 0
 
 
 def _refutation_point_retry(residual: Any, facts: Facts, attempt: int) -> dict[Any, Any] | None:
