@@ -30,7 +30,7 @@ from symbolic_attn.exact.certified import certified_sign, proved_zero
 from symbolic_attn.exact.convert import to_matrix
 from symbolic_attn.model.backward_norm import reduce_to
 from symbolic_attn.model.compose import build_trace, product
-from symbolic_attn.model.feedforward import ACTIVATIONS, _gelu_entry, feed_forward
+from symbolic_attn.model.feedforward import ACTIVATIONS, gelu_entry, feed_forward
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["feed_forward_backward", "activation_derivative", "RELU_AT_ZERO"]
@@ -62,7 +62,7 @@ def activation_derivative(H, activation: str, relu_at_zero: int = 0) -> sympy.Im
             return sympy.Integer(relu_at_zero) if sign == 0 else sympy.S.One if sign > 0 else sympy.S.Zero
         return H.applyfunc(relu_prime)
     if activation in ("gelu", "gelu_tanh"):
-        derivative = sympy.diff(_gelu_entry(_X, "none" if activation == "gelu" else "tanh"), _X)
+        derivative = sympy.diff(gelu_entry(_X, "none" if activation == "gelu" else "tanh"), _X)
         return H.applyfunc(lambda x: derivative.subs(_X, x))
     raise ShapeError(f"unknown activation {shown(activation)!r}: expected one of {', '.join(ACTIVATIONS)}")
 

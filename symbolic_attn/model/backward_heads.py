@@ -36,7 +36,7 @@ from symbolic_attn.errors import ShapeError
 from symbolic_attn.exact.convert import to_matrix
 from symbolic_attn.model.backward import attention_backward
 from symbolic_attn.model.compose import as_operand, build_trace, product, resolve_mask
-from symbolic_attn.model.multihead import _heads, multihead
+from symbolic_attn.model.multihead import head_weights, multihead
 from symbolic_attn.model.trace import Trace
 
 __all__ = ["multihead_backward"]
@@ -51,7 +51,7 @@ def multihead_backward(query, heads, WO=None, G=None, *, key=None, mask=None, sc
     forward = multihead(query, heads, WO, key=key, mask=mask, scale=scale)
     X = as_operand(query, "multihead query")
     source = X if key is None else as_operand(key, "multihead key")
-    weights = _heads(heads)
+    weights = head_weights(heads)
     if G is None:
         raise ShapeError("multihead_backward: the output gradient G is missing")
     dO = to_matrix(G, name="G")

@@ -7,7 +7,7 @@ matrices; ``definition`` and ``input`` are names, read without evaluating them),
 variant's settings (see :mod:`symbolic_attn.model.variants`) where it has any.
 
 >>> sorted(FUNCTIONS)[:4]
-['alibi', 'attention', 'block', 'concat']
+['alibi', 'attention', 'attention_backward', 'block']
 """
 
 from __future__ import annotations
