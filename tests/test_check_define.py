@@ -24,6 +24,10 @@ WO3 = [[1, 0, 1], [0, 1, 0], [0, 0, 1]]
 W1 = [[1, -1], [0, 1], [1, 0]]
 W2 = [[1, 0, 1], [0, 1, 0]]
 z = [[1, 3, 4]]
+Q3 = [[1, 0], [0, 1], [1, 1]]
+K3 = [[1, 0], [0, 2], [1, 1]]
+V3 = [[1, 0], [0, 2], [1, 1]]
+G3 = [[1, 0], [0, 1], [1, -1]]
 gamma = [[2, 1, 1]]
 beta = [[0, "1/2", 0]]
 [define]
@@ -31,6 +35,9 @@ L = "layer_norm(z, eps = 1/100, gamma = gamma, beta = beta)"
 P = "sinusoidal(3, 2)"
 M = "multihead(X, heads = [[Z, WK, WV], [Z, WK, WV2]], WO = WO)"
 B = "encoder_block(X, heads = [[Z, WK, WV]], WO = WO3, W1 = W1, W2 = W2, norm = 'post')"
+GB = "attention_backward(Q3, K3, V3, G3, mask = 'causal')"
+LB = "layer_norm_backward(X, [[1, 0, 0], [0, 2, -1]], eps = 1, beta = beta)"
+FB = "feed_forward_backward([[1, -1]], [[1], [1]], 0, [[1]], 0, [[5]])"
 """
 
 # (variant, the stage whose claim the variant's value is seeded into)
@@ -44,7 +51,17 @@ SEEDED = [
     ("output_projection_missing", "M"),
     ("norm_order", "B"),
     ("residual_missing", "B"),
+    ("grad_missing_scale", "GB.dQ"),
+    ("grad_transposed_k", "GB.dK"),
+    ("grad_diagonal_jacobian", "GB.dScaled"),
+    ("grad_missing_rowsum", "GB.dScaled"),
+    ("grad_unbiased_variance", "LB.dX"),
+    ("grad_no_mean_path", "LB.dX"),
+    ("grad_beta_not_summed", "LB.dbeta"),
+    ("grad_relu_at_zero", "FB.dX"),
 ]
+#: A mistake whose stage has another shape (dbeta = G, not summed) is claimed on one row.
+ROWS = {"grad_beta_not_summed": 1}
 
 
 def _definitions():
@@ -52,8 +69,10 @@ def _definitions():
     return {**exercise.symbols, **exercise.inputs}, exercise.definitions
 
 
-def _claim(label, quantity, trace, places=4):
+def _claim(label, quantity, trace, places=4, row=None):
     rows = trace.decimals(quantity, places)
+    if row is not None:
+        return f'[[claims]]\nlabel = "{label}"\nquantity = "{quantity}"\nrow = {row}\nvalue = "[{", ".join(rows[row - 1])}]"\n'
     value = "[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]"
     return f'[[claims]]\nlabel = "{label}"\nquantity = "{quantity}"\nvalue = "{value}"\n'
 
@@ -66,7 +85,7 @@ def test_every_variant_is_seeded():
 def test_a_seeded_mistake_fails_and_is_diagnosed(variant, quantity):
     inputs, definitions = _definitions()
     wrong = variant_trace(inputs, definitions, variant)
-    exercise = parse_exercise(HEADER + _claim("wrong", quantity, wrong), source="s.toml")
+    exercise = parse_exercise(HEADER + _claim("wrong", quantity, wrong, row=ROWS.get(variant)), source="s.toml")
     right = exercise.trace()
     assert right.decimals(quantity, 4) != wrong.decimals(quantity, 4)  # the seed really is wrong
     outcome, = check_exercise(exercise).outcomes
@@ -144,7 +163,7 @@ BAD = [
     ("unknown_stage", '[[claims]]\nquantity = "M.head[3].weights"\nvalue = "1"\n',
      r"^s\.toml: claim 1: quantity: unknown stage 'M\.head\[3\]\.weights': expected a definition or one of its "
      r"stages, such as M, M\.head\[1\], "),
-    ("plain_weights", '[[claims]]\nquantity = "weights"\nvalue = "1"\n', r"^s\.toml: claim 1: quantity: unknown stage 'weights': expected a definition or one of its stages, such as L, P, M, B$"),
+    ("plain_weights", '[[claims]]\nquantity = "weights"\nvalue = "1"\n', r"^s\.toml: claim 1: quantity: unknown stage 'weights': expected a definition or one of its stages, such as L, P, M, B, GB, LB, FB$"),
     ("row_outside", '[[claims]]\nquantity = "P"\nrow = 4\nvalue = "[0, 1]"\n', r"^s\.toml: claim 1: row: 4 is outside 1\.\.3"),
     ("wrong_shape", '[[claims]]\nquantity = "P"\nvalue = "[0, 1]"\n', r"^s\.toml: claim 1: value: claimed a list of 2 for a 3x2"),
 ]

@@ -17,7 +17,7 @@ from symbolic_attn.errors import ProofError
 OUT = Path(__file__).resolve().parent.parent / "out"
 REFRESH = "stale: run `symbolic-attn derive` from the repository root and commit out/"
 NAMES = sorted(["alibi_causal", "masked_renormalization", "permutation_equivariance", "rope", "shift_invariance",
-         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum", "softmax_jacobian", "layernorm_invariance", "attention_mixes_values", "identity_limits"])
+         "sinusoidal_positions", "sqrt_dk_scaling", "multihead_sum", "softmax_jacobian", "layernorm_invariance", "attention_mixes_values", "identity_limits", "attention_gradients"])
 
 
 @pytest.fixture(scope="module")
@@ -377,3 +377,45 @@ def test_mixing_broken_variants(scripts, results):
         lab.with_case(3, rhs=lab.cases[2].rhs * sympy.Rational(3, 2)).verify()
     with pytest.raises(ProofError, match=r"^case 4 "):
         lab.with_case(4, rhs=sympy.Rational(1, 10**6)).verify()
+
+
+# ------------------------------------------------------------ l. backpropagation through attention
+
+
+def test_gradient_broken_variants(scripts, results):
+    """Each classic mistake of a hand backward pass, written as the step's result, is refused."""
+    module, result = scripts["attention_gradients"].module, results["attention_gradients"]
+    A, G, K, Q, dS, tau, p, g = module.A, module.G, module.K, module.Q, module.dS, module.tau, module.p, module.g
+    i, j, ell, a, b, n = module.i, module.j, module.ell, module.a, module.b, module.n
+    Sum = sympy.Sum
+    broken = [
+        # dV = A G (A^T's index order swapped)
+        ("$dV", 3, {"rhs": Sum(A[j, i] * G[i, b], (i, 1, n))}, r"^step 3 of '\$dV = A\^\{T\} G\$'"),
+        # grad_missing_scale: dQ = dS' K
+        ("$dQ", 4, {"rhs": Sum(dS[a, ell] * K[ell, b], (ell, 1, module.m))}, r"^step 4 of [\"']\$dQ = "),
+        # grad_transposed_k: dK = tau dS' Q
+        ("$dK", 3, {"rhs": Sum(tau * dS[a, i] * Q[i, b], (i, 1, n))}, r"^step 3 of [\"']\$dK = "),
+        # grad_diagonal_jacobian: dS' = A * dA
+        ("The softmax backward", 4, {"rhs": p(j) * g[j]}, r"^step 4 of 'The softmax backward"),
+        # grad_missing_rowsum: dS' = A * (dA - A * dA)
+        ("The softmax backward", 4, {"rhs": p(j) * (g[j] - p(j) * g[j])}, r"^step 4 of 'The softmax backward"),
+        # the rows of A * dA do not sum to zero
+        ("Each row", 3, {"rhs": sympy.Integer(1)}, r"^step 3 of [\"']Each row"),
+        # D without the value rows: sum_c G_ic sum_j A_ij
+        ("$\\operatorname{rowsum}", 3, {"rhs": Sum(G[i, module.c] * Sum(A[i, j], (j, 1, module.m)), (module.c, 1, module.d_v))},
+         r"^step 3 of '\$\\+operatorname\{rowsum\}"),
+        # exchanging the sums without the rule
+        ("$\\operatorname{rowsum}", 2, {"rules": ()}, r"^step 2 of '\$\\+operatorname\{rowsum\}"),
+    ]
+    for title, step, change, pattern in broken:
+        with pytest.raises(ProofError, match=pattern):
+            _broken(result, title, lambda d, step=step, change=change: d.with_step(step, **change)).verify()
+    # A blocked score: without "a_j = 0" the gradient is not 0
+    with pytest.raises(ProofError, match=r"^step 4 of 'A blocked score gets gradient.*(refuted|not shown)"):
+        _broken(result, "A blocked score", lambda d: d.without_assumption("M1").with_step(4, using=("M2",))).verify()
+    # ... and without a key allowed in the row, the masked softmax is not defined
+    with pytest.raises(ProofError, match=r"^step 1 of 'A blocked score.*denominator"):
+        _broken(result, "A blocked score", lambda d: d.without_assumption("M2").with_step(1, using=("A4",))).verify()
+    library = _part(result, "The library's backward pass")
+    with pytest.raises(ProofError, match=r"^case 1 "):
+        library.with_case(1, rhs=library.cases[0].rhs * 2).verify()

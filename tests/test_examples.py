@@ -14,15 +14,16 @@ EXPECTED = tomllib.loads((EXAMPLES / "expected.toml").read_text())
 
 def test_every_example_file_has_an_expectation():
     files = {path.name for path in EXAMPLES.glob("*.toml")} - {"expected.toml"}
-    files |= {f"define/{path.name}" for path in (EXAMPLES / "define").glob("*.toml")}
+    files |= {f"{folder}/{path.name}" for folder in ("define", "backward") for path in (EXAMPLES / folder).glob("*.toml")}
     assert files == set(EXPECTED)
 
 
 def test_every_known_mistake_is_seeded_in_the_define_examples():
-    """Each diagnosis of model.variants reproduces a seeded claim of examples/define/."""
+    """Each diagnosis of model.variants reproduces a seeded claim of examples/define/ (the
+    backward passes' of examples/backward/)."""
     from symbolic_attn.model.variants import VARIANTS
 
-    seeded = {mistake for name, expected in EXPECTED.items() if name.startswith("define/")
+    seeded = {mistake for name, expected in EXPECTED.items() if name.startswith(("define/", "backward/"))
               for diagnosis in expected.get("fail", {}).values() for mistake in diagnosis}
     assert seeded == set(VARIANTS)
 

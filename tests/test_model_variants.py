@@ -18,7 +18,13 @@ INPUTS = {
     "Z": M.zeros(2, 2),
     "V2": M([[0], [2]]),
     "WO": M([[1, 0], [0, 1], [1, 1]]),
+    # the backward passes: Q = 0 gives uniform (rational) weights under the causal mask
+    "Q0": M.zeros(3, 2), "K3": M([[1, 0], [0, 1], [1, 1]]), "V3": M([[1, 0], [0, 2], [1, 1]]),
+    "G3": M([[1, 0], [0, 1], [1, -1]]),
+    "x3": M([[0, 0, 3]]), "e1": M([[1, 0, 0]]), "X2": M([[1, 3], [0, 4]]), "G2": M([[1, 2], [3, 0]]),
+    "b": M([[0, 1]]), "h": M([[1, -1]]), "W11": M([[1], [1]]), "one": M([[1]]), "five": M([[5]]),
 }
+ATTENTION_BACKWARD = [("B", "attention_backward(Q0, K3, V3, G3, mask = 'causal')")]
 BLOCK = "encoder_block(X, heads = [[I2, Z, I2]], WO = I2, W1 = Z, W2 = Z, eps = 1)"
 
 # (variant, definitions, stage path, the seeded wrong answer worked out by hand)
@@ -41,6 +47,25 @@ CASES = [
     ("norm_order", [("B", BLOCK.replace("eps = 1", "eps = 0"))], "B.add1", M([[1, 0], [0, 2]])),
     # without the residual, add1 is just the attention output (the column means)
     ("residual_missing", [("B", BLOCK)], "B.add1", M([[R(1, 2), 1], [R(1, 2), 1]])),
+    # A = [[1, 0, 0], [1/2, 1/2, 0], [1/3, 1/3, 1/3]], dA = G V^T = [[1, 0, 1], [0, 2, 1], [1, -2, 0]],
+    # dScaled = [[0, 0, 0], [-1/2, 1/2, 0], [4/9, -5/9, 1/9]]; without the scale dQ = dScaled K
+    ("grad_missing_scale", ATTENTION_BACKWARD, "B.dQ", M([[0, 0], [-R(1, 2), R(1, 2)], [R(5, 9), -R(4, 9)]])),
+    # dQ = scale * dScaled^T K: row 1 is -1/2 [0, 1] + 4/9 [1, 1]
+    ("grad_transposed_k", ATTENTION_BACKWARD, "B.dQ",
+     M([[R(4, 9), -R(1, 18)], [-R(5, 9), -R(1, 18)], [R(1, 9), R(1, 9)]]) / sqrt(2)),
+    # A * dA
+    ("grad_diagonal_jacobian", ATTENTION_BACKWARD, "B.dScaled", M([[1, 0, 0], [0, 1, 0], [R(1, 3), -R(2, 3), 0]])),
+    # A * (dA - A * dA) = A (1 - A) dA
+    ("grad_missing_rowsum", ATTENTION_BACKWARD, "B.dScaled", M([[0, 0, 0], [0, R(1, 2), 0], [R(2, 9), -R(4, 9), 0]])),
+    # [0, 0, 3], eps 1, divided by d - 1: variance 3, std 2, dvar = 1/16, dmean = -1/2,
+    # dX = dxhat/2 + dvar * 2c/2 + dmean/3
+    ("grad_unbiased_variance", [("L", "layer_norm_backward(x3, e1, eps = 1)")], "L.dX",
+     M([[R(13, 48), -R(11, 48), -R(1, 24)]])),
+    # eps 2: std 2, dX = dxhat / 2 alone
+    ("grad_no_mean_path", [("L", "layer_norm_backward(x3, e1, eps = 2)")], "L.dX", M([[R(1, 2), 0, 0]])),
+    ("grad_beta_not_summed", [("L", "layer_norm_backward(X2, G2, beta = b)")], "L.dbeta", M([[1, 2], [3, 0]])),
+    # the hidden unit is exactly 0: relu'(0) = 1 passes G through
+    ("grad_relu_at_zero", [("F", "feed_forward_backward(h, W11, 0, one, 0, five)")], "F.dX", M([[5, 5]])),
 ]
 
 

@@ -35,6 +35,7 @@ def _sum(term, low=1, high=n):
 TRUE = [
     ("linearity", _sum(f[k] + g[k]), _sum(f[k]) + _sum(g[k]), ["sum.linearity"], []),
     ("factor-out", _sum(c * f[k]), c * _sum(f[k]), ["sum.factor_out"], []),
+    ("swap", _sum(Sum(f[k] * g[j, k], (j, 1, 2 * n))), Sum(_sum(f[k] * g[j, k]), (j, 1, 2 * n)), ["sum.swap"], []),
     ("split-first", _sum(f[k]), f[1] + _sum(f[k], 2, n), ["sum.split_first"], []),
     ("split-last", _sum(f[k]), _sum(f[k], 1, n - 1) + f[n], ["sum.split_last"], []),
     ("shift", _sum(f[k]), _sum(f[k - 2], 3, n + 2), [shift_index(2)], []),
@@ -64,6 +65,8 @@ BROKEN = [
     ("linearity-lost-term", _sum(f[k] + g[k]), _sum(f[k]), ["sum.linearity"], [], ProofError, r"refuted"),
     ("factor-out-depends-on-index", _sum(k * f[k]), k * _sum(f[k]), ["sum.factor_out"], [], ProofError,
      r"does not apply|refuted|not shown"),
+    ("swap-dependent-range", Sum(Sum(f[k] * g[j], (j, 1, k)), (k, 1, n)), Sum(Sum(f[k] * g[j], (k, 1, n)), (j, 1, k)),
+     ["sum.swap"], [], UNPROVED, r"does not apply|refuted|not shown"),
     ("split-first-empty-range", Sum(f[k], (k, 1, m)), f[1] + Sum(f[k], (k, 2, m)), ["sum.split_first"], [],
      SideConditionError, r"not reversed|is not empty"),
     ("split-last-wrong-term", _sum(f[k]), _sum(f[k], 1, n - 1) + f[1], ["sum.split_last"], [], ProofError, r"refuted"),

@@ -5,7 +5,7 @@ level), so that ``symbolic-attn derive`` finds them from a wheel too.
 The runner loads every ``*.py`` here except names starting with ``_`` (like this file).
 
 Owns: the built-in results, one script per result (``NAME`` and ``build()``):
-``alibi_causal``, ``attention_mixes_values``, ``identity_limits``, ``layernorm_invariance``,
+``alibi_causal``, ``attention_gradients``, ``attention_mixes_values``, ``identity_limits``, ``layernorm_invariance``,
 ``masked_renormalization``, ``multihead_sum``, ``permutation_equivariance``, ``rope``,
 ``shift_invariance``, ``sinusoidal_positions``, ``softmax_jacobian``, ``sqrt_dk_scaling``.
 

@@ -104,7 +104,10 @@ class ProgramDiagnoser:
             if not isinstance(trace, Trace) or claim.quantity not in trace:
                 continue
             try:
-                if trace.shape(claim.quantity) != right.shape(claim.quantity):
+                # A stage of another shape (dbeta = G, not summed) is compared only where the
+                # claim picks a row or an entry that both have.
+                if trace.shape(claim.quantity) != right.shape(claim.quantity) and claim.row is None \
+                        and claim.col is None:
                     continue
                 entries = select(trace, claim.quantity, claim.row, claim.col).entries
                 if all_pass(entries, claim.claimed, claim.rule):

@@ -27,7 +27,7 @@ from symbolic_attn.exact.certified import certified_sign, proved_zero
 from symbolic_attn.model.compose import as_operand, build_trace, product, row_broadcast
 from symbolic_attn.model.trace import Trace
 
-__all__ = ["relu", "gelu", "feed_forward", "ACTIVATIONS", "GELU_TANH_COEFFICIENT"]
+__all__ = ["relu", "gelu", "gelu_entry", "feed_forward", "ACTIVATIONS", "GELU_TANH_COEFFICIENT"]
 
 GELU_TANH_COEFFICIENT = sympy.Rational(44715, 1_000_000)
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "none")
@@ -46,7 +46,8 @@ def _relu_entry(x):
     return x if sign > 0 else sympy.S.Zero
 
 
-def _gelu_entry(x, approximate: str):
+def gelu_entry(x, approximate: str):
+    """GELU of one exact entry: x·Φ(x) (``"none"``) or the tanh form (``"tanh"``)."""
     if approximate == "none":
         return x * (1 + sympy.erf(x / sympy.sqrt(2))) / 2
     inner = sympy.sqrt(2 / sympy.pi) * (x + GELU_TANH_COEFFICIENT * x**3)
@@ -64,7 +65,7 @@ def gelu(X, approximate: str = "none") -> Trace:
     if approximate not in ("none", "tanh"):
         raise ShapeError(f"gelu: unknown approximate {shown(approximate)!r}: expected 'none' or 'tanh'")
     X = as_operand(X, "gelu input")
-    return build_trace([("output", X.applyfunc(lambda x: _gelu_entry(x, approximate)))],
+    return build_trace([("output", X.applyfunc(lambda x: gelu_entry(x, approximate)))],
                        settings={"activation": "gelu", "approximate": approximate})
 
 

@@ -3,11 +3,11 @@ r"""The functions a computation file's definitions may call, and how their argum
 Each entry of :data:`FUNCTIONS` is ``name -> (parameters, handler)``: parameters are
 ``(name, kind, default)`` (``_REQUIRED`` for none), the kind says how an evaluated argument
 is converted (matrix, scalar, count, option, mask, heads, positions, number_or_matrix,
-matrices), and the handler calls the one implementation in the model layer, applying a
+matrices; ``definition`` and ``input`` are names, read without evaluating them), and the handler calls the one implementation in the model layer, applying a
 variant's settings (see :mod:`symbolic_attn.model.variants`) where it has any.
 
 >>> sorted(FUNCTIONS)[:4]
-['alibi', 'attention', 'block', 'concat']
+['alibi', 'attention', 'attention_backward', 'block']
 """
 
 from __future__ import annotations
@@ -138,6 +138,44 @@ def _decoder_block(ev, X, memory, self_heads, self_WO, cross_heads, cross_WO, W1
                          memory_mask=memory_mask, activation=activation, **_block_options(ev, norm))
 
 
+def _attention_backward(ev, Q, K, V, G, mask, scale):
+    from symbolic_attn.model.backward import attention_backward
+    from symbolic_attn.model.compose import resolve_mask
+
+    return attention_backward(Q, K, V, G, mask=resolve_mask(mask, Q.rows, K.rows), scale=scale,
+                              **ev.variant.get("attention_backward", {}))
+
+
+def _softmax_backward(ev, S, G, mask):
+    from symbolic_attn.model.backward import softmax_backward
+    from symbolic_attn.model.compose import resolve_mask
+
+    return softmax_backward(S, G, resolve_mask(mask, *S.shape), **ev.variant.get("softmax_backward", {}))
+
+
+def _layer_norm_backward(ev, X, G, eps, gamma, beta):
+    from symbolic_attn.model.backward_norm import layer_norm_backward
+
+    return layer_norm_backward(X, G, eps, gamma, beta, **ev.variant.get("layer_norm_backward", {}))
+
+
+def _feed_forward_backward(ev, X, W1, b1, W2, b2, G, activation):
+    from symbolic_attn.model.backward_ffn import feed_forward_backward
+
+    return feed_forward_backward(X, W1, b1, W2, b2, G, activation, **ev.variant.get("feed_forward_backward", {}))
+
+
+def _multihead_backward(ev, X, heads, WO, G, mask, key, scale):
+    from symbolic_attn.model.backward_heads import multihead_backward
+
+    return multihead_backward(X, heads, WO, G, key=key, mask=mask, scale=scale,
+                              **ev.variant.get("attention_backward", {}))
+
+
+def _grad(ev, E, G, wrt):
+    return ev.gradient(E, G, wrt)
+
+
 def _concat(ev, matrices):
     if not matrices:
         raise DefinitionError("concat needs at least one matrix")
@@ -206,6 +244,21 @@ FUNCTIONS = {
                        ("norm", ("post", "pre"), Option("post")), ("mask", "mask", Option("causal")),
                        ("memory_mask", "mask", Option("none")),
                        ("activation", ("relu", "gelu", "gelu_tanh", "none"), Option("relu"))], _decoder_block),
+    "attention_backward": ([("Q", "matrix", REQUIRED), ("K", "matrix", REQUIRED), ("V", "matrix", REQUIRED),
+                            ("G", "matrix", REQUIRED), _MASK, ("scale", "scale", Option("default"))],
+                           _attention_backward),
+    "softmax_backward": ([("S", "matrix", REQUIRED), ("G", "matrix", REQUIRED), _MASK], _softmax_backward),
+    "layer_norm_backward": ([("X", "matrix", REQUIRED), ("G", "matrix", REQUIRED), ("eps", "scalar", 0),
+                             ("gamma", "number_or_matrix", 1), ("beta", "number_or_matrix", 0)],
+                            _layer_norm_backward),
+    "feed_forward_backward": ([("X", "matrix", REQUIRED), ("W1", "matrix", REQUIRED), ("b1", "number_or_matrix", 0),
+                               ("W2", "matrix", REQUIRED), ("b2", "number_or_matrix", 0), ("G", "matrix", REQUIRED),
+                               ("activation", ("relu", "gelu", "gelu_tanh", "none"), Option("relu"))],
+                              _feed_forward_backward),
+    "multihead_backward": ([("X", "matrix", REQUIRED), ("heads", "heads", REQUIRED), ("WO", "matrix", None),
+                            ("G", "matrix", REQUIRED), _MASK, ("key", "matrix", None),
+                            ("scale", "scale", Option("default"))], _multihead_backward),
+    "grad": ([("E", "definition", REQUIRED), ("G", "matrix", REQUIRED), ("wrt", "input", REQUIRED)], _grad),
     "concat": ([("matrices", "matrices", REQUIRED)], _concat),
     "identity": ([("n", "count", REQUIRED)], _identity),
     "ones": ([("n", "count", REQUIRED), ("m", "count", None)], _ones),

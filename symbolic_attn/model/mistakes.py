@@ -112,6 +112,30 @@ CATALOGUE: dict[str, Mistake] = _rows(
      "after the residual addition (Post-LN)."),
     ("residual_missing", "model", "the residual addition forgotten (Sublayer(x) instead of x + Sublayer(x))",
      "The residual addition was left out: the sublayer's output is added to its input, x + Sublayer(x)."),
+    # --- the backward passes (settings in model.variants) --------------------------------
+    ("grad_missing_scale", "model", "the scale left out of the gradients (dQ = dScaled K, without 1/sqrt(d_k))",
+     "The scale was left out of the backward pass: the forward pass multiplies the scores by the scale, so "
+     "dS = scale · dScaled, dQ = scale · dScaled K and dK = scale · dScaledᵀ Q carry it too."),
+    ("grad_transposed_k", "model", "dQ and dK with the transposes swapped (dSᵀ K and dS Q)",
+     "The transposes are on the wrong side: query i's gradient collects row i of dS, dQ = dS K, and key j's "
+     "collects column j, dK = dSᵀ Q."),
+    ("grad_diagonal_jacobian", "model", "the softmax Jacobian taken as diagonal (dScaled = A ⊙ dA)",
+     "The softmax backward kept only A ⊙ dA: every weight of a row depends on every score of the row, so "
+     "dScaled = A ⊙ (dA − rowsum(dA ⊙ A))."),
+    ("grad_missing_rowsum", "model", "the row sum left out of the softmax backward (dScaled = A ⊙ (dA − A ⊙ dA))",
+     "The subtracted term was not summed over the row: dScaled = A ⊙ (dA − rowsum(dA ⊙ A)), one number per row "
+     "(FlashAttention's D = rowsum(dO ⊙ O))."),
+    ("grad_unbiased_variance", "model", "the LayerNorm backward with the unbiased variance (d - 1)",
+     "The LayerNorm gradient used the unbiased variance: LayerNorm divides by d, so the variance's derivative "
+     "is 2(x − mean)/d."),
+    ("grad_no_mean_path", "model", "the LayerNorm backward without the mean and variance terms (dX = dxhat / std)",
+     "The mean and the variance depend on every entry of the row: dX = dxhat/std + dvar · 2(x − mean)/d + "
+     "dmean/d, not dxhat/std alone."),
+    ("grad_beta_not_summed", "model", "dbeta not summed over the rows (dbeta = G)",
+     "dbeta was taken as G itself: beta is shared by every row, so its gradient is G summed over the rows."),
+    ("grad_relu_at_zero", "model", "relu'(0) taken as 1 (a convention difference, not an error)",
+     "relu has no derivative at 0, where this answer took relu'(0) = 1: a convention difference, not an "
+     "error; this exercise uses relu'(0) = 0, as PyTorch and JAX do."),
     # --- the right result, written down wrongly ------------------------------------------
     ("transposed", "written", "the matrix written transposed",
      "The matrix is transposed: row i belongs to query i."),

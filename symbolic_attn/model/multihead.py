@@ -37,13 +37,14 @@ from symbolic_attn.model.compose import as_operand, build_trace, check_choice, c
 from symbolic_attn.model.trace import Trace
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 
-__all__ = ["multihead", "MAX_HEADS", "HEAD_ORDERS"]
+__all__ = ["multihead", "head_weights", "MAX_HEADS", "HEAD_ORDERS"]
 
 MAX_HEADS = DEFAULT_LIMITS.max_heads  # the one bound (exact.limits), as ALiBi's
 HEAD_ORDERS = {"given": "head 1 first (correct)", "reversed": "the last head first (a mistake)"}
 
 
-def _heads(heads) -> list:
+def head_weights(heads) -> list:
+    """The (W_Q, W_K, W_V) triples of ``heads`` as exact matrices (one bare triple is one head)."""
     if isinstance(heads, (list, tuple)) and len(heads) == 3 and not isinstance(heads[0], (list, tuple, Trace)) \
             and isinstance(heads[0], sympy.MatrixBase):
         heads = [heads]  # one head given as a bare triple of matrices
@@ -74,7 +75,7 @@ def multihead(query, heads, WO=None, *, key=None, mask=None, scale="default", he
     check_flag(project, "multihead: project")
     X = as_operand(query, "multihead query")
     source = X if key is None else as_operand(key, "multihead key")
-    weights = _heads(heads)
+    weights = head_weights(heads)
     resolved = resolve_mask(mask, X.rows, source.rows)
     entries = []
     for h, (WQ, WK, WV) in enumerate(weights, start=1):

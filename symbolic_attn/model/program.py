@@ -150,7 +150,8 @@ def _evaluate_in_order(definitions, names, order, variant, limits, keep_going, g
     for name, text in definitions:
         try:
             with guard(name) if guard is not None else contextlib.nullcontext():
-                value = _Evaluator(name, text, names, values, order, variant or {}, limits, missing).run()
+                value = _Evaluator(name, text, names, values, order, variant or {}, limits, missing,
+                                   definitions).run()
         except _NotComputed as error:
             missing[name] = f"definition {name!r}: {error}"
             continue
@@ -213,8 +214,10 @@ class _Evaluator(Evaluator):
 
     error = DefinitionError
 
-    def __init__(self, name, text, inputs, values, order, variant, limits: ProgramLimits, missing=None):
+    def __init__(self, name, text, inputs, values, order, variant, limits: ProgramLimits, missing=None,
+                 definitions=()):
         super().__init__(text, {}, limits)
+        self.definitions = list(definitions)
         self.definition, self.inputs, self.values, self.order = name, inputs, values, order
         self.missing = missing or {}
         self.variant, self.program_limits = variant, limits
@@ -378,7 +381,7 @@ class _Evaluator(Evaluator):
         if len(node.args) > len(parameters):
             raise self.fail(node, f"'{name}' takes at most {len(parameters)} arguments ({_signature(name)})")
         for arg, (pname, kind, _default) in zip(node.args, parameters):
-            arguments[pname] = self.convert(arg, self.evaluate(arg), kind, f"{name}: {pname}")
+            arguments[pname] = self.argument(arg, kind, f"{name}: {pname}")
         known = {p[0]: p for p in parameters}
         for keyword in node.keywords:
             # The Python API's name of an argument is accepted too (sinusoidal(n, d_model)).
@@ -388,14 +391,46 @@ class _Evaluator(Evaluator):
             if keyword_name in arguments:
                 raise self.fail(keyword.value, f"'{name}': argument '{keyword_name}' given twice")
             kind = known[keyword_name][1]
-            arguments[keyword_name] = self.convert(keyword.value, self.evaluate(keyword.value), kind,
-                                                   f"{name}: {keyword_name}")
+            arguments[keyword_name] = self.argument(keyword.value, kind, f"{name}: {keyword_name}")
         for pname, kind, default in parameters:
             if pname not in arguments:
                 if default is _REQUIRED:
                     raise self.fail(node, f"'{name}' needs the argument '{pname}' ({_signature(name)})")
                 arguments[pname] = self.convert(node, default, kind, f"{name}: {pname}") if default is not None else None
         return handler(self, **arguments)
+
+    def argument(self, node, kind, what: str):
+        """An argument converted to its kind; a ``definition`` or ``input`` is a name, read
+        without evaluating it (``grad(L, G, wrt = 'X')`` needs which definition and input)."""
+        if kind == "definition":
+            if not isinstance(node, Name) or node.name not in self.values:
+                raise self.fail(node, f"{what}: expected the name of an earlier definition")
+            return node.name
+        if kind == "input":
+            value = self.evaluate(node)
+            if not isinstance(value, _Option) or str(value) not in self.inputs \
+                    or not isinstance(self.inputs[str(value)], sympy.MatrixBase):
+                matrices = [n for n, v in self.inputs.items() if isinstance(v, sympy.MatrixBase)]
+                raise self.fail(node, f"{what}: expected the quoted name of a matrix input "
+                                      f"({', '.join(repr(n) for n in matrices) or 'none'})")
+            return str(value)
+        return self.convert(node, self.evaluate(node), kind, what)
+
+    def gradient(self, E: str, G, wrt: str):
+        """The exact vector-Jacobian product of definition ``E`` with respect to input
+        ``wrt`` (:func:`~symbolic_attn.model.gradient.vector_jacobian`): the definitions up
+        to ``E`` are run again with ``wrt`` a matrix of symbols, under the same variant."""
+        from symbolic_attn.model.gradient import vector_jacobian
+
+        names = [n for n, _ in self.definitions]
+        prefix = self.definitions[:names.index(E) + 1]
+        if isinstance(self.values[E], Trace) and not has_stage(self.values[E], "output"):
+            raise DefinitionError(f"grad: '{E}' has no single output to differentiate")
+
+        def compute(inputs):
+            return run_program(inputs, prefix, variant=self.variant, limits=self.program_limits)[E]
+
+        return vector_jacobian(compute, self.inputs, G, wrt)
 
     # -- conversions ------------------------------------------------------------------
 

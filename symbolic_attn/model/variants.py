@@ -2,7 +2,9 @@ r"""Known mistakes on heads, positions, LayerNorm and blocks, each a *setting* o
 implementation, never a second one.
 
 A variant maps an operation of :mod:`symbolic_attn.model.program` (``layer_norm``,
-``multihead``, ``sinusoidal``, ``rope``, ``block``) to settings that override it wherever
+``multihead``, ``sinusoidal``, ``rope``, ``block``, and the backward passes
+``attention_backward``, ``softmax_backward``, ``layer_norm_backward``,
+``feed_forward_backward``) to settings that override it wherever
 it is used (inside blocks too).  Diagnosis re-runs the same definitions under a variant
 and compares the claimed numbers with the variant's trace at the same stage path.  What
 each mistake means, and its remedy, are rows of the grading layer's one catalogue
@@ -37,6 +39,17 @@ VARIANTS: dict[str, dict] = {
     "output_projection_missing": {"multihead": {"project": False}},
     "norm_order": {"block": {"flip_norm": True}},
     "residual_missing": {"block": {"residual": False}},
+    # the backward passes (settings of model.backward, backward_norm, backward_ffn)
+    "grad_missing_scale": {"attention_backward": {"grad_scale": "missing"}},
+    "grad_transposed_k": {"attention_backward": {"key_side": "transposed"}},
+    "grad_diagonal_jacobian": {"attention_backward": {"softmax_jacobian": "diagonal"},
+                               "softmax_backward": {"softmax_jacobian": "diagonal"}},
+    "grad_missing_rowsum": {"attention_backward": {"softmax_jacobian": "no_rowsum"},
+                            "softmax_backward": {"softmax_jacobian": "no_rowsum"}},
+    "grad_unbiased_variance": {"layer_norm_backward": {"variance": "unbiased"}},
+    "grad_no_mean_path": {"layer_norm_backward": {"mean_path": False}},
+    "grad_beta_not_summed": {"layer_norm_backward": {"beta_summed": False}},
+    "grad_relu_at_zero": {"feed_forward_backward": {"relu_at_zero": 1}},
 }
 
 #: Which functions a variant changes: it can only matter when one of them is called.
@@ -46,6 +59,10 @@ _USES = {
     "rope": ("rope",),
     "multihead": ("multihead", "encoder_block", "decoder_block"),
     "block": ("encoder_block", "decoder_block"),
+    "attention_backward": ("attention_backward", "multihead_backward"),
+    "softmax_backward": ("softmax_backward",),
+    "layer_norm_backward": ("layer_norm_backward",),
+    "feed_forward_backward": ("feed_forward_backward",),
 }
 
 

@@ -9,6 +9,8 @@ Sums (ranges ``k = a..b`` with ``b >= a - 1``: an empty sum is 0):
 
 * ``sum.linearity``    -- ``sum (f + g) = sum f + sum g``;
 * ``sum.factor_out``   -- ``sum c f = c sum f`` for ``c`` free of the index;
+* ``sum.swap``         -- ``sum_k sum_j f = sum_j sum_k f`` (needs neither range to mention
+  the other index);
 * ``sum.split_first``  -- ``sum_{k=a}^{b} f = f(a) + sum_{k=a+1}^{b} f``  (needs ``b >= a``);
 * ``sum.split_last``   -- ``sum_{k=a}^{b} f = sum_{k=a}^{b-1} f + f(b)``  (needs ``b >= a``);
 * ``shift_index(m)``   -- ``sum_{k=a}^{b} f(k) = sum_{k=a+m}^{b+m} f(k - m)``;
@@ -138,6 +140,31 @@ def _factor_out(total: Any) -> tuple[Any, ...]:
         return total, []
     rest = [f for f in sympy.Mul.make_args(function) if f.has(variable)]
     return sympy.Mul(*constant) * sympy.Sum(sympy.Mul(*rest), (variable, low, high)), []
+
+
+def _swap(expr: Any) -> tuple[Any, ...]:
+    """sum_k sum_j f = sum_j sum_k f for every double sum (SymPy writes a nested sum as one
+    Sum with its limits innermost first): the two innermost indices are exchanged when
+    neither range mentions the other index (finite sums over a rectangle; with SymPy's
+    signed convention for reversed ranges too)."""
+    if not isinstance(expr, sympy.Basic):
+        return expr, []
+
+    def independent(total: Any) -> bool:
+        if not isinstance(total, sympy.Sum) or len(total.limits) < 2:
+            return False
+        first, second = total.limits[0], total.limits[1]
+        if len(first) != 3 or len(second) != 3:
+            return False
+        return not (first[1].has(second[0]) or first[2].has(second[0])
+                    or second[1].has(first[0]) or second[2].has(first[0]))
+
+    def swapped(total: Any) -> Any:
+        limits = list(total.limits)
+        limits[0], limits[1] = limits[1], limits[0]
+        return sympy.Sum(total.function, *limits)
+
+    return expr.replace(independent, swapped), []
 
 
 def _split_first(total: Any) -> tuple[Any, ...]:
@@ -342,6 +369,8 @@ def _whole(transform: Any) -> Any:
 RULES = {
     "sum.linearity": Rule("sum.linearity", r"\sum (f + g) = \sum f + \sum g", _rewrite_sums(_linearity)),
     "sum.factor_out": Rule("sum.factor_out", r"\sum_k c\, f(k) = c \sum_k f(k)", _rewrite_sums(_factor_out)),
+    "sum.swap": Rule("sum.swap", r"\sum_{k=a}^{b} \sum_{j=c}^{d} f = \sum_{j=c}^{d} \sum_{k=a}^{b} f",
+                     _whole(_swap)),
     "sum.split_first": Rule("sum.split_first", r"\sum_{k=a}^{b} f(k) = f(a) + \sum_{k=a+1}^{b} f(k)",
                             _rewrite_sums(_split_first)),
     "sum.split_last": Rule("sum.split_last", r"\sum_{k=a}^{b} f(k) = \sum_{k=a}^{b-1} f(k) + f(b)",
