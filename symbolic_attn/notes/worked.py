@@ -193,12 +193,13 @@ def lab() -> list:
 
 def example_parts() -> tuple:
     """The worked examples as separate functions, in the order of the notes: attention (this
-    module), then the rest of the transformer (:mod:`.worked_block`).  Each returns its
+    module), then the rest of the transformer (:mod:`.worked_block`), then backpropagation
+    (:mod:`.worked_backward`).  Each returns its
     blocks; ``derive`` computes them side by side."""
-    from symbolic_attn.notes import worked_block
+    from symbolic_attn.notes import worked_backward, worked_block
 
     return (by_hand, one_row, lab, worked_block.layer_norm_example, worked_block.positions_example,
-            worked_block.heads_example, worked_block.block_example)
+            worked_block.heads_example, worked_block.block_example, worked_backward.backward_example)
 
 
 def all_examples() -> list:
