@@ -258,7 +258,13 @@ def test_steps_gives_the_command_line_s_json(tab, tmp_path, shots, name, text, b
     if "exp_of_sum" in text or "e^{x_i} + e^{c}" in text:
         assert expected.returncode == 1
         assert summary.startswith("First false step: line 12.")
-        assert "counterexample: c = 1/2" in tab.page.text_content("#steps-result li.verdict-false")
+        first = tab.page.locator("#steps-result li.verdict-false").first
+        assert "counterexample: c = 1/2" in first.text_content()
+        from symbolic_attn.model.mistakes import CATALOGUE
+
+        assert first.locator(".diagnosis").text_content() == "mistake: " + CATALOGUE["exp_of_sum"].sentence()
+        assert "mistake: " + CATALOGUE["exp_of_sum"].sentence().split(" e^")[0] in cli(
+            "steps", name, files={name: text}, tmp_path=tmp_path).stdout.replace("\n        ", " ")
         tab.page.screenshot(path=str(shots / "check-my-derivation.png"), full_page=True)
     else:
         assert expected.returncode == 0
@@ -296,6 +302,8 @@ def test_keyboard_moves_between_the_screens_and_every_control_has_a_label(tab):
 
 def test_phone_width_screenshot(tab, shots):
     tab.tab("Hand calculation")
+    _fill_attention(tab.page, *ATTENTION)
+    tab.run("#calc-run", "calc")
     tab.page.set_viewport_size({"width": 390, "height": 844})
     try:
         width = tab.page.evaluate("() => document.documentElement.scrollWidth")

@@ -3,7 +3,9 @@
 :func:`run_json` takes ``{"argv": [...], "files": {name: text}}`` as JSON, writes the files
 into the working folder (Pyodide's in-memory file system: the page's text is never sent
 anywhere), runs :func:`symbolic_attn.cli.main` on ``argv`` exactly as the console command
-does, and returns ``{"status", "stdout", "stderr"}`` as JSON.  So every message the page
+does, and returns ``{"status", "stdout", "stderr"}`` as JSON (for ``steps``, also
+``mistakes``: the sentence of each known mistake the JSON names by id, which the text
+format prints).  So every message the page
 shows is the one the command line gives for the same input.  Only the commands the page
 offers (``attention``, ``check``, ``steps``) are run, and file names are plain names in
 the working folder.  The command's own ``--timeout`` is off (``--timeout 0``): SIGALRM
@@ -49,4 +51,16 @@ def run_json(request: str) -> str:
             status = main(["--timeout", "0", *argv])
         except SystemExit as stop:  # argparse: --help, or a usage error (exit 2)
             status = stop.code if isinstance(stop.code, int) else 2
-    return json.dumps({"status": status, "stdout": out.getvalue(), "stderr": err.getvalue()})
+    answer = {"status": status, "stdout": out.getvalue(), "stderr": err.getvalue()}
+    if argv[0] == "steps" and status in (0, 1):
+        answer["mistakes"] = _mistake_sentences(answer["stdout"])
+    return json.dumps(answer)
+
+
+def _mistake_sentences(stdout: str) -> dict[str, str]:
+    """The sentence of each known mistake named in ``steps --format json`` output: the
+    text format prints it ("mistake: ..."), the JSON names only its id."""
+    from symbolic_attn.model.mistakes import CATALOGUE
+
+    names = {step.get("diagnosis") for chain in json.loads(stdout).get("chains", []) for step in chain.get("steps", [])}
+    return {name: CATALOGUE[name].sentence() for name in sorted(n for n in names if n in CATALOGUE)}

@@ -162,7 +162,7 @@
       try { data = JSON.parse(answer.stdout); } catch (error) { showError(prefix, "unreadable output: " + error.message); return; }
       const box = $(prefix + "-result");
       box.replaceChildren();
-      render(box, data, answer.status);
+      render(box, data, answer);
       box.appendChild(rawJson(answer.stdout));
     });
   }
@@ -313,7 +313,8 @@
   });
 
   /* ---------- check my derivation ---------- */
-  function renderSteps(box, data) {
+  function renderSteps(box, data, answer) {
+    const mistakes = answer.mistakes || {};
     let firstFalse = null;
     const chains = el("div", { className: "chains" });
     (data.chains || []).forEach(function (chain) {
@@ -331,7 +332,9 @@
           item.appendChild(el("p", { className: "counterexample", text: "counterexample: " +
             names.map(function (name) { return name + " = " + step.counterexample[name]; }).join(", ") }));
         }
-        if (step.diagnosis) { item.appendChild(el("p", { className: "diagnosis", text: "known mistake: " + step.diagnosis })); }
+        if (step.diagnosis) {
+          item.appendChild(el("p", { className: "diagnosis", text: "mistake: " + (mistakes[step.diagnosis] || step.diagnosis) }));
+        }
         if (step.justification) { item.appendChild(el("p", { className: "note", text: "justification: " + step.justification })); }
         list.appendChild(item);
       });
