@@ -10,7 +10,6 @@ served on a free port of 127.0.0.1.  Without Playwright or chromium the tests sk
 """
 
 import os
-import re
 import subprocess
 import sys
 import threading

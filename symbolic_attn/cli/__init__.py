@@ -8,7 +8,8 @@ derivation, step by step), ``grade`` (a course's
 submissions against the answer key), ``compare`` (a numeric implementation against the
 exact result), ``derive`` (the verified derivations and the documents) and ``autograder``
 (Gradescope and PrairieLearn bundles that grade one upload), ``web`` (the static page
-that runs the toolkit in a browser, and a local server for it) and ``completion`` (a bash or
+that runs the toolkit in a browser, and a local server for it; in the browser the page's
+Web Worker runs :func:`main` through ``browser``) and ``completion`` (a bash or
 zsh completion script generated from these parsers).  What ``attention`` prints (stages
 chosen, closed forms only where they say something, blocked entries marked) is laid out by
 ``terminal``.  Every command's ``--help`` ends with

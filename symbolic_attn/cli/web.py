@@ -42,16 +42,37 @@ def add_parser(subparsers) -> None:
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
     actions.required = True
-    build = actions.add_parser("build", help="write the static site into a folder",
-                               description="Write the static site (about 29 MB) into DIR.")
+    build = actions.add_parser(
+        "build", help="write the static site into a folder",
+        description="Write the static site (about 29 MB: Pyodide, KaTeX, the wheels, the page) into DIR. Every "
+                    "download is pinned by version and sha256 and kept in the cache folder; the same source gives the "
+                    "same bytes.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples_epilog(
+            "symbolic-attn web build --out site/",
+            "SYMBOLIC_ATTN_WEB_CACHE=~/web-cache symbolic-attn web build --out site/",
+            "symbolic-attn web build --out site/ --cache ~/web-cache --offline   # no download",
+            notes="Exit status: 0 built, 2 a failed download, a hash that is not the pinned one, or a folder that "
+                  "cannot be written\n(one line on stderr).",
+        ),
+    )
     build.add_argument("--out", metavar="DIR", required=True, help="the folder to write (replaced as a whole)")
     build.add_argument("--cache", metavar="DIR", default=None,
                        help="where downloads are kept (default: $SYMBOLIC_ATTN_WEB_CACHE, else "
                             "~/.cache/symbolic-attn/web)")
     build.add_argument("--offline", action="store_true", help="download nothing: every file must be in the cache")
     build.set_defaults(handler=run_build)
-    serve = actions.add_parser("serve", help="serve a built site on 127.0.0.1",
-                               description="Serve a built site on 127.0.0.1 (never another address).")
+    serve = actions.add_parser(
+        "serve", help="serve a built site on 127.0.0.1",
+        description="Serve a built site on 127.0.0.1 (never another address) until Ctrl-C.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=examples_epilog(
+            "symbolic-attn web serve site/",
+            "symbolic-attn web serve site/ --port 0   # any free port",
+            notes="Exit status: 0 stopped with Ctrl-C, 2 no site in DIR or the port cannot be used (one line on "
+                  "stderr).",
+        ),
+    )
     serve.add_argument("dir", metavar="DIR", nargs="?", default="site", help="the built site (default: site)")
     serve.add_argument("--port", type=_port, default=8000, metavar="N", help="the port (default 8000; 0 = any free)")
     serve.set_defaults(handler=run_serve)
