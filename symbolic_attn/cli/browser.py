@@ -7,7 +7,7 @@ does, and returns ``{"status", "stdout", "stderr"}`` as JSON (for ``steps``, als
 ``mistakes``: the sentence of each known mistake the JSON names by id, which the text
 format prints).  So every message the page
 shows is the one the command line gives for the same input.  Only the commands the page
-offers (``attention``, ``check``, ``steps``) are run, and file names are plain names in
+offers (``attention``, ``run``, ``check``, ``steps``) are run, and file names are plain names in
 the working folder.  The command's own ``--timeout`` is off (``--timeout 0``): SIGALRM
 cannot interrupt WebAssembly, so the page stops a computation after the same default
 number of seconds by ending the worker.
@@ -28,7 +28,7 @@ import re
 __all__ = ["run_json", "COMMANDS"]
 
 #: The commands the page runs.
-COMMANDS = ("attention", "check", "steps")
+COMMANDS = ("attention", "run", "check", "steps")
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,60}")
 
 

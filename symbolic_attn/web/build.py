@@ -49,6 +49,7 @@ _PACKAGE = Path(__file__).resolve().parent.parent  # symbolic_attn/
 _ROOT = _PACKAGE.parent
 #: The example exercises and derivations offered on the page (files of examples/).
 EXAMPLES = {
+    "define": ("define/layer_norm.toml", "define/heads.toml", "define/positional.toml", "define/encoder.toml"),
     "check": ("readme.toml", "004_by_hand.toml", "002_causal.toml", "000_permutation.toml"),
     "steps": ("steps/shift_correct.md", "steps/shift_exp_of_sum.md", "steps/mask_renormalize.md",
               "steps/variance_correct.tex"),

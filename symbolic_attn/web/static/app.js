@@ -83,7 +83,7 @@
     $("cancel").disabled = !busy;
     document.body.dataset.busy = busy ? "true" : "false";
     const runnable = !busy && engine.ready;
-    ["calc-run", "check-run", "steps-run"].forEach(function (id) { $(id).disabled = !runnable; });
+    ["calc-run", "define-run", "check-run", "steps-run"].forEach(function (id) { $(id).disabled = !runnable; });
   }
 
   $("cancel").addEventListener("click", function () {
@@ -235,6 +235,7 @@
   }
 
   function decimalTable(stage, label) {
+    if (!Array.isArray(stage.decimal) || !Array.isArray(stage.decimal[0])) { return el("p", { text: String(stage.decimal) }); }
     const table = el("table", { className: "decimals" }, [el("caption", { text: label + ": certified decimals (30 significant digits)" })]);
     stage.decimal.forEach(function (row) {
       table.appendChild(el("tr", {}, row.map(function (value) { return el("td", { text: value }); })));
@@ -279,6 +280,37 @@
   $("calc-form").addEventListener("submit", function (event) {
     event.preventDefault();
     submit("calc", attentionArgv(), {}, renderAttention);
+  });
+
+  /* ---------- a [define] computation file (the run command) ---------- */
+  function renderDefine(box, data, answer) {
+    const names = Object.keys(data.definitions || {});
+    box.appendChild(el("p", { className: "summary", text: names.length + " definitions" +
+      (answer.status === 1 ? "; some not shown (too large to compute exactly): " + answer.stderr.replace(/\s+$/, "") : "") }));
+    Object.keys(data.stages || {}).forEach(function (path) {
+      const stage = data.stages[path];
+      const title = path + (data.definitions && data.definitions[path] ? " = " + data.definitions[path] : "");
+      const section = el("section", { className: "stage", "data-stage": path }, [el("h3", { text: title })]);
+      if (stage && stage.latex) {
+        section.appendChild(math(stage.latex, true));
+        section.appendChild(copyButton(stage.latex, path));
+      }
+      if (stage && stage.decimal) {
+        section.appendChild(decimalTable(stage, path));
+      }
+      Object.keys(stage || {}).forEach(function (key) {
+        if (typeof stage[key] === "string" && key !== "latex") {
+          section.appendChild(el("p", { className: "note", text: key + ": " + stage[key] }));
+        }
+      });
+      box.appendChild(section);
+    });
+  }
+
+  $("define-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    submit("define", ["run", "computation.toml", "--format", "json"], { "computation.toml": $("define-text").value },
+           renderDefine);
   });
 
   /* ---------- check my numbers ---------- */
@@ -375,6 +407,7 @@
   });
   fetch("site.json").then(function (response) { return response.json(); }).then(function (data) {
     site = data;
+    fillExamples("define-example", site.examples.define, function (example) { $("define-text").value = example.text; });
     fillExamples("check-example", site.examples.check, function (example) { $("check-text").value = example.text; });
     fillExamples("steps-example", site.examples.steps, function (example) {
       $("steps-text").value = example.text;
