@@ -44,7 +44,7 @@ def add_parser(subparsers) -> None:
     actions.required = True
     build = actions.add_parser(
         "build", help="write the static site into a folder",
-        description="Write the static site (about 29 MB: Pyodide, KaTeX, the wheels, the page) into DIR. Every "
+        description="Write the static site (about 27 MB: Pyodide, KaTeX, the wheels, the page) into DIR. Every "
                     "download is pinned by version and sha256 and kept in the cache folder; the same source gives the "
                     "same bytes.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

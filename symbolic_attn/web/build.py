@@ -6,7 +6,8 @@ What it writes (every path relative to the output folder)::
     site.json                           what the worker loads: versions, wheels, examples, time limit
     pyodide/                            the Pyodide core, from the npm package (pins.PYODIDE_FILES)
     katex/                              katex.min.js, katex.min.css, fonts/*.woff2 (npm)
-    wheels/                             mpmath, sympy, python-flint (wasm) from PyPI; this project's own
+    wheels/                             mpmath, sympy (its tests left out), python-flint (wasm) from PyPI;
+                                        this project's own
     SHA256SUMS                          the sha256 of every other file, sorted by path
 
 Downloads go through the registries' own clients (``npm pack``, ``pip download``) into a
@@ -55,6 +56,8 @@ EXAMPLES = {
               "steps/variance_correct.tex"),
 }
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+#: Wheels whose test suites stay out of the site (SymPy's is a third of its unpacked size).
+_WITHOUT_TESTS = ("sympy",)
 
 
 def default_cache() -> Path:
@@ -161,6 +164,31 @@ def project_wheel() -> tuple[str, bytes]:
     return name, buffer.getvalue()
 
 
+def without_tests(wheel: bytes) -> bytes:
+    """The wheel without its test suite (every ``.../tests/...`` file, and their RECORD
+    lines), as Pyodide's own build of SymPy ships it: a third less to unpack in the
+    browser.  Entries keep their order, timestamps are fixed: the same input, the same bytes."""
+    kept = []
+    with zipfile.ZipFile(io.BytesIO(wheel)) as archive:
+        for info in archive.infolist():
+            if "/tests/" in f"/{info.filename}":
+                continue
+            data = archive.read(info)
+            if info.filename.endswith(".dist-info/RECORD"):
+                lines = data.decode("utf-8").splitlines()
+                data = "".join(line + "\n" for line in lines if "/tests/" not in "/" + line.split(",", 1)[0]).encode()
+            kept.append((info.filename, data))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in kept:
+            item = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
+            item.compress_type = zipfile.ZIP_DEFLATED
+            item.external_attr = 0o644 << 16
+            item.create_system = 3
+            archive.writestr(item, data, compresslevel=6)
+    return buffer.getvalue()
+
+
 def _from_tarball(tarball: Path, members: dict[str, str], target: Path) -> None:
     """Copy ``members`` (path in the npm tarball -> path under ``target``) out of it."""
     with tarfile.open(tarball, "r:gz") as archive:
@@ -208,7 +236,11 @@ def _write_files(target: Path, cache: Path, offline: bool) -> None:
     wheels = target / "wheels"
     wheels.mkdir()
     for pin in pins.WHEELS:
-        shutil.copyfile(fetch(pin, cache, offline), wheels / pin.filename)
+        source = fetch(pin, cache, offline)
+        if pin.name in _WITHOUT_TESTS:
+            (wheels / pin.filename).write_bytes(without_tests(source.read_bytes()))
+        else:
+            shutil.copyfile(source, wheels / pin.filename)
     name, data = project_wheel()
     (wheels / name).write_bytes(data)
     site = {
