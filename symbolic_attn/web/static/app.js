@@ -11,7 +11,7 @@
 
   /* ---------- the worker: one computation at a time, cancellable ---------- */
   const engine = {
-    worker: null, ready: false, pending: null, nextId: 1, timer: null, started: 0, ticker: null,
+    worker: null, ready: false, timeout: 60, pending: null, nextId: 1, timer: null, started: 0, ticker: null,
     start: function () {
       engine.ready = false;
       engine.worker = new Worker("worker.js", { type: "module" });
@@ -27,6 +27,7 @@
       if (data.kind === "progress") {
         setBusy(true, data.text);
       } else if (data.kind === "ready") {
+        engine.timeout = data.timeout;  // the command line's default --timeout, from site.json
         fontsLoaded.then(function () {
           engine.ready = true;
           document.body.dataset.ready = "true";
@@ -44,14 +45,15 @@
       engine.worker.postMessage({ id: id, request: request });
       engine.started = performance.now();
       setBusy(true, "Computing\u2026");
+      // The seconds tick outside the live region: a screen reader hears "Computing" once.
       engine.ticker = setInterval(function () {
         const seconds = (performance.now() - engine.started) / 1000;
-        setBusy(true, "Computing\u2026 " + seconds.toFixed(1) + " s");
+        $("status-time").textContent = seconds.toFixed(1) + " s";
       }, 100);
-      const limit = site.timeout_seconds;
+      const limit = engine.timeout;
       engine.timer = setTimeout(function () {
-        engine.restart({ failed: "time limit of " + limit + " s reached (the command line's default --timeout): " +
-                                  "the computation was stopped" });
+        engine.restart({ failed: "time limit of " + limit + " s reached: the computation was stopped " +
+                                  "(the page keeps the command line's default --timeout)" });
       }, limit * 1000);
     },
     finish: function (result) {
@@ -79,6 +81,7 @@
 
   function setBusy(busy, text) {
     $("status-text").textContent = text;
+    $("status-time").textContent = "";
     $("progress").hidden = !busy;
     $("cancel").disabled = !busy;
     document.body.dataset.busy = busy ? "true" : "false";
@@ -118,6 +121,7 @@
 
   function showCommand(id, argv) {
     $(id).textContent = ["symbolic-attn"].concat(argv).map(quote).join(" ");
+    $(id).parentNode.hidden = false;
   }
 
   function showError(prefix, text) {

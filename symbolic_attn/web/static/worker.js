@@ -1,7 +1,7 @@
 /* The page's Web Worker (a module worker, as Pyodide requires): Pyodide, the site's wheels, and the command line's own main().
  *
  * Messages in:  {id, request: {argv: [...], files: {name: text}}}
- * Messages out: {kind: "progress", text} while loading, {kind: "ready"}, {kind: "failed", text},
+ * Messages out: {kind: "progress", text} while loading, {kind: "ready", timeout}, {kind: "failed", text},
  *               {kind: "done", id, answer: {status, stdout, stderr}}, {kind: "error", id, text}.
  * Everything is fetched from this site (relative URLs); nothing is evaluated from the page's text:
  * the request goes to Python as one JSON string, read there by json.loads.
@@ -40,7 +40,7 @@ async function start() {
       "import symbolic_attn.cli, symbolic_attn.cli.terminal, symbolic_attn.model.attention\n" +
       "_browser.run_json"
     );
-    postMessage({ kind: "ready" });
+    postMessage({ kind: "ready", timeout: site.timeout_seconds });
   } catch (error) {
     postMessage({ kind: "failed", text: String((error && error.message) || error) });
   }
