@@ -170,8 +170,7 @@ ATTENTION = ("[[1,0],[0,1],[1,1]]", "[[1,0],[0,1],[1,1]]", "[[2,0],[0,2],[2,2]]"
 def test_attention_gives_the_command_line_s_json(tab, tmp_path, shots):
     tab.tab("Hand calculation")
     _fill_attention(tab.page, *ATTENTION)
-    tab.run("#calc-run", "calc", budget="3x3 attention")
-    tab.run("#calc-run", "calc", budget="3x3 attention")  # the budget is the best of two
+    tab.run("#calc-run", "calc", budget="3x3 attention")  # the first computation after load
     expected = cli("attention", "--q", ATTENTION[0], "--k", ATTENTION[1], "--v", ATTENTION[2], "--mask", "causal",
                    "--format", "json", tmp_path=tmp_path)
     assert expected.returncode == 0
@@ -389,14 +388,14 @@ def test_cancel_and_the_time_limit_stop_a_long_computation(tab, tmp_path):
 def _crowding() -> float:
     """How oversubscribed the machine was by others during the cold loads: the 1-minute load
     average over the cores, less the two cores a loading browser keeps busy itself; 1 when
-    the machine had room, at most 3."""
+    the machine had room, at most 4."""
     cores = os.cpu_count() or 1
-    return min(max((LOAD_AVERAGE.get("during", 0.0) - 2) / cores, 1.0), 3.0)
+    return min(max((LOAD_AVERAGE.get("during", 0.0) - 2) / cores, 1.0), 4.0)
 
 
 def test_budgets(tab):
     # The cold load is CPU-bound: on a machine crowded by other processes (a shared CI or
-    # developer machine) its budget grows by how crowded it was, at most threefold, and the
+    # developer machine) its budget grows by how crowded it was, at most fourfold, and the
     # line printed says so.  The other budgets are held as they are.
     crowding = _crowding()
     limits = dict(BUDGETS)

@@ -37,9 +37,13 @@ async function start() {
       // The command line's tests and out/ use SymPy's pure-Python ground types: so does the page.
       "import os\nos.environ['SYMPY_GROUND_TYPES'] = 'python'\n" +
       "import symbolic_attn.cli.browser as _browser\n" +
-      "import symbolic_attn.cli, symbolic_attn.cli.terminal, symbolic_attn.model.attention\n" +
       "_browser.run_json"
     );
+    // One small computation, and the modules check and steps import on first use, before the
+    // page says Ready: the first computation then costs what every later one does.
+    runJson(JSON.stringify({ argv: ["attention", "--q", "[[1]]", "--k", "[[1]]", "--v", "[[1]]", "--format", "json"],
+                             files: {} }));
+    pyodide.runPython("import symbolic_attn.grading.exercise, symbolic_attn.grading.pipeline, symbolic_attn.steps.report");
     postMessage({ kind: "ready", timeout: site.timeout_seconds });
   } catch (error) {
     postMessage({ kind: "failed", text: String((error && error.message) || error) });
