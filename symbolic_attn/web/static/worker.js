@@ -39,11 +39,10 @@ async function start() {
       "import symbolic_attn.cli.browser as _browser\n" +
       "_browser.run_json"
     );
-    // One small computation, and the modules check and steps import on first use, before the
-    // page says Ready: the first computation then costs what every later one does.
+    // One small computation before the page says Ready (the command line's parser imports every
+    // command's module): the first computation then costs what later ones do.
     runJson(JSON.stringify({ argv: ["attention", "--q", "[[1]]", "--k", "[[1]]", "--v", "[[1]]", "--format", "json"],
                              files: {} }));
-    pyodide.runPython("import symbolic_attn.grading.exercise, symbolic_attn.grading.pipeline, symbolic_attn.steps.report");
     postMessage({ kind: "ready", timeout: site.timeout_seconds });
   } catch (error) {
     postMessage({ kind: "failed", text: String((error && error.message) || error) });
