@@ -98,7 +98,7 @@ class Session:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         started = time.monotonic()
         self.page.goto(url)
-        self.page.wait_for_selector("body[data-ready=true]", state="attached", timeout=60_000)
+        self.page.wait_for_selector("body[data-ready=true]", state="attached", timeout=150_000)
         self.loaded = time.monotonic()
         MEASURED["first load (cold)"] = self.loaded - started
 
