@@ -16,6 +16,7 @@ __all__ = [
     "now_doing",
     "describe_exception",
     "SymbolicAttnError",
+    "SiteBuildError",
     "RefutedError",
     "ParseError",
     "InputLimitError",
@@ -415,3 +416,8 @@ class StepReadError(ParseError):
 
     def __reduce__(self):  # pickled between processes: the keywords survive
         return (StepReadError, (self.line, self.column, self.reason))
+
+
+class SiteBuildError(SymbolicAttnError, RuntimeError):
+    """A file the web site is built from that could not be had (a registry client failed,
+    an offline build found it missing from the cache) or whose sha256 is not the pinned one."""

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "symbolic_attn"
 
 #: Bottom to top.  A module may import its own layer and every layer before it.
 #: ``derivations`` are the built-in scripts (loaded by path, imported by none).
-LAYERS = ["errors", "exact", "render", "model", "proofs", "derivations", "steps", "grading", "numerics", "notes", "cli"]
+LAYERS = ["errors", "exact", "render", "model", "proofs", "derivations", "steps", "grading", "numerics", "notes", "web", "cli"]
 #: Top-level modules that sit above everything (the public API and ``python -m``).
 API = {"__init__", "__main__", "testing", "strategies"}
 

@@ -423,6 +423,12 @@ ALLOWED = {
     # Reads the project's own files (pyproject.toml, the installed package, the bundle it
     # writes); the answer key, a user's file, is read by the one reader (_copy_key).
     "grading/bundles.py",
+    # Writes the page's text into the worker's in-memory files (the command then reads them
+    # through the one reader).
+    "cli/browser.py",
+    # Reads the project's own sources and examples and the pinned, hash-checked downloads;
+    # writes the site.
+    "web/build.py",
 }
 
 

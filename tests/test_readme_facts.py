@@ -429,6 +429,19 @@ def _check_columns() -> int:
     return int(re.search(r"COLUMNS, default (\d+)", " ".join(COMMANDS["check"].format_help().split())).group(1))
 
 
+def _site_sizes() -> tuple[str, ...]:
+    """The built site's size in MB: in all, then the Pyodide core, the wheels, KaTeX."""
+    import tempfile
+
+    from symbolic_attn.web.build import build_site
+    from tests.test_web_build import filled_cache
+
+    with tempfile.TemporaryDirectory() as work:
+        sizes = build_site(Path(work) / "site", cache=filled_cache(), offline=True)
+    total = sum(sizes.values())
+    return (f"{round(total / 1e6)}", *(f"{sizes[part] / 1e6:.1f}" for part in ("pyodide", "wheels", "katex")))
+
+
 def _timeout(builder) -> int:
     return inspect.signature(builder).parameters["timeout"].default
 
@@ -458,6 +471,8 @@ def _facts():
         (r"holds (\d+) exercise files", _exercise_files),
         (r"whole number from (\d+) to (\d+);", lambda: (0, computation.MAX_ROUNDED_PLACES)),
         (r"at most (\d+) rounded entries", lambda: rounded_inputs.MAX_ROUNDED_ENTRIES),
+        (r"The site is about (\d+) MB: the Pyodide core ([\d.]+) MB, the\s+wheels ([\d.]+) MB, KaTeX ([\d.]+) MB",
+         _site_sizes),
         (r"(\d+) s on Gradescope", lambda: _timeout(bundles.build_gradescope)),
         (r"(\d+) s under PrairieLearn's", lambda: _timeout(bundles.build_prairielearn)),
         (r"PrairieLearn's\s+(\d+) s default", lambda: bundles._PRAIRIELEARN_INFO["externalGradingOptions"]["timeout"]),
@@ -465,7 +480,7 @@ def _facts():
 
 
 #: Names that hold digits but state no number.
-NAMES = re.compile(r"UTF-(?:8|16)\b|Keras 3\b")
+NAMES = re.compile(r"UTF-(?:8|16)\b|Keras 3\b|\bsha256\b")
 
 
 def test_every_number_in_the_prose_is_a_checked_fact():

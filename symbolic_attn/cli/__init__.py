@@ -7,7 +7,9 @@ computation file), ``check`` (judge an exercise's claims), ``steps`` (a student'
 derivation, step by step), ``grade`` (a course's
 submissions against the answer key), ``compare`` (a numeric implementation against the
 exact result), ``derive`` (the verified derivations and the documents) and ``autograder``
-(Gradescope and PrairieLearn bundles that grade one upload) and ``completion`` (a bash or
+(Gradescope and PrairieLearn bundles that grade one upload), ``web`` (the static page
+that runs the toolkit in a browser, and a local server for it; in the browser the page's
+Web Worker runs :func:`main` through ``browser``) and ``completion`` (a bash or
 zsh completion script generated from these parsers).  What ``attention`` prints (stages
 chosen, closed forms only where they say something, blocked entries marked) is laid out by
 ``terminal``.  Every command's ``--help`` ends with
@@ -84,9 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="SECONDS", help=_TIMEOUT_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     subparsers.required = True
-    from symbolic_attn.cli import attention, autograder, check, compare, completion, derive, grade, run, steps
+    from symbolic_attn.cli import attention, autograder, check, compare, completion, derive, grade, run, steps, web
 
-    for module in (attention, derive, check, steps, run, grade, compare, autograder, completion):
+    for module in (attention, derive, check, steps, run, grade, compare, autograder, web, completion):
         module.add_parser(subparsers)
     subparsers.choices["completion"].set_defaults(root=parser)  # the script is built from this parser
     # Every command also takes --timeout after its name; SUPPRESS keeps the value given
