@@ -173,18 +173,29 @@ def test_torch_autograd_never_fails(forward, dtype):
     library("torch")
     report = compare_attention_backward(_torch_kernels()[forward], dtype=dtype, cases=gradient_battery(0) + PROPERTY)
     assert report.passed, report.table()
+    assert not any(case.notes for case in report.cases), report.table()  # float32 stayed float32
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_jax_vjp_never_fails(jax_x64, dtype):
     report = compare_attention_backward(jax_vjp(jax_naive), dtype=dtype, cases=gradient_battery(0) + PROPERTY)
     assert report.passed, report.table()
+    assert not any(case.notes for case in report.cases), report.table()
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_numpy_property_never_fails(dtype):
     report = compare_attention_backward(correct, dtype=dtype, cases=PROPERTY)
     assert report.passed, report.table()
+    assert not any(case.notes for case in report.cases), report.table()
+
+
+def test_a_float32_kernel_computing_in_float64_is_noted():
+    def upcast(q, k, v, g, mask, scale):
+        return correct(*(x.astype(np.float64) for x in (q, k, v, g)), mask, scale)
+
+    report = compare_attention_backward(upcast, dtype="float32", cases=0)
+    assert report.passed and "returned float64 gradients for float32 inputs" in report.table()
 
 
 # -- the classic mistakes: each fails and gets exactly its diagnosis ------------------------------

@@ -12,7 +12,7 @@ enclosed in arb balls, and every entry of dQ, dK, dV is held to the bound of
 
 >>> import numpy as np
 >>> def backward(q, k, v, g, mask, scale):
-...     c = 1 / np.sqrt(q.shape[1]) if scale is None else scale
+...     c = q.dtype.type(1 / np.sqrt(q.shape[1]) if scale is None else scale)
 ...     s = c * (q @ k.T)
 ...     if mask is not None:
 ...         s = np.where(mask, s, -np.inf)
@@ -24,7 +24,7 @@ enclosed in arb balls, and every entry of dQ, dK, dV is held to the bound of
 >>> report.passed, len(report.cases)
 (True, 6)
 >>> def diagonal(q, k, v, g, mask, scale):   # dS = A ⊙ dA: the softmax Jacobian's diagonal only
-...     c = 1 / np.sqrt(q.shape[1]) if scale is None else scale
+...     c = q.dtype.type(1 / np.sqrt(q.shape[1]) if scale is None else scale)
 ...     s = c * (q @ k.T)
 ...     s = s if mask is None else np.where(mask, s, -np.inf)
 ...     a = np.exp(s - s.max(axis=1, keepdims=True)); a /= a.sum(axis=1, keepdims=True)
@@ -125,7 +125,10 @@ def run_backward_case(kernel, case: GradientCase, dtype="float64") -> BackwardRu
         return BackwardRun(report, None, exact, reference, fmt)
     stages = [measure(stage, computed[stage], reference, fmt) for stage in GRADIENTS]
     meets = fmt.name if all(s.passed for s in stages) else _coarser(computed, exact, fmt)
-    report = CaseReport(case.name, fmt.name, shape, described, tuple(stages), inputs_rounded=rounded, meets=meets)
+    kinds = sorted({str(array.dtype) for array in computed.values()} - {fmt.name})
+    notes = (f"returned {', '.join(kinds)} gradients for {fmt.name} inputs",) if kinds else ()
+    report = CaseReport(case.name, fmt.name, shape, described, tuple(stages), inputs_rounded=rounded, meets=meets,
+                        notes=notes)
     return BackwardRun(report, computed, exact, reference, fmt)
 
 
