@@ -36,6 +36,7 @@ enclosed in arb balls, and every entry of dQ, dK, dV is held to the bound of
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -81,7 +82,7 @@ def _arrays(case: GradientCase, fmt: FloatFormat):
             raise ShapeError(f"{label}: entries that are not finite {fmt.name} numbers ({shown(error)})") from None
         if array.ndim != 2 or not np.isfinite(array).all():
             raise ShapeError(f"{label}: expected a matrix of finite {fmt.name} numbers")
-        floats = [[exact_value(x) for x in row] for row in array.tolist()]
+        floats = [[_value(x) for x in row] for row in array.tolist()]
         rounded |= any(not e.is_Rational or Fraction(int(e.p), int(e.q)) != f
                        for erow, frow in zip(values, floats) for e, f in zip(erow, frow))
         arrays.append(array)
@@ -91,6 +92,13 @@ def _arrays(case: GradientCase, fmt: FloatFormat):
         raise ShapeError(f"Q is {Q.rows}x{Q.cols}, K {K.rows}x{K.cols}, V {V.rows}x{V.cols}, G {G.rows}x{G.cols}: "
                          "expected Q n x d_k, K m x d_k, V m x d_v, G n x d_v")
     return arrays, exacts, rounded
+
+
+def _value(x: float) -> Fraction:
+    value = exact_value(x)
+    if value is None:
+        raise ShapeError(f"non-finite input {x!r}")
+    return value
 
 
 def _returned(value, shapes) -> dict:
@@ -110,7 +118,8 @@ def run_backward_case(kernel, case: GradientCase, dtype="float64") -> BackwardRu
     if mask is not None and mask.empty_rows():
         raise MaskError(f"{case.name}: a fully masked row (query {mask.empty_rows()[0] + 1}) has no gradient to compare")
     scale = None if case.scale is None else to_exact(case.scale)
-    exact = ExactGradients(*exacts, mask, scale)
+    Q, K, V, G = exacts
+    exact = ExactGradients(Q, K, V, G, mask, scale)
     reference = expected_gradients(exact, fmt)
     shape, described = (n, m, d_k, d_v), describe_mask(mask)
     np = numpy()
@@ -123,7 +132,7 @@ def run_backward_case(kernel, case: GradientCase, dtype="float64") -> BackwardRu
     except (Exception, SystemExit) as error:  # the user's code: any failure is a result to report
         report = CaseReport(case.name, fmt.name, shape, described, error=shown(f"{type(error).__name__}: {error}", 200))
         return BackwardRun(report, None, exact, reference, fmt)
-    stages = [measure(stage, computed[stage], reference, fmt) for stage in GRADIENTS]
+    stages = [measure(stage, computed[stage], reference, fmt) for stage in GRADIENTS]  # type: ignore[arg-type]
     meets = fmt.name if all(s.passed for s in stages) else _coarser(computed, exact, fmt)
     kinds = sorted({str(array.dtype) for array in computed.values()} - {fmt.name})
     notes = (f"returned {', '.join(kinds)} gradients for {fmt.name} inputs",) if kinds else ()
@@ -138,7 +147,8 @@ def _coarser(computed, exact, fmt) -> str | None:
     if single.precision >= fmt.precision:
         return None
     reference = expected_gradients(exact, single)
-    return "float32" if all(measure(s, computed[s], reference, single).passed for s in GRADIENTS) else None
+    # measure reads only reference.stage(name): a GradientExpected serves as an Expected
+    return "float32" if all(measure(s, computed[s], reference, single).passed for s in GRADIENTS) else None  # type: ignore[arg-type]
 
 
 def _cases(cases, mask, scale) -> list[GradientCase]:
@@ -165,9 +175,7 @@ def _cases(cases, mask, scale) -> list[GradientCase]:
 
 
 def _with(case: GradientCase, **changes) -> GradientCase:
-    fields = dict(name=case.name, q=case.q, k=case.k, v=case.v, g=case.g, mask=case.mask, scale=case.scale)
-    fields.update(changes)
-    return GradientCase(**fields)
+    return dataclasses.replace(case, **changes)
 
 
 def compare_attention_backward(kernel, *, dtype="float64", cases=None, mask="any", scale="any",

@@ -65,7 +65,7 @@ def explains(run, name: str) -> bool:
     variant = _variant(run, name)
     if variant is None or not distinguishable(variant, run.reference):
         return False
-    return all(measure(stage, run.computed[stage], variant, run.fmt).passed for stage in _STAGES)
+    return all(measure(stage, run.computed[stage], variant, run.fmt).passed for stage in _STAGES)  # type: ignore[arg-type]
 
 
 def refuted(run, name: str) -> bool:
