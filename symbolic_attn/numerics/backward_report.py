@@ -76,9 +76,13 @@ class BackwardReport:
         lines = []
         for name, cases in self.explained.items():
             lines.append(f"{name} explains {len(cases)} of {len(self.failing)} failing cases: {', '.join(cases)}")
-        if self.unexplained:
-            lines.append(f"unexplained: {', '.join(self.unexplained)} - no known backward mistake explains "
-                         f"{'it' if len(self.unexplained) == 1 else 'them'}")
+        raised = [name for name in self.unexplained if self[name].error is not None]
+        wrong = [name for name in self.unexplained if name not in raised]
+        if wrong:
+            lines.append(f"unexplained: {', '.join(wrong)} - no known backward mistake explains "
+                         f"{'it' if len(wrong) == 1 else 'them'}")
+        if raised:
+            lines.append(f"unexplained: {', '.join(raised)} - the kernel raised, no gradients to explain")
         if not lines:
             lines.append("no single known backward mistake explains every failing case")
         return lines
