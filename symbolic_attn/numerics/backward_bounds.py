@@ -31,6 +31,20 @@ square root, so it is *not* exact in the sqrt(c) form -- the false alarm of issu
 ``E_O = output_bounds(A, B, V)`` of :mod:`.bounds` (the backward reuses the forward's
 weights, or recomputes them the same way).  A blocked weight is exactly 0: B = 0 there.
 
+**1'. Weights recomputed from a saved log-sum-exp** (FlashAttention's backward):
+``p_j = exp(fl(t~_j - L~))`` with ``L~ = fl(M~ + fl(log l~))``, M~ the row maximum and
+``l~ = fl(sum_k exp(fl(t~_k - M~)))``.  With ``X'_k = D_k + D_max + u(|t_k - M| + D_k + D_max)``
+(D_max the row's largest D), ``|log l~ - log l| <= Lam = max X' - log((1 - E)(1 - gamma_m))``;
+log within E relative (l >= 1, so |log l| <= log m + Lam), so
+
+    |L~ - L| <= Delta = D_max + Lam + E (log m + Lam) + u (|L| + D_max + Lam + E (log m + Lam))
+    delta_j = D_j + Delta + 2u (|t_j - L| + D_j + Delta)        (2u: exp2 of a scaled argument)
+    B'_j = w_j max(expm1(delta_j)(1 + E) + E, 1 - e^(-delta_j)(1 - E)) + lambda
+
+and the backward uses ``max(B, B')`` for its weights (and for the output O in step 4): a
+kernel may recompute the weights either way.  B' grows with u |L|, the size of the logits,
+which is why the forward bound of :mod:`.bounds` does not cover this form.
+
 **2. dV = Aᵀ G** (n products per entry):
 
     E_dV_jc = sum_i B_ij |G_ic| + gamma_n sum_i (A_ij + B_ij) |G_ic| + n lambda
@@ -71,10 +85,9 @@ replaced by a term rho_ij (0 for the diagonal Jacobian; A_ij dA_ij when the row 
 missing, with ``E_rho = B |dA| + (A + B) E_dA + u (A + B)(|dA| + E_dA) + lambda``), the
 factor c of step 6 left out, or dScaled transposed in step 6.
 
-Not covered (the oracle fails such kernels rather than widening every bound):
-FlashAttention's recomputation of the weights as exp(t - logsumexp(t)) from a saved
-log-sum-exp (the forward's note in :mod:`.bounds` on that form applies here too), and
-autodiff *through* a hand-written exp / sum / division softmax (more roundings than J).
+Not covered (the oracle fails such kernels rather than widening every bound): autodiff
+*through* a hand-written exp / sum / division softmax (more roundings than J), half
+precision and mixed-precision accumulation.
 
 >>> from symbolic_attn.numerics.backends import FORMATS
 >>> f64 = FORMATS["float64"]
@@ -91,14 +104,16 @@ True
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import sympy
 
 from symbolic_attn.numerics.backends import FloatFormat
-from symbolic_attn.numerics.bounds import inflate, logit_bounds, representable
+from symbolic_attn.numerics.bounds import EXP_ULPS, inflate, logit_bounds, representable
 
-__all__ = ["SCALE_ROUNDINGS", "JACOBIAN_ROUNDINGS", "ROW_TERMS", "gradient_logit_bounds", "backward_bounds"]
+__all__ = ["SCALE_ROUNDINGS", "JACOBIAN_ROUNDINGS", "ROW_TERMS", "gradient_logit_bounds", "logsumexp_weight_bounds",
+           "backward_bounds"]
 
 #: Roundings from the scale on every term of a logit and of dQ, dK (step 0).
 SCALE_ROUNDINGS = 10
@@ -147,6 +162,38 @@ def gradient_logit_bounds(query, key, scale, fmt: FloatFormat) -> list[list[floa
                 row.append(inflate(gamma * size * total * (1 + 2.0 ** -50) + d * lam))
         bounds.append(row)
     return bounds
+
+
+def logsumexp_weight_bounds(logits, weights, allowed, logit_error, fmt: FloatFormat) -> list[list[float]]:
+    """B'_ij of step 1': weights recomputed as exp(t - L) from a saved log-sum-exp L.
+
+    ``logits`` and ``weights`` are the exact values as floats, ``allowed`` the mask grid
+    (every row with a key), ``logit_error`` the D of step 0; blocked weights get 0.
+    """
+    u, lam = fmt.unit_roundoff, fmt.smallest_normal
+    E = 2 * EXP_ULPS * u
+    result = []
+    for t, w, ok, D in zip(logits, weights, allowed, logit_error):
+        m = len(t)
+        keys = [j for j in range(m) if ok[j]]
+        top = max(t[j] for j in keys)
+        most = max(D[j] for j in keys)
+        spread = max(D[k] + most + u * (abs(t[k] - top) + D[k] + most) for k in keys)
+        Lam = spread - math.log((1 - E) * (1 - fmt.gamma(m)))
+        log_l = math.log(len(keys)) + Lam
+        L = top + math.log(sum(math.exp(t[k] - top) for k in keys))
+        Delta = most + Lam + E * log_l + u * (abs(L) + most + Lam + E * log_l)
+        slack = 2.0 ** -50 * (abs(L) + 1)  # L and t_j - L are evaluated in double
+        row = [0.0] * m
+        for j in keys:
+            delta = D[j] + Delta + 2 * u * (abs(t[j] - L) + slack + abs(t[j]) * 2.0 ** -50 + D[j] + Delta)
+            if delta > 700:
+                row[j] = math.inf
+                continue
+            grow = max(math.expm1(delta) * (1 + E) + E, 1 - math.exp(-delta) * (1 - E))
+            row[j] = inflate(w[j] * grow * (1 + 2.0 ** -50) + lam)
+        result.append(row)
+    return result
 
 
 def _cols(matrix):

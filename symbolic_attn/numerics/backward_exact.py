@@ -30,7 +30,8 @@ from symbolic_attn.model.backward import attention_backward
 from symbolic_attn.model.masks import Mask
 from symbolic_attn.model.trace import Trace
 from symbolic_attn.numerics.backends import FloatFormat
-from symbolic_attn.numerics.backward_bounds import backward_bounds, gradient_logit_bounds
+from symbolic_attn.numerics.backward_bounds import backward_bounds, gradient_logit_bounds, logsumexp_weight_bounds
+from symbolic_attn.numerics.bounds import output_bounds
 from symbolic_attn.numerics.compare import BITS, expected_from
 
 __all__ = ["VARIANTS", "ExactGradients", "GradientExpected", "expected_gradients", "upper"]
@@ -120,6 +121,7 @@ def expected_gradients(exact: ExactGradients, fmt: FloatFormat, variant: str | N
     D = gradient_logit_bounds(exact.Q, exact.K, exact.c, fmt)
     forward = expected_from(exact.forward, fmt, logit_error=D)
     n, m = exact.Q.rows, exact.K.rows
+    B, EO = _weight_bounds(exact, forward, D, fmt)
     with working_precision(BITS):
         A = forward.weights
         dA = exact.balls(variant, "dA")
@@ -135,13 +137,24 @@ def expected_gradients(exact: ExactGradients, fmt: FloatFormat, variant: str | N
         diff = [[dA[i][j] - rho[i][j] for j in range(m)] for i in range(n)]
     scale = 1.0 if settings.get("grad_scale") == "missing" else math.nextafter(upper(_arb(exact.c)), math.inf)
     bounds = backward_bounds(
-        weights=_uppers(A), weight_error=forward.weight_bounds, output=_uppers(forward.output),
-        output_error=forward.output_bounds, query=_float_rows(exact.Q), key=_float_rows(exact.K),
+        weights=_uppers(A), weight_error=B, output=_uppers(forward.output), output_error=EO, query=_float_rows(exact.Q), key=_float_rows(exact.K),
         value=_float_rows(exact.V), grad=_float_rows(exact.G), dA=_uppers(dA), rho=_uppers(rho), diff=_uppers(diff),
         dscaled=_uppers(exact.balls(variant, "dScaled")), scale=scale, fmt=fmt, row_term=row_term,
         transposed=settings.get("key_side") == "transposed")
     balls = {stage: exact.balls(variant, stage) for stage in ("dQ", "dK", "dV")}
     return GradientExpected(balls, {stage: bounds[stage] for stage in ("dQ", "dK", "dV")})
+
+
+def _weight_bounds(exact: ExactGradients, forward, D, fmt: FloatFormat):
+    """The weights' bound for either way of computing them (step 1 or 1'), and the output's."""
+    with working_precision(BITS):
+        scaled = exact.forward.intervals("scaled", BITS)
+    allowed = [[exact.mask is None or exact.mask.allowed[i][j] for j in range(len(row))] for i, row in enumerate(scaled)]
+    t = [[float(b.mid()) if ok else -math.inf for b, ok in zip(row, oks)] for row, oks in zip(scaled, allowed)]
+    w = [[float(b.mid()) for b in row] for row in forward.weights]
+    again = logsumexp_weight_bounds(t, w, allowed, D, fmt)
+    B = [[max(a, b) for a, b in zip(r1, r2)] for r1, r2 in zip(forward.weight_bounds, again)]
+    return B, output_bounds(w, B, exact.V, fmt)
 
 
 def _arb(expr):
