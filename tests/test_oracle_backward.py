@@ -312,6 +312,9 @@ def test_typed_one_line_errors():
     bad = GradientCase("b", ((1,),), ((1,),), ((1,),), ((1, 2),))
     with pytest.raises(ShapeError, match="G 1x2"):
         compare_attention_backward(correct, cases=[bad])
+    empty = GradientCase("e", ((1,), (1,)), ((1,), (2,)), ((1,), (1,)), ((1,), (1,)), Mask.keep([[1, 1], [0, 0]]))
+    with pytest.raises(MaskError, match="fully masked row"):
+        compare_attention_backward(correct, cases=[empty])
 
 
 def test_a_kernel_returning_the_wrong_thing_is_an_error_case():
