@@ -67,10 +67,11 @@ def _floats(balls):
 
 
 def expected_from(result: AttentionResult, fmt: FloatFormat, *, bits: int = BITS, transpose: bool = False,
-                  logit_error=None) -> Expected:
+                  logit_error=None, logsumexp: bool = True) -> Expected:
     """The exact stages of ``result`` and their bounds in ``fmt``.
 
-    ``transpose=True`` is the "transposed weights" variant: W^T in place of W (n = m).
+    ``transpose=True`` is the "transposed weights" variant: W^T in place of W (n = m);
+    ``logsumexp=False`` drops the log-sum-exp form from the bound (for bug variants).
     """
     with working_precision(bits):
         scaled = result.intervals("scaled", bits)
@@ -87,9 +88,9 @@ def expected_from(result: AttentionResult, fmt: FloatFormat, *, bits: int = BITS
     policy = result.options.on_empty_row
     if result.options.axis == "queries":
         tr = lambda grid: [list(col) for col in zip(*grid)]  # noqa: E731
-        B = tr(weight_bounds(tr(t), tr(w), tr(allowed), tr(D), fmt, policy))
+        B = tr(weight_bounds(tr(t), tr(w), tr(allowed), tr(D), fmt, policy, logsumexp))
     else:
-        B = weight_bounds(t, w, allowed, D, fmt, policy)
+        B = weight_bounds(t, w, allowed, D, fmt, policy, logsumexp)
     if transpose:
         weights = [list(col) for col in zip(*weights)]
         w, B = [list(col) for col in zip(*w)], [list(col) for col in zip(*B)]

@@ -87,7 +87,7 @@ def variants(run: Run, fmt: FloatFormat) -> dict[str, list[tuple[str, Expected]]
         lines = mask_.transposed() if mask_ is not None and options.get("axis") == "queries" else mask_
         for policy in _policies(lines, declared):
             variant = attention(q, k, v, mask=mask_, scale=scale_, on_empty_row=policy, **options)
-            out.setdefault(name, []).append((policy, expected_from(variant, fmt)))
+            out.setdefault(name, []).append((policy, expected_from(variant, fmt, logsumexp=False)))
 
     core("missing_scale", scale_="none")
     if run.scale is None:
@@ -105,10 +105,10 @@ def variants(run: Run, fmt: FloatFormat) -> dict[str, list[tuple[str, Expected]]
         for policy in POLICIES:
             if policy != declared:
                 variant = attention(Q, K, V, mask=mask, scale=scale, on_empty_row=policy)
-                out.setdefault("empty_row_policy", []).append((policy, expected_from(variant, fmt)))
+                out.setdefault("empty_row_policy", []).append((policy, expected_from(variant, fmt, logsumexp=False)))
     core("keys_as_values", v=K)
     if n == m:
-        out["transposed_weights"] = [("transposed", expected_from(result, fmt, transpose=True))]
+        out["transposed_weights"] = [("transposed", expected_from(result, fmt, transpose=True, logsumexp=False))]
     return out
 
 
@@ -138,7 +138,7 @@ def _large_negative(run: Run, fmt: FloatFormat) -> list[tuple[str, Expected]]:
             rows.append(row)
             errors.append(err)
         variant = attention_from_scores(sympy.ImmutableMatrix(rows), V, scale="none")
-        found.append((how, expected_from(variant, fmt, logit_error=errors)))
+        found.append((how, expected_from(variant, fmt, logit_error=errors, logsumexp=False)))
     return found
 
 
