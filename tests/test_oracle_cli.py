@@ -85,7 +85,7 @@ def test_a_module_that_fails_to_import_is_exit_2(tmp_path):
     assert done.stderr.strip() == "symbolic-attn: error: 'broken_impl:attend': cannot import broken_impl: RuntimeError: no GPU"
 
 
-@pytest.mark.parametrize("args", [["--dtype", "float16"], ["--cases", "-1"], ["--cases", "many"],
+@pytest.mark.parametrize("args", [["--dtype", "float8"], ["--cases", "-1"], ["--cases", "many"],
                                   ["--mask-convention", "sideways"], ["--empty-row", "skip"]],
                          ids=["dtype", "negative-cases", "word-cases", "convention", "policy"])
 def test_bad_options_exit_2(args):

@@ -37,7 +37,7 @@ from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.attention import AttentionResult, attention
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
 from symbolic_attn.numerics.adapters import CONVENTIONS, from_convention, to_convention
-from symbolic_attn.numerics.backends import FORMATS, FloatFormat, exact_value, float_format, numpy, to_numpy, ulp
+from symbolic_attn.numerics.backends import FORMATS, FloatFormat, exact_value, float_format, numpy, numpy_dtype, to_numpy, ulp
 from symbolic_attn.numerics.calling import call_converted, split_result
 from symbolic_attn.numerics.isolation import ChildFailed
 from symbolic_attn.numerics.bounds import logit_bounds, output_bounds, weight_bounds
@@ -89,6 +89,14 @@ def expected_from(result: AttentionResult, fmt: FloatFormat, *, bits: int = BITS
     if result.options.axis == "queries":
         tr = lambda grid: [list(col) for col in zip(*grid)]  # noqa: E731
         B = tr(weight_bounds(tr(t), tr(w), tr(allowed), tr(D), fmt, policy, logsumexp))
+    elif result.options.masking == "zero_after_softmax":  # softmax over every key; blocked ones zeroed exactly
+        # an allowed weight is that of the unmasked softmax; a blocked one's is taken from its logit
+        full = [[True] * len(row) for row in allowed]
+        unmasked = [[math.exp(x - max(row)) for x in row] for row in t]
+        unmasked = [[w[i][j] if allowed[i][j] else x / math.fsum(row) for j, x in enumerate(row)]
+                    for i, row in enumerate(unmasked)]
+        B = weight_bounds(t, unmasked, full, D, fmt, "error", logsumexp)
+        B = [[b if ok else 0.0 for b, ok in zip(brow, orow)] for brow, orow in zip(B, allowed)]
     else:
         B = weight_bounds(t, w, allowed, D, fmt, policy, logsumexp)
     if transpose:
@@ -186,25 +194,26 @@ def as_arrays(q, k, v, dtype):
     """The float arrays of ``dtype`` and their exact values; whether inputs were rounded."""
     np = numpy()
     fmt = float_format(dtype)
+    kind = numpy_dtype(fmt)
     arrays, exacts, rounded = [], [], False
     for name, x in (("Q", q), ("K", k), ("V", v)):
         if _is_array(x):
             source = to_numpy(x, name)
             with np.errstate(over="ignore", invalid="ignore"):  # inf/NaN refused below
-                array = source.astype(fmt.name)
+                array = source.astype(kind)
             rounded |= bool((array.astype(np.float64) != source.astype(np.float64)).any())
         else:
             exact = to_matrix(x, name=name)
             try:
                 with np.errstate(over="ignore"):  # out of range: caught just below
-                    array = np.array([[float(e) for e in row] for row in exact.tolist()], dtype=fmt.name)
+                    array = np.array([[float(e) for e in row] for row in exact.tolist()], dtype=np.float64).astype(kind)
             except (OverflowError, TypeError, ValueError):  # beyond float64, or not a number
                 raise ShapeError(f"{name}: entries that are not finite {fmt.name} numbers") from None
-            if not np.isfinite(array).all():
+            if not np.isfinite(array.astype(np.float64)).all():
                 raise ShapeError(f"{name}: non-finite entries (inf or NaN) in the {fmt.name} inputs")
             rounded |= any(not e.is_Rational or Fraction(float(a)) != Fraction(int(e.p), int(e.q))
-                           for e, a in zip(exact, array.ravel().tolist()))
-        values = [[exact_value(a) for a in row] for row in array.tolist()]
+                           for e, a in zip(exact, array.astype(np.float64).ravel().tolist()))
+        values = [[exact_value(a) for a in row] for row in array.astype(np.float64).tolist()]
         if any(e is None for row in values for e in row):
             raise ShapeError(f"{name}: non-finite entries (inf or NaN) in the {fmt.name} inputs")
         arrays.append(array)

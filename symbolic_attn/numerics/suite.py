@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 from symbolic_attn.errors import ImplementationError, doing, shown
 from symbolic_attn.numerics.backends import float_format
-from symbolic_attn.numerics.battery import KernelCase, battery
+from symbolic_attn.numerics.battery import KernelCase, battery, skipped
 from symbolic_attn.numerics.calling import takes_scale
 from symbolic_attn.numerics.compare import CaseReport, run_case
-from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain
+from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain, labels_of
 from symbolic_attn.numerics.isolation import Isolated
 
 __all__ = ["BatteryReport", "run_battery", "assert_attention_close", "takes_scale"]
@@ -41,6 +41,9 @@ class BatteryReport:
     diagnosed: tuple[str, ...] = ()  # the bugs that explain the failures (see diagnose.diagnosis)
     mask_convention: str = "keep"
     empty_row: str = "error"
+    skipped: tuple[tuple[str, str], ...] = ()  # (case, why) left out: the dtype or the kernel cannot take it
+    partial: tuple[tuple[str, tuple[str, ...]], ...] = ()  # candidates explaining only some failing cases
+    found: tuple[tuple[str, tuple[str, ...]], ...] = ()  # per named bug, what was found (fill value, offset)
 
     @property
     def passed(self) -> bool:
@@ -59,6 +62,9 @@ class BatteryReport:
             "empty_row": self.empty_row,
             "cases": [dict(case.to_dict(), explained_by=list(ids)) for case, ids in zip(self.cases, self.explained)],
             "diagnosis": list(self.diagnosis),
+            "found": {name: list(labels) for name, labels in self.found},
+            "skipped": [{"case": name, "why": why} for name, why in self.skipped],
+            "partial": [{"bug": name, "explains": list(cases)} for name, cases in self.partial],
         }
 
     def to_json(self) -> str:
@@ -100,10 +106,24 @@ class BatteryReport:
         if self.diagnosis:
             lines.append("")
             lines.append("diagnosis:")
-            lines += _wrapped([f"  {name}: {DIAGNOSES[name]}" for name in self.diagnosis], width)
+            detail = dict(self.found)
+            lines += _wrapped([f"  {name}: {DIAGNOSES[name]}" + (f" (found: {', '.join(detail[name])})" if detail.get(name) else "")
+                               for name in self.diagnosis], width)
         elif failed:
             lines.append("")
-            lines.append("diagnosis: no known bug explains the failures")
+            if self.partial:
+                lines.append("diagnosis: no known bug explains every failing case; candidates explain only")
+                lines += _wrapped([f"  {name}: {', '.join(cases)}" for name, cases in self.partial], width)
+                explained = {case for _, cases in self.partial for case in cases}
+                rest = [case.name for case, _ in failed if case.name not in explained]
+                if rest:
+                    lines += _wrapped([f"  unexplained: {', '.join(rest)}"], width)
+            else:
+                lines.append("diagnosis: no known bug explains the failures")
+        if self.skipped:
+            lines.append("")
+            lines.append(f"skipped {len(self.skipped)} case(s):")
+            lines += _wrapped([f"  {name}: {why}" for name, why in self.skipped], width)
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:
@@ -164,7 +184,9 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
     """
     fmt = float_format(dtype)
     scaled = fn.takes_scale if isinstance(fn, Isolated) else takes_scale(fn)  # a child process was told by fn's
-    chosen = cases if isinstance(cases, (list, tuple)) else battery(cases, seed, empty_row=empty_row, takes_scale=scaled)
+    given = isinstance(cases, (list, tuple))
+    chosen = cases if given else battery(cases, seed, empty_row=empty_row, takes_scale=scaled, dtype=fmt.name)
+    left_out = () if given else tuple(skipped(cases, seed, empty_row=empty_row, takes_scale=scaled, dtype=fmt.name))
     runs, explained = [], []
     label = shown(getattr(fn, "__qualname__", None) or "the implementation")
     for number, case in enumerate(chosen, start=1):
@@ -175,8 +197,11 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
                            mask_convention=mask_convention, empty_row=empty_row, name=case.name)
             runs.append(run)
             explained.append(explain(run, fmt.name))
+    named, partial = diagnosis(runs, explained, fmt.name, partial=True)
     return BatteryReport(fmt.name, tuple(run.report for run in runs), tuple(tuple(found) for found in explained),
-                         tuple(diagnosis(runs, explained, fmt.name)), mask_convention, empty_row)
+                         tuple(named), mask_convention, empty_row, left_out,
+                         tuple((name, tuple(runs[i].report.name for i in sorted(numbers))) for name, numbers in partial),
+                         tuple((name, tuple(labels_of(explained, name))) for name in named))
 
 
 def assert_attention_close(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
