@@ -16,6 +16,7 @@ Importable without numpy: numpy is imported only when arrays have to be built.
 from symbolic_attn.numerics.adapters import CONVENTIONS, KEY_CONVENTIONS, causal, causal_alignment, from_convention, to_convention
 from symbolic_attn.numerics.battery import KernelCase, battery
 from symbolic_attn.numerics.bounds import EXP_ULPS
+from symbolic_attn.numerics.capabilities import Capabilities
 from symbolic_attn.numerics.compare import CaseReport, StageReport, compare_attention
 from symbolic_attn.numerics.diagnose import DIAGNOSES
 from symbolic_attn.numerics.suite import BatteryReport, assert_attention_close, run_battery
@@ -26,6 +27,7 @@ __all__ = [
     "run_battery",
     "battery",
     "KernelCase",
+    "Capabilities",
     "CaseReport",
     "StageReport",
     "BatteryReport",

@@ -108,3 +108,61 @@ def test_softmax_over_queries_with_minus_inf_masks_is_one_bug(dtype):
         return w @ v
 
     assert run_battery(over_queries, dtype=dtype, cases=2).diagnosis == ["softmax_axis"]
+
+
+def test_capabilities_skip_what_a_kernel_cannot_take_and_say_so():
+    from symbolic_attn.testing import Capabilities
+
+    def causal_only(q, k, v, mask):
+        assert mask is None
+        return correct(q, k, v, np.tril(np.ones((q.shape[0], k.shape[0]), bool)))
+
+    report = run_battery(causal_only, cases=4, capabilities=Capabilities(causal_only=True))
+    assert report.passed, report.table()
+    assert {case.mask for case in report.cases} == {"causal"}
+    assert ("cross_attention", "the kernel is causal-only: n != m") in report.skipped
+    assert "skipped" in report.table() and report.to_dict()["skipped"]
+
+    def same_dims(q, k, v, mask):
+        assert q.shape[1] == v.shape[1]
+        return correct(q, k, v, mask)
+
+    same_dims.attention_capabilities = Capabilities(same_dims=True)
+    report = run_battery(same_dims, cases=4)
+    assert report.passed and any(name == "cross_attention" for name, _ in report.skipped)
+
+
+def test_an_unexplained_mix_lists_the_candidates_and_the_rest():
+    from impls import BUGGY
+
+    def two_bugs(q, k, v, mask):  # forgets the scale on square cases, inverts the mask otherwise
+        bug = "missing_scale" if q.shape[0] == k.shape[0] else "mask_inverted"
+        return BUGGY[bug](q, k, v, mask)
+
+    with np.errstate(all="ignore"):
+        report = run_battery(two_bugs, cases=4)
+    assert report.diagnosis == []
+    table = report.table(200)
+    assert "no known bug explains every failing case" in table
+    assert any(name == "missing_scale" for name, _ in report.partial)
+
+
+def test_the_fill_found_and_the_offset_found_are_named():
+    from impls import BUGGY, filled
+
+    with np.errstate(all="ignore"):
+        for value, label in ((-1e4, "fill -10000"), (-1e9, "fill -1e+09")):
+            report = run_battery(filled(value), cases=2, empty_row="zeros")
+            assert report.diagnosis == ["mask_fill_finite"] and dict(report.found)["mask_fill_finite"] == (label,)
+        report = run_battery(filled("min"), cases=2, empty_row="zeros")
+        assert "mask_fill_finite" in report.diagnosis and "fill finfo.min" in dict(report.found)["mask_fill_finite"]
+        report = run_battery(BUGGY["kv_cache_offset"], cases=4, empty_row="zeros")
+        assert report.diagnosis == ["kv_cache_offset"] and dict(report.found)["kv_cache_offset"] == ("off by +1",)
+
+
+def test_nan_everywhere_gets_no_bug_name():
+    def nan(q, k, v, mask):
+        return np.full((q.shape[0], v.shape[1]), np.nan, dtype=q.dtype)
+
+    report = run_battery(nan, cases=2, empty_row="nan")
+    assert not report.passed and report.diagnosis == []

@@ -17,6 +17,7 @@ case                        catches
 ``ties``                    equal scores: weights split evenly
 ``large_scores``            scaled scores near 1000: exp overflows without max subtraction
 ``large_negative_scores``   real scores below -1e9: a -1e9 "mask" lets blocked keys win
+``moderate_negative_scores`` real scores near -1e6: a -1e4 fill lets blocked keys win
 ``large_positive_scores``   blocked scores 2e9 above the rest: adding -1e9 does not mask
 ``tiny_scale``              scaled scores near 2^-40 (weights nearly uniform)
 ``huge_scale``              scaled scores near 2^20 (one-hot weights)
@@ -120,6 +121,9 @@ def _fixed(empty_row: str, takes_scale: bool) -> list[KernelCase]:
         # are exact in float32 on every path (scores, Q, or Q and K by sqrt(1/4)).
         KernelCase("large_scores", _w([[80], [0, 72]]), _w([[50], [49, 1], [0, 50]]), _m([[1, 0], [0, 1], [1, 1]])),
         KernelCase("large_negative_scores", _w([[-big], [big]]), _w([[big * 2 ** 2], [big * 2 ** 2 + 2 ** 8], []]),
+             _m([[1, 0], [0, 1], [1, 1]]), Mask.keep([[1, 1, 0], [1, 1, 0]])),
+        # real scores near -1e6: a -1e4 fill lets the blocked key win, a -1e9 fill does not
+        KernelCase("moderate_negative_scores", _w([[-2 ** 10], [2 ** 10]]), _w([[2 ** 12], [2 ** 12 + 2 ** 4], []]),
              _m([[1, 0], [0, 1], [1, 1]]), Mask.keep([[1, 1, 0], [1, 1, 0]])),
         KernelCase("large_positive_scores", _w([[big], [big, 1]]), _w([[big * 6], [big * 2], [big * 2 - 2 ** 8]]),
              _m([[1, 0], [0, 1], [1, 1]]), Mask.keep([[0, 1, 1], [0, 1, 1]])),

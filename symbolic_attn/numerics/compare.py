@@ -288,8 +288,11 @@ class Run:
 
 
 def run_case(fn, q, k, v, mask=None, *, scale=None, dtype="float32", mask_convention="keep",
-             empty_row="error", name="case") -> Run:
-    """:func:`compare_attention`, keeping what diagnosis needs."""
+             empty_row="error", name="case", pass_mask: bool = True) -> Run:
+    """:func:`compare_attention`, keeping what diagnosis needs.
+
+    ``pass_mask=False``: ``fn`` gets ``mask=None`` and applies the case's mask itself (a
+    causal-only kernel)."""
     _check_options(dtype, mask_convention, empty_row)
     fmt = float_format(dtype)
     arrays, exacts, rounded = as_arrays(q, k, v, dtype)
@@ -308,7 +311,7 @@ def run_case(fn, q, k, v, mask=None, *, scale=None, dtype="float32", mask_conven
     context = dict(exacts=tuple(exacts), mask=structure, scale=exact_scale, result=result, reference=reference,
                    empty_row=empty_row)
     try:
-        output, weights = returned(fn, arrays, structure, mask_convention, dtype, exact_scale, shape)
+        output, weights = returned(fn, arrays, structure if pass_mask else None, mask_convention, dtype, exact_scale, shape)
     except ChildFailed:  # the child process running fn ended: no verdict, the run stops
         raise
     except SymbolicAttnError as error:

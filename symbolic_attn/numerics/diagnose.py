@@ -65,7 +65,7 @@ from symbolic_attn.numerics.backends import FloatFormat, float_format, numpy, nu
 from symbolic_attn.numerics.bounds import logit_bounds, representable
 from symbolic_attn.numerics.compare import BITS, Expected, Run, expected_from, judge
 
-__all__ = ["DIAGNOSES", "variants", "explain", "diagnosis", "labels_of"]
+__all__ = ["DIAGNOSES", "variants", "explain", "diagnosis", "labels_of", "found_labels"]
 
 DIAGNOSES = {
     "missing_scale": "the scores were not multiplied by 1/sqrt(d_k)",
@@ -361,7 +361,8 @@ def _refuted(name, runs, dtype, labels) -> bool:
         fmt = float_format(dtype)
         rows = _overflow_rows if name == "no_max_subtraction" else _product_overflow_rows
         return any(run.report.passed and run.output is not None and rows(run, fmt) for run in runs)
-    return any(contradicted(run, dtype, name, labels) for run in runs)
+    # refuted when every sub-variant that matched is (the -1e9 fill may stand while -1e4 falls)
+    return all(any(contradicted(run, dtype, name, {label}) for run in runs) for label in labels)
 
 
 def labels_of(explained, name) -> list[str]:
@@ -371,13 +372,34 @@ def labels_of(explained, name) -> list[str]:
     >>> labels_of([{"kv_cache_offset": {"off by +1 zeros"}}, {}], "kv_cache_offset")
     ['off by +1']
     """
-    found: set[str] = set()
+    if name not in _LABELLED:
+        return []
+    per_case = []
+    for case in explained:
+        if name in case:
+            words = ({w for w in label.split() if w not in POLICIES and w != NAN_ONLY} for label in case[name])
+            per_case.append({" ".join(sorted(w, key=label_order(label))) for w, label in zip(words, case[name]) if w})
+    common = set.intersection(*per_case) if per_case else set()
+    return sorted(common or set().union(*per_case))
+
+
+def found_labels(runs, explained, dtype, name) -> list[str]:
+    """:func:`labels_of`, less the labels a passing case refutes (a -1e4 fill explains the
+    failures of a -1e9 one, but would have failed the case of scores near -1e6 too)."""
+    labels = labels_of(explained, name)
+    raw: dict[str, set[str]] = {}
     for case in explained:
         for label in case.get(name, ()):
-            words = [w for w in label.split() if w not in POLICIES and w != NAN_ONLY]
-            if words and name in _LABELLED:
-                found.add(" ".join(words))
-    return sorted(found)
+            words = " ".join(w for w in label.split() if w not in POLICIES and w != NAN_ONLY)
+            raw.setdefault(words, set()).add(label)
+    kept = [label for label in labels if not any(contradicted(run, dtype, name, raw.get(label, set())) for run in runs)]
+    return kept or labels
+
+
+def label_order(label: str):
+    """Sort key keeping the words of ``label`` in their written order."""
+    words = label.split()
+    return lambda word: words.index(word)
 
 
 #: The bugs whose labels say what was found (the fill value, the offset, the alignment).

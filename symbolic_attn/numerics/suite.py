@@ -24,8 +24,9 @@ from symbolic_attn.errors import ImplementationError, doing, shown
 from symbolic_attn.numerics.backends import float_format
 from symbolic_attn.numerics.battery import KernelCase, battery, skipped
 from symbolic_attn.numerics.calling import takes_scale
+from symbolic_attn.numerics.capabilities import Capabilities, capabilities_of, select
 from symbolic_attn.numerics.compare import CaseReport, run_case
-from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain, labels_of
+from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain, found_labels
 from symbolic_attn.numerics.isolation import Isolated
 
 __all__ = ["BatteryReport", "run_battery", "assert_attention_close", "takes_scale"]
@@ -171,7 +172,8 @@ def _as_case(case, number) -> KernelCase:
     raise ImplementationError(f"cases[{number}]: expected a KernelCase, a (q, k, v, mask) tuple or a dict, got {type(case).__name__}")
 
 
-def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
+def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error",
+                capabilities: Capabilities | None = None) -> BatteryReport:
     """Hold ``fn`` to the exact result on the battery; diagnose the failures.
 
     A callable ``fn`` is called in this process; an
@@ -181,12 +183,20 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
     ``cases`` is the number of random cases added to the fixed ones, or a list of cases
     to run instead: :class:`~symbolic_attn.numerics.battery.KernelCase` objects, ``(q, k, v)``
     or ``(q, k, v, mask)`` tuples, or dicts with those keys.
+
+    ``capabilities`` (:class:`~symbolic_attn.numerics.capabilities.Capabilities`, or the
+    kernel's ``attention_capabilities``) says what the kernel can take: the cases it cannot
+    are skipped and listed in the report.
     """
     fmt = float_format(dtype)
     scaled = fn.takes_scale if isinstance(fn, Isolated) else takes_scale(fn)  # a child process was told by fn's
     given = isinstance(cases, (list, tuple))
     chosen = cases if given else battery(cases, seed, empty_row=empty_row, takes_scale=scaled, dtype=fmt.name)
     left_out = () if given else tuple(skipped(cases, seed, empty_row=empty_row, takes_scale=scaled, dtype=fmt.name))
+    limits = capabilities_of(fn, capabilities)
+    if limits != Capabilities():
+        chosen, unfit = select([_as_case(case, number) for number, case in enumerate(chosen, start=1)], limits)
+        left_out += tuple(unfit)
     runs, explained = [], []
     label = shown(getattr(fn, "__qualname__", None) or "the implementation")
     for number, case in enumerate(chosen, start=1):
@@ -194,20 +204,23 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
         # named for the message when a time limit runs out (a slow or looping fn)
         with doing(f"running {label} on case {shown(case.name)} ({number} of {len(chosen)})"):
             run = run_case(fn, case.q, case.k, case.v, case.mask, scale=case.scale, dtype=fmt.name,
-                           mask_convention=mask_convention, empty_row=empty_row, name=case.name)
+                           mask_convention=mask_convention, empty_row=empty_row, name=case.name,
+                           pass_mask=limits.passes_mask)
             runs.append(run)
             explained.append(explain(run, fmt.name))
     named, partial = diagnosis(runs, explained, fmt.name, partial=True)
     return BatteryReport(fmt.name, tuple(run.report for run in runs), tuple(tuple(found) for found in explained),
                          tuple(named), mask_convention, empty_row, left_out,
                          tuple((name, tuple(runs[i].report.name for i in sorted(numbers))) for name, numbers in partial),
-                         tuple((name, tuple(labels_of(explained, name))) for name in named))
+                         tuple((name, tuple(found_labels(runs, explained, fmt.name, name))) for name in named))
 
 
-def assert_attention_close(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
+def assert_attention_close(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error",
+                           capabilities: Capabilities | None = None) -> BatteryReport:
     """For a pytest suite: raise ``AssertionError`` (with the table and the diagnosis)
     unless every case of the battery is within the ``dtype`` bounds of the exact result."""
-    report = run_battery(fn, dtype=dtype, cases=cases, seed=seed, mask_convention=mask_convention, empty_row=empty_row)
+    report = run_battery(fn, dtype=dtype, cases=cases, seed=seed, mask_convention=mask_convention, empty_row=empty_row,
+                         capabilities=capabilities)
     if not report.passed:
         raise AssertionError("attention implementation outside the exact error bounds\n" + report.table())
     return report
