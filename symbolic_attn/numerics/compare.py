@@ -36,7 +36,7 @@ from symbolic_attn.exact.certified import working_precision
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.attention import AttentionResult, attention
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
-from symbolic_attn.numerics.adapters import CONVENTIONS, from_convention, to_convention
+from symbolic_attn.numerics.adapters import CONVENTIONS, KEY_CONVENTIONS, from_convention, to_convention
 from symbolic_attn.numerics.backends import FORMATS, FloatFormat, exact_value, float_format, numpy, numpy_dtype, to_numpy, ulp
 from symbolic_attn.numerics.calling import call_converted, split_result
 from symbolic_attn.numerics.isolation import ChildFailed
@@ -249,10 +249,17 @@ def describe_mask(mask: Mask | None) -> str:
 
 def _check_options(dtype, mask_convention, empty_row):
     float_format(dtype)
-    if mask_convention not in CONVENTIONS:
-        raise MaskError(f"unknown mask convention {shown(mask_convention)!r}: expected one of {', '.join(CONVENTIONS)}")
+    if mask_convention not in CONVENTIONS and mask_convention not in KEY_CONVENTIONS:
+        raise MaskError(f"unknown mask convention {shown(mask_convention)!r}: expected one of "
+                        f"{', '.join([*CONVENTIONS, *KEY_CONVENTIONS])}")
     if empty_row not in EMPTY_ROW_POLICIES:
         raise MaskError(f"unknown empty-row policy {shown(empty_row)!r}: expected one of {', '.join(EMPTY_ROW_POLICIES)}")
+
+
+def resolve_mask(mask, n, m, convention, empty_row="error") -> Mask | None:
+    """The case's :class:`Mask` (see :func:`_as_mask`), after checking the options."""
+    _check_options("float32", convention, empty_row)
+    return _as_mask(mask, n, m, convention)
 
 
 def _as_mask(mask, n, m, convention) -> Mask | None:
@@ -266,7 +273,7 @@ def _as_mask(mask, n, m, convention) -> Mask | None:
     if not isinstance(mask, Mask):
         if not (isinstance(mask, (list, tuple)) or _is_array(mask)):
             raise MaskError(f"mask: expected a Mask, 'causal', None or an array, got {type(mask).__name__}")
-        mask = from_convention(mask, convention)
+        mask = from_convention(mask, convention, n=n) if convention in KEY_CONVENTIONS else from_convention(mask, convention)
     if mask.shape != (n, m):
         raise ShapeError(f"mask is {mask.shape[0]}x{mask.shape[1]} but there are {n} queries and {m} keys")
     return mask
@@ -330,12 +337,17 @@ def compare_attention(fn, q, k, v, mask=None, *, scale=None, dtype="float32", ma
     """Run ``fn(q, k, v, mask)`` on ``dtype`` arrays and hold it to the exact result.
 
     Args:
-        fn: the implementation; returns the output (n x d_v) or ``(output, weights)``.
+        fn: the implementation; returns the output (n x d_v) or ``(output, weights)``; or a
+            module (``nn.MultiheadAttention``, a nanoGPT ``CausalSelfAttention``), or a
+            zero-argument factory of one, compared with its own weights and dtype
+            (:mod:`.modules`: then q, k, v are its query, key and value inputs); or a
+            Hugging Face-style ``eager_attention_forward``.
         q, k, v: exact values (lists of ints, Fractions, decimal strings) or arrays; they
             are rounded to ``dtype`` and the exact reference uses the rounded values.
         mask: ``None``, ``"causal"`` (top-left), a :class:`Mask`, or an array (or list
             of rows) in ``mask_convention``; ``fn`` receives it in ``mask_convention``
-            ("keep", "block", "additive" with -inf, "additive_min" with finfo.min).
+            ("keep", "block", "additive" with -inf, "additive_min" with finfo.min, or per
+            key: "key_padding", "hf_attention_mask"); ``fn`` gets ``None`` when there is none.
         scale: ``None`` for 1/sqrt(d_k) (``fn`` is then called without a scale), else an
             exact scale passed to ``fn`` as the keyword ``scale=`` (a float) when ``fn``
             accepts one; a ``fn(q, k, v, mask)`` is called as is and must apply it itself.
@@ -346,7 +358,12 @@ def compare_attention(fn, q, k, v, mask=None, *, scale=None, dtype="float32", ma
         a :class:`CaseReport`: per stage the largest certified error (absolute and in ulps
         of ``dtype``), the bound it was held to, and the verdict.
     """
-    return run_case(fn, q, k, v, mask, scale=scale, dtype=dtype, mask_convention=mask_convention,
+    from symbolic_attn.numerics.modules import ModuleKernel, as_kernel, run_module_case
+
+    kernel = as_kernel(fn)
+    if isinstance(kernel, ModuleKernel):  # a module: its inputs, its own dtype and weights
+        return run_module_case(kernel, q, k, v, mask, empty_row=empty_row, mask_convention=mask_convention, name=name)
+    return run_case(kernel, q, k, v, mask, scale=scale, dtype=dtype, mask_convention=mask_convention,
                     empty_row=empty_row, name=name).report
 
 

@@ -22,12 +22,14 @@ from dataclasses import dataclass
 
 from symbolic_attn.errors import ImplementationError, doing, shown
 from symbolic_attn.numerics.backends import float_format
-from symbolic_attn.numerics.battery import KernelCase, battery, skipped
+from symbolic_attn.numerics.adapters import KEY_CONVENTIONS
+from symbolic_attn.numerics.battery import MAX_RANDOM, KernelCase, battery, skipped
 from symbolic_attn.numerics.calling import takes_scale
 from symbolic_attn.numerics.capabilities import Capabilities, capabilities_of, select
 from symbolic_attn.numerics.compare import CaseReport, run_case
 from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain, found_labels
 from symbolic_attn.numerics.isolation import Isolated
+from symbolic_attn.numerics.modules import ModuleKernel, as_kernel
 
 __all__ = ["BatteryReport", "run_battery", "assert_attention_close", "takes_scale"]
 
@@ -188,15 +190,22 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
     kernel's ``attention_capabilities``) says what the kernel can take: the cases it cannot
     are skipped and listed in the report.
     """
+    kernel = as_kernel(fn)
+    if isinstance(kernel, ModuleKernel):
+        return _module_battery(kernel, cases, seed, mask_convention, empty_row)
+    fn = kernel
     fmt = float_format(dtype)
     scaled = fn.takes_scale if isinstance(fn, Isolated) else takes_scale(fn)  # a child process was told by fn's
     given = isinstance(cases, (list, tuple))
     chosen = cases if given else battery(cases, seed, empty_row=empty_row, takes_scale=scaled, dtype=fmt.name)
     left_out = () if given else tuple(skipped(cases, seed, empty_row=empty_row, takes_scale=scaled, dtype=fmt.name))
     limits = capabilities_of(fn, capabilities)
-    if limits != Capabilities():
+    if limits != Capabilities() or mask_convention in KEY_CONVENTIONS:
         chosen, unfit = select([_as_case(case, number) for number, case in enumerate(chosen, start=1)], limits)
         left_out += tuple(unfit)
+        if mask_convention in KEY_CONVENTIONS:  # one row of keys: a padding mask, or none
+            chosen, unfit = _per_key(chosen, mask_convention)
+            left_out += tuple(unfit)
     runs, explained = [], []
     label = shown(getattr(fn, "__qualname__", None) or "the implementation")
     for number, case in enumerate(chosen, start=1):
@@ -213,6 +222,36 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
                          tuple(named), mask_convention, empty_row, left_out,
                          tuple((name, tuple(runs[i].report.name for i in sorted(numbers))) for name, numbers in partial),
                          tuple((name, tuple(found_labels(runs, explained, fmt.name, name))) for name in named))
+
+
+def _per_key(cases, convention):
+    kept, skipped = [], []
+    for case in cases:
+        if case.mask is None or all(row == case.mask.allowed[0] for row in case.mask.allowed):
+            kept.append(case)
+        else:
+            skipped.append((case.name, f"a {convention} mask gives one row of keys: it cannot hold this mask"))
+    return kept, skipped
+
+
+def _module_battery(kernel, cases, seed, mask_convention, empty_row) -> BatteryReport:
+    """A module's battery: cases in its own widths (or the given ones), what it cannot
+    take skipped; diagnosis is for single-head kernels, so none is named."""
+    from symbolic_attn.numerics.modules import module_cases, run_module_case
+
+    given = isinstance(cases, (list, tuple))
+    if not given and (isinstance(cases, bool) or not isinstance(cases, int) or not 0 <= cases <= MAX_RANDOM):
+        raise ImplementationError(f"the number of random cases must be a whole number in 0..{MAX_RANDOM}, got {shown(cases)}")
+    chosen = [_as_case(case, number) for number, case in enumerate(cases, start=1)] if given else \
+        module_cases(kernel, cases, seed, empty_row)
+    chosen, left_out = select(chosen, kernel.capabilities)
+    reports = []
+    for number, case in enumerate(chosen, start=1):
+        with doing(f"running {shown(kernel.name)} on case {shown(case.name)} ({number} of {len(chosen)})"):
+            reports.append(run_module_case(kernel, case.q, case.k, case.v, case.mask, empty_row=empty_row,
+                                           mask_convention=mask_convention, name=case.name))
+    return BatteryReport(kernel.dtype, tuple(reports), tuple(() for _ in reports), (), mask_convention, empty_row,
+                         tuple(left_out))
 
 
 def assert_attention_close(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error",
