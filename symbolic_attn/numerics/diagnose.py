@@ -344,7 +344,9 @@ def diagnosis(runs, explained, dtype, partial: bool = False):
     every = {name for name, mine in cases.items() if failing and set(failing) <= mine}
     if "float32_accurate" in every:  # the precision explains it: no bug variant is named beside it
         every = {"float32_accurate"}
-    if {"mask_fill_finite", "empty_row_policy"} <= every and all("finfo.min" in label for label in labels["mask_fill_finite"]):
+    standing = {label for label in labels.get("mask_fill_finite", ())
+                if not any(contradicted(run, dtype, "mask_fill_finite", {label}) for run in runs)}
+    if {"mask_fill_finite", "empty_row_policy"} <= every and all("finfo.min" in label for label in standing):
         every.discard("mask_fill_finite")  # a finfo.min fill is the uniform policy itself (Hugging Face's)
     refuted = {name for name in every if len(every) > 1 and _refuted(name, runs, dtype, labels[name])}
     if every - refuted:
