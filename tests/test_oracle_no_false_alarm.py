@@ -74,3 +74,20 @@ def test_the_fixed_battery_passes_too(name, dtype):
     report = run_battery(NUMPY[name], dtype=dtype, cases=0, empty_row="error")
     assert report.passed or [c.name for c in report.cases if not c.passed] == ["half_overflow"], report.table(200)
     assert battery(0, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_flax_never_fails(dtype):
+    from impls.kernels import flax_attention
+
+    library("flax")
+    _search(flax_attention, dtype, 4, 30)
+
+
+def test_flax_float64_is_float32_accurate_never_a_bug():
+    from impls.kernels import flax_attention
+
+    library("flax")
+    report = run_battery(flax_attention, dtype="float64", cases=cases(4, 40))
+    assert all(case.meets == "float32" for case in report.cases if not case.passed)
+    assert report.diagnosis in ([], ["float32_accurate"])

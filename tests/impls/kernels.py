@@ -100,3 +100,13 @@ def torch_sqrt_scale(q, k, v, mask):
 
 NUMPY = {"numpy_naive": numpy_naive, "numpy_online": numpy_online, "numpy_logsumexp": numpy_logsumexp}
 TORCH = {"torch_sdpa_math": torch_sdpa_math, "torch_sdpa": torch_sdpa, "torch_sqrt_scale": torch_sqrt_scale}
+
+
+def flax_attention(q, k, v, mask):
+    """flax.linen.dot_product_attention: (batch, length, heads, depth), a bool keep mask."""
+    library("jax").config.update("jax_enable_x64", True)  # float64 stays float64
+    nn = library("flax.linen")
+    jnp = library("jax.numpy")
+    out = nn.dot_product_attention(jnp.asarray(q)[None, :, None], jnp.asarray(k)[None, :, None], jnp.asarray(v)[None, :, None],
+                                   mask=None if mask is None else jnp.asarray(mask)[None, None])
+    return np.asarray(out)[0, :, 0]
