@@ -17,9 +17,9 @@ from symbolic_attn.numerics.adapters import CONVENTIONS, KEY_CONVENTIONS, causal
 from symbolic_attn.numerics.battery import KernelCase, battery
 from symbolic_attn.numerics.bounds import EXP_ULPS
 from symbolic_attn.numerics.capabilities import Capabilities
-from symbolic_attn.numerics.compare import CaseReport, StageReport, compare_attention
+from symbolic_attn.numerics.compare import CaseReport, StageReport
 from symbolic_attn.numerics.diagnose import DIAGNOSES
-from symbolic_attn.numerics.suite import BatteryReport, assert_attention_close, run_battery
+from symbolic_attn.numerics.suite import BatteryReport, assert_attention_close, compare_attention, run_battery
 
 __all__ = [
     "compare_attention",

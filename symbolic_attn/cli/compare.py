@@ -25,6 +25,7 @@ from symbolic_attn.errors import ImplementationError, InputFileError, safe_text,
 from symbolic_attn.exact.source import MODULE, check_file
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES
 from symbolic_attn.numerics.adapters import CONVENTIONS, KEY_CONVENTIONS
+from symbolic_attn.numerics.modules import ModuleKernel, as_kernel
 from symbolic_attn.numerics.backends import FORMATS
 from symbolic_attn.numerics.battery import MAX_RANDOM
 from symbolic_attn.render.columns import pieces, terminal_columns
@@ -93,7 +94,11 @@ def load_function(target: str):
         raise ImplementationError(f"{shown(target)!r}: module {module_name} has no attribute {function_name}")
     if not callable(function):
         raise ImplementationError(f"{shown(target)!r}: {function_name} is a {type(function).__name__}, not a function")
-    return function
+    kernel = as_kernel(function)  # a Hugging Face-style function is read as a kernel (in the child)
+    if isinstance(kernel, ModuleKernel):
+        raise ImplementationError(f"{shown(target)!r} is a module ({kernel.name}): the command runs attention functions; "
+                                  "compare a module in process with symbolic_attn.testing.run_battery")
+    return kernel
 
 
 def _import(name, target):

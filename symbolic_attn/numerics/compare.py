@@ -337,11 +337,9 @@ def compare_attention(fn, q, k, v, mask=None, *, scale=None, dtype="float32", ma
     """Run ``fn(q, k, v, mask)`` on ``dtype`` arrays and hold it to the exact result.
 
     Args:
-        fn: the implementation; returns the output (n x d_v) or ``(output, weights)``; or a
-            module (``nn.MultiheadAttention``, a nanoGPT ``CausalSelfAttention``), or a
-            zero-argument factory of one, compared with its own weights and dtype
-            (:mod:`.modules`: then q, k, v are its query, key and value inputs); or a
-            Hugging Face-style ``eager_attention_forward``.
+        fn: the implementation; returns the output (n x d_v) or ``(output, weights)``.
+            (The public ``symbolic_attn.testing.compare_attention``,
+            :func:`~symbolic_attn.numerics.suite.compare_attention`, also takes modules.)
         q, k, v: exact values (lists of ints, Fractions, decimal strings) or arrays; they
             are rounded to ``dtype`` and the exact reference uses the rounded values.
         mask: ``None``, ``"causal"`` (top-left), a :class:`Mask`, or an array (or list
@@ -358,12 +356,7 @@ def compare_attention(fn, q, k, v, mask=None, *, scale=None, dtype="float32", ma
         a :class:`CaseReport`: per stage the largest certified error (absolute and in ulps
         of ``dtype``), the bound it was held to, and the verdict.
     """
-    from symbolic_attn.numerics.modules import ModuleKernel, as_kernel, run_module_case
-
-    kernel = as_kernel(fn)
-    if isinstance(kernel, ModuleKernel):  # a module: its inputs, its own dtype and weights
-        return run_module_case(kernel, q, k, v, mask, empty_row=empty_row, mask_convention=mask_convention, name=name)
-    return run_case(kernel, q, k, v, mask, scale=scale, dtype=dtype, mask_convention=mask_convention,
+    return run_case(fn, q, k, v, mask, scale=scale, dtype=dtype, mask_convention=mask_convention,
                     empty_row=empty_row, name=name).report
 
 

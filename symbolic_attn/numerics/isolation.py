@@ -340,12 +340,6 @@ def _child(request_r, result_w, printed_w, target, load, new_session: bool = Tru
     try:
         fn = load(target)
         from symbolic_attn.numerics.calling import takes_scale
-        from symbolic_attn.numerics.modules import ModuleKernel, as_kernel
-
-        fn = as_kernel(fn)  # a Hugging Face-style function is read as a kernel here
-        if isinstance(fn, ModuleKernel):
-            raise ImplementationError(f"{shown(target)!r} is a module ({fn.name}): the command runs attention functions; "
-                                      "compare a module in process with symbolic_attn.testing.run_battery")
 
         hello = {"name": str(getattr(fn, "__qualname__", None) or target.rpartition(":")[2]), "takes_scale": takes_scale(fn)}
     except SymbolicAttnError as error:

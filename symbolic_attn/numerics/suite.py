@@ -27,11 +27,12 @@ from symbolic_attn.numerics.battery import MAX_RANDOM, KernelCase, battery, skip
 from symbolic_attn.numerics.calling import takes_scale
 from symbolic_attn.numerics.capabilities import Capabilities, capabilities_of, select
 from symbolic_attn.numerics.compare import CaseReport, run_case
+from symbolic_attn.numerics.compare import compare_attention as compare_function
 from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain, found_labels
 from symbolic_attn.numerics.isolation import Isolated
 from symbolic_attn.numerics.modules import ModuleKernel, as_kernel
 
-__all__ = ["BatteryReport", "run_battery", "assert_attention_close", "takes_scale"]
+__all__ = ["BatteryReport", "run_battery", "assert_attention_close", "compare_attention", "takes_scale"]
 
 
 @dataclass(frozen=True)
@@ -224,6 +225,30 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
                          tuple((name, tuple(found_labels(runs, explained, fmt.name, name))) for name in named))
 
 
+def compare_attention(fn, q, k, v, mask=None, *, scale=None, dtype="float32", mask_convention="keep",
+                      empty_row="error", name="case") -> CaseReport:
+    """:func:`~symbolic_attn.numerics.compare.compare_attention` for a function, and for a
+    module (``nn.MultiheadAttention``, a nanoGPT ``CausalSelfAttention``) or a
+    zero-argument factory of one: then q, k, v are its query, key and value inputs, and
+    its own weights and dtype are used (:mod:`.modules`).  A Hugging Face-style
+    ``eager_attention_forward`` is read by its signature.
+
+    >>> import numpy as np
+    >>> def attend(q, k, v, mask):
+    ...     w = np.exp(q @ k.T / np.sqrt(np.asarray(q.shape[1], dtype=q.dtype)))
+    ...     return (w / w.sum(axis=1, keepdims=True)) @ v
+    >>> compare_attention(attend, [[1, 0]], [[1, 0], [0, 1]], [[1, 2], [3, 4]]).verdict
+    'pass'
+    """
+    from symbolic_attn.numerics.modules import run_module_case
+
+    kernel = as_kernel(fn)
+    if isinstance(kernel, ModuleKernel):  # a module: its inputs, its own dtype and weights
+        return run_module_case(kernel, q, k, v, mask, empty_row=empty_row, mask_convention=mask_convention, name=name)
+    return compare_function(kernel, q, k, v, mask, scale=scale, dtype=dtype, mask_convention=mask_convention,
+                            empty_row=empty_row, name=name)
+
+
 def _per_key(cases, convention):
     kept, skipped = [], []
     for case in cases:
@@ -237,7 +262,7 @@ def _per_key(cases, convention):
 def _module_battery(kernel, cases, seed, mask_convention, empty_row) -> BatteryReport:
     """A module's battery: cases in its own widths (or the given ones), what it cannot
     take skipped; diagnosis is for single-head kernels, so none is named."""
-    from symbolic_attn.numerics.modules import module_cases, run_module_case
+    from symbolic_attn.numerics.modules import module_cases, run_module_case  # noqa: F811
 
     given = isinstance(cases, (list, tuple))
     if not given and (isinstance(cases, bool) or not isinstance(cases, int) or not 0 <= cases <= MAX_RANDOM):
