@@ -14,11 +14,15 @@ Importable without numpy: numpy is imported only when arrays have to be built.
 """
 
 from symbolic_attn.numerics.adapters import CONVENTIONS, KEY_CONVENTIONS, causal, causal_alignment, from_convention, to_convention
+from symbolic_attn.numerics.backward import (
+    assert_attention_backward_close, compare_attention_backward, jax_vjp, torch_autograd)
+from symbolic_attn.numerics.backward_cases import GradientCase
 from symbolic_attn.numerics.battery import KernelCase, battery
 from symbolic_attn.numerics.bounds import EXP_ULPS
-from symbolic_attn.numerics.compare import CaseReport, StageReport, compare_attention
+from symbolic_attn.numerics.capabilities import Capabilities
+from symbolic_attn.numerics.compare import CaseReport, StageReport
 from symbolic_attn.numerics.diagnose import DIAGNOSES
-from symbolic_attn.numerics.suite import BatteryReport, assert_attention_close, run_battery
+from symbolic_attn.numerics.suite import BatteryReport, assert_attention_close, compare_attention, run_battery
 
 __all__ = [
     "compare_attention",
@@ -26,6 +30,7 @@ __all__ = [
     "run_battery",
     "battery",
     "KernelCase",
+    "Capabilities",
     "CaseReport",
     "StageReport",
     "BatteryReport",
@@ -37,4 +42,9 @@ __all__ = [
     "from_convention",
     "causal",
     "causal_alignment",
+    "compare_attention_backward",
+    "assert_attention_backward_close",
+    "torch_autograd",
+    "jax_vjp",
+    "GradientCase",
 ]

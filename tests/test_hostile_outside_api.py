@@ -247,7 +247,7 @@ TYPED = [
     ("decimal_string_list", "__import__('symbolic_attn.exact.certified', fromlist=['x']).decimal_string([1], 3)"),
     ("check_digits_bool", "__import__('symbolic_attn.exact.certified', fromlist=['x']).check_digits(1.5)"),
     # testing helpers
-    ("compare_bad_dtype", "__import__('symbolic_attn.testing', fromlist=['x']).compare_attention(lambda q, k, v, m: q, [[1]], [[1]], [[1]], dtype='float16')"),
+    ("compare_bad_dtype", "__import__('symbolic_attn.testing', fromlist=['x']).compare_attention(lambda q, k, v, m: q, [[1]], [[1]], [[1]], dtype='float8')"),
     ("compare_bad_convention", "__import__('symbolic_attn.testing', fromlist=['x']).compare_attention(lambda q, k, v, m: q, [[1]], [[1]], [[1]], mask_convention='evil')"),
     ("compare_bad_empty_row", "__import__('symbolic_attn.testing', fromlist=['x']).compare_attention(lambda q, k, v, m: q, [[1]], [[1]], [[1]], empty_row='boom')"),
     ("compare_shape_mismatch", "__import__('symbolic_attn.testing', fromlist=['x']).compare_attention(lambda q, k, v, m: q, [[1, 2]], [[1]], [[1]])"),

@@ -279,7 +279,7 @@ def test_fifo_as_module(tmp_path):
 
 
 @pytest.mark.parametrize("opt,val", [("--cases", "201"), ("--cases", "-1"), ("--cases", "x"), ("--seed", "abc"),
-                                      ("--dtype", "float16"), ("--mask-convention", "evil"), ("--empty-row", "boom"),
+                                      ("--dtype", "float8"), ("--mask-convention", "evil"), ("--empty-row", "boom"),
                                       ("--timeout", "-2"), ("--format", "xml")])
 def test_bad_options(tmp_path, opt, val):
     assert_bad_input(compare(f"{module(tmp_path, '')}:attention", opt, val), opt)

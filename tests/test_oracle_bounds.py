@@ -49,17 +49,18 @@ def test_exact_dot_products_have_zero_logit_error_only_when_exact():
     assert logit_bounds([[1, 2]], [[3, 4]], 1 / sympy.sqrt(2), F32)[0][0] > 0
 
 
-def test_logit_bound_is_gamma_dk_plus_4_times_scale_times_abs_products():
+def test_logit_bound_is_gamma_dk_plus_8_times_scale_times_abs_products():
     import sympy
 
     bound = logit_bounds([["1/3", "-1/5"]], [[1, 1]], 1 / sympy.sqrt(2), F32)[0][0]
-    expected = F32.gamma(2 + 4) * (1 / math.sqrt(2)) * (1 / 3 + 1 / 5)
+    expected = F32.gamma(2 + 8) * (1 / math.sqrt(2)) * (1 / 3 + 1 / 5)
     assert bound == pytest.approx(expected, rel=1e-12)
 
 
 def test_weight_bound_of_a_uniform_row_is_a_few_ulps():
     bound = weight_bounds([[0.0] * 4], [[0.25] * 4], [[True] * 4], [[0.0] * 4], F32)[0]
-    assert all(0 < b < 0.25 * 24 * F32.unit_roundoff for b in bound)
+    # the worst standard kernel: online softmax (a rescaling per key) or exp(t - lse)
+    assert all(0 < b < 0.25 * 80 * F32.unit_roundoff for b in bound)
 
 
 def test_blocked_weights_and_zero_rows_must_be_exactly_zero_and_nan_rows_nan():
@@ -72,9 +73,10 @@ def test_blocked_weights_and_zero_rows_must_be_exactly_zero_and_nan_rows_nan():
 
 
 def test_a_dominant_weight_stays_tight_when_negligible_keys_have_large_logit_errors():
-    # Logit errors of 1 on keys whose weight is e^-1000: the dominant weight is still ~1 ulp.
+    # Logit errors of 1 on keys whose weight is e^-1000: the dominant weight is still a few
+    # dozen ulps (the log-sum-exp form's roundings of its sum and log).
     w = weight_bounds([[0.0, -1000.0]], [[1.0, 0.0]], [[True, True]], [[1.0, 1.0]], F32)[0]
-    assert w[0] < 10 * F32.unit_roundoff
+    assert w[0] < 40 * F32.unit_roundoff
 
 
 def test_ulp():
@@ -116,7 +118,13 @@ def test_correct_implementation_is_within_a_few_ulps_and_under_its_bound(dtype):
         assert stage.max_ulp < 20
 
 
-def test_log_sum_exp_softmax_is_reported_beyond_the_standard_bound_for_large_logits():
+def test_a_power_of_two_scale_is_exact_only_when_its_square_root_is():
+    # c = 1/2 (d_k = 4): sqrt(1/2) is rounded on PyTorch's sqrt(c) q . sqrt(c) k path.
+    assert logit_bounds([[1, 2]], [[3, 4]], Fraction(1, 2), F64)[0][0] > 0
+    assert logit_bounds([[1, 2]], [[3, 4]], Fraction(1, 4), F64) == [[0.0]]
+
+
+def test_log_sum_exp_softmax_is_within_the_bound_even_for_large_logits():
     from impls import _masked, _scale
     from symbolic_attn.testing import battery, run_battery
 
@@ -128,5 +136,5 @@ def test_log_sum_exp_softmax_is_reported_beyond_the_standard_bound_for_large_log
 
     large = [case for case in battery(0) if case.name == "large_scores"]
     report = run_battery(via_logsumexp, dtype="float64", cases=large)
-    assert not report.passed and report.diagnosis == []
+    assert report.passed, report.table()
     assert run_battery(via_logsumexp, dtype="float64", cases=[c for c in battery(0) if c.name == "basic"]).passed

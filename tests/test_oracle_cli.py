@@ -85,7 +85,7 @@ def test_a_module_that_fails_to_import_is_exit_2(tmp_path):
     assert done.stderr.strip() == "symbolic-attn: error: 'broken_impl:attend': cannot import broken_impl: RuntimeError: no GPU"
 
 
-@pytest.mark.parametrize("args", [["--dtype", "float16"], ["--cases", "-1"], ["--cases", "many"],
+@pytest.mark.parametrize("args", [["--dtype", "float8"], ["--cases", "-1"], ["--cases", "many"],
                                   ["--mask-convention", "sideways"], ["--empty-row", "skip"]],
                          ids=["dtype", "negative-cases", "word-cases", "convention", "policy"])
 def test_bad_options_exit_2(args):
@@ -146,3 +146,14 @@ def test_a_process_with_other_threads_spawns_its_child(capsys, monkeypatch):
     finally:
         stop.set()
     assert len(spawned) == 2
+
+
+def test_a_hugging_face_style_function_runs_and_a_module_is_refused_in_one_line(tmp_path):
+    pytest.importorskip("torch")
+    target = tmp_path / "hf.py"
+    target.write_text("from impls.modules import eager_attention_forward, multihead\n"
+                      "def mha():\n    return multihead()\n", encoding="utf-8")
+    done = run(f"{target}:eager_attention_forward", "--cases", "1", "--empty-row", "uniform")
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = run(f"{target}:mha")
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "is a module" in done.stderr

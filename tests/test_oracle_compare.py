@@ -145,7 +145,7 @@ def test_report_json_and_text():
 
 
 @pytest.mark.parametrize("kwargs,error,message", [
-    ({"dtype": "float16"}, "BackendError", r"^unknown dtype 'float16'"),
+    ({"dtype": "float8"}, "BackendError", r"^unknown dtype 'float8'"),
     ({"mask_convention": "sideways"}, "MaskError", r"^unknown mask convention 'sideways'"),
     ({"empty_row": "ignore"}, "MaskError", r"^unknown empty-row policy 'ignore'"),
     ({"mask": Mask.causal(2)}, "ShapeError", r"^mask is 2x2 but there are 3 queries and 3 keys$"),

@@ -30,7 +30,7 @@ def test_jax_float64_is_only_float32_accurate(jax_x64):
     assert len(failing) > len(report.cases) // 2
     assert all(case.meets == "float32" for case in failing)
     assert "float32-accurate" in report.table()
-    assert report.diagnosis == []
+    assert report.diagnosis == ["float32_accurate"]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -38,3 +38,29 @@ def test_jax_float64_is_only_float32_accurate(jax_x64):
 def test_torch_sdpa_is_within_the_bounds(dtype, convention):
     report = run_battery(torch_sdpa, dtype=dtype, cases=8, empty_row="zeros", mask_convention=convention)
     assert report.passed, report.table()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_torch_multihead_adapter_takes_d_v_other_than_d_k(dtype):
+    from impls.libs import torch_mha
+
+    report = run_battery(torch_mha, dtype=dtype, cases=8, mask_convention="block")
+    assert report.passed, report.table(200)
+    assert any(case.shape[2] != case.shape[3] for case in report.cases)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_torch_sdpa_in_half_precision_is_within_the_bounds(dtype):
+    from impls.kernels import torch_sdpa as sdpa
+
+    library("ml_dtypes")
+    report = run_battery(sdpa, dtype=dtype, cases=8, empty_row="zeros")
+    assert report.passed, report.table(200)
+    assert report.skipped  # the cases the half formats cannot hold, listed
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_jax_in_half_precision_is_within_the_bounds(jax_x64, dtype):
+    library("ml_dtypes")
+    report = run_battery(jax_attention(), dtype=dtype, cases=4, empty_row="uniform")
+    assert report.passed, report.table(200)

@@ -24,7 +24,8 @@ from symbolic_attn.cli.options import add_format_option, examples_epilog
 from symbolic_attn.errors import ImplementationError, InputFileError, safe_text, shown
 from symbolic_attn.exact.source import MODULE, check_file
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES
-from symbolic_attn.numerics.adapters import CONVENTIONS
+from symbolic_attn.numerics.adapters import CONVENTIONS, KEY_CONVENTIONS
+from symbolic_attn.numerics.modules import ModuleKernel, as_kernel
 from symbolic_attn.numerics.backends import FORMATS
 from symbolic_attn.numerics.battery import MAX_RANDOM
 from symbolic_attn.render.columns import pieces, terminal_columns
@@ -54,9 +55,10 @@ def add_parser(subparsers):
     parser.add_argument("--dtype", choices=tuple(FORMATS), default="float32", help="input dtype (default: float32)")
     parser.add_argument("--cases", type=_count, default=8, metavar="N", help=f"random cases besides the fixed ones (0..{MAX_RANDOM}, default 8)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random cases (default 0)")
-    parser.add_argument("--mask-convention", choices=tuple(CONVENTIONS), default="keep",
+    parser.add_argument("--mask-convention", choices=(*CONVENTIONS, *KEY_CONVENTIONS), default="keep",
                         help="how the function receives the mask: keep (True = attend), block (True = blocked), "
-                        "additive (0 / -inf), additive_min (0 / finfo.min)")
+                        "additive (0 / -inf), additive_min (0 / finfo.min); per key: key_padding (True = padding), "
+                        "hf_attention_mask (1 = token, 0 = padding)")
     parser.add_argument("--empty-row", choices=tuple(EMPTY_ROW_POLICIES), default="error",
                         help="what a fully masked row must give (default error: no such case is run)")
     add_format_option(parser, ("text", "json"))
@@ -92,7 +94,11 @@ def load_function(target: str):
         raise ImplementationError(f"{shown(target)!r}: module {module_name} has no attribute {function_name}")
     if not callable(function):
         raise ImplementationError(f"{shown(target)!r}: {function_name} is a {type(function).__name__}, not a function")
-    return function
+    kernel = as_kernel(function)  # a Hugging Face-style function is read as a kernel (in the child)
+    if isinstance(kernel, ModuleKernel):
+        raise ImplementationError(f"{shown(target)!r} is a module ({kernel.name}): the command runs attention functions; "
+                                  "compare a module in process with symbolic_attn.testing.run_battery")
+    return kernel
 
 
 def _import(name, target):

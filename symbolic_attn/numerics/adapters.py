@@ -40,7 +40,7 @@ from __future__ import annotations
 from symbolic_attn.errors import MaskError, shown
 from symbolic_attn.exact.limits import DEFAULT_LIMITS
 from symbolic_attn.model.masks import Mask
-from symbolic_attn.numerics.backends import float_format, numpy, to_numpy
+from symbolic_attn.numerics.backends import FORMATS, float_format, numpy, numpy_dtype, to_numpy
 
 __all__ = ["CONVENTIONS", "KEY_CONVENTIONS", "to_convention", "from_convention", "causal", "causal_alignment"]
 
@@ -97,8 +97,8 @@ def to_convention(mask: Mask, convention: str, dtype="float32"):
         return ~keep
     if convention in ("additive", "additive_min"):
         fmt = float_format(dtype)
-        blocked = -np.inf if convention == "additive" else np.finfo(fmt.name).min
-        return np.where(keep, np.array(0, dtype=fmt.name), np.array(blocked, dtype=fmt.name))
+        blocked = -np.inf if convention == "additive" else -fmt.largest  # finfo(dtype).min
+        return np.where(keep, 0.0, blocked).astype(numpy_dtype(fmt))
     if convention in KEY_CONVENTIONS:
         if any(row != mask.allowed[0] for row in mask.allowed):
             raise MaskError(f"a {convention} mask is one row for every query, but this mask's rows differ: {shown(mask)}")
@@ -135,9 +135,9 @@ def _additive_entry(x, i, j) -> bool:
     if x == 0:
         return True
     # The library's sentinel for "blocked": -inf, or the most negative finite float of a
-    # float format (Hugging Face's finfo(dtype).min; lists lose the dtype, so any of the
-    # three is read as blocked).  Any other value only shifts a score.
-    if x == -np.inf or x in {float(np.finfo(name).min) for name in ("float16", "float32", "float64")}:
+    # float format (Hugging Face's finfo(dtype).min; lists lose the dtype, so that of any
+    # format is read as blocked).  Any other value only shifts a score.
+    if x == -np.inf or x in {-fmt.largest for fmt in FORMATS.values()}:
         return False
     raise MaskError(
         f"additive mask entry ({i + 1},{j + 1}) is {x!r}: only 0 (allowed), -inf or finfo.min (blocked) "

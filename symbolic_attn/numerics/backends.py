@@ -4,10 +4,16 @@
 the first time the oracle has to build float arrays, and JAX or PyTorch arrays returned by
 an implementation are recognised by their type's module, never by importing the library.
 
-The float formats the oracle knows (IEEE 754 binary32 and binary64):
+The float formats the oracle knows: IEEE 754 binary16, binary32 and binary64, and
+bfloat16 (float32's range, 8 bits of precision; numpy arrays of it come from
+``ml_dtypes``, which JAX installs):
 
 >>> FORMATS["float32"].unit_roundoff == 2.0 ** -24
 True
+>>> FORMATS["float16"].unit_roundoff == 2.0 ** -11, FORMATS["float16"].largest
+(True, 65504.0)
+>>> FORMATS["bfloat16"].unit_roundoff == 2.0 ** -8, FORMATS["bfloat16"].largest == FORMATS["float32"].largest
+(True, False)
 >>> ulp(1.0, "float32") == 2.0 ** -23
 True
 >>> exact_value(0.1)
@@ -24,7 +30,8 @@ from fractions import Fraction
 
 from symbolic_attn.errors import BackendError, ShapeError, shown
 
-__all__ = ["FloatFormat", "FORMATS", "float_format", "numpy", "to_numpy", "exact_value", "ulp", "round_to"]
+__all__ = ["FloatFormat", "FORMATS", "HALF", "float_format", "numpy", "numpy_dtype", "to_numpy", "exact_value", "ulp",
+           "round_to"]
 
 
 @dataclass(frozen=True)
@@ -67,14 +74,23 @@ class FloatFormat:
 
 
 FORMATS = {
+    "float16": FloatFormat("float16", 11, -14, 15),
+    "bfloat16": FloatFormat("bfloat16", 8, -126, 127),
     "float32": FloatFormat("float32", 24, -126, 127),
     "float64": FloatFormat("float64", 53, -1022, 1023),
 }
+#: The half-precision formats (kernels commonly accumulate them in float32).
+HALF = ("float16", "bfloat16")
 
 
 def float_format(dtype) -> FloatFormat:
-    """The format named ``dtype`` ("float32" or "float64"; numpy dtypes accepted)."""
+    """The format named ``dtype`` ("float16", "bfloat16", "float32" or "float64"; numpy
+    and torch dtypes accepted)."""
     name = getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or dtype
+    if isinstance(name, str) and name.startswith("torch."):  # torch.float16 has no name
+        name = name[len("torch."):]
+    elif not isinstance(name, str) and type(dtype).__module__.split(".")[0] == "torch":
+        name = str(dtype).removeprefix("torch.")
     if not isinstance(name, str) or name not in FORMATS:
         raise BackendError(f"unknown dtype {shown(dtype)!r}: expected one of {', '.join(FORMATS)}")
     return FORMATS[name]
@@ -89,6 +105,19 @@ def numpy():
         return importlib.import_module("numpy")
     except ImportError:
         raise BackendError("numpy is needed to build float arrays for an implementation: pip install numpy") from None
+
+
+def numpy_dtype(dtype):
+    """The numpy dtype of a format (bfloat16 through ``ml_dtypes``, imported only here)."""
+    np = numpy()
+    fmt = float_format(dtype)
+    if fmt.name != "bfloat16":
+        return np.dtype(fmt.name)
+    try:
+        ml_dtypes = importlib.import_module("ml_dtypes")
+    except ImportError:
+        raise BackendError("bfloat16 arrays need the ml_dtypes package (JAX installs it): pip install ml_dtypes") from None
+    return np.dtype(ml_dtypes.bfloat16)
 
 
 def to_numpy(array, name: str = "output"):
@@ -107,6 +136,8 @@ def to_numpy(array, name: str = "output"):
         result = np.asarray(array)
     except (TypeError, ValueError) as error:
         raise ShapeError(f"{name}: cannot read {type(array).__name__} as an array: {shown(error)}") from None
+    if result.dtype.name == "bfloat16":  # ml_dtypes' kind is "V"; every bfloat16 is a float32
+        result = result.astype(np.float32)
     if result.dtype.kind not in "fiub":
         raise ShapeError(f"{name}: expected real numbers, got an array of dtype {result.dtype}")
     # Leading axes of size 1 (batch, heads) are accepted and dropped.
@@ -141,4 +172,4 @@ def ulp(x: float, dtype) -> float:
 def round_to(values, dtype):
     """``values`` (nested lists of exact numbers or floats) as a numpy array of ``dtype``."""
     np = numpy()
-    return np.array([[float(v) for v in row] for row in values], dtype=float_format(dtype).name)
+    return np.array([[float(v) for v in row] for row in values], dtype=numpy_dtype(dtype))

@@ -17,12 +17,21 @@ case                        catches
 ``ties``                    equal scores: weights split evenly
 ``large_scores``            scaled scores near 1000: exp overflows without max subtraction
 ``large_negative_scores``   real scores below -1e9: a -1e9 "mask" lets blocked keys win
+``moderate_negative_scores`` real scores near -1e6: a -1e4 fill lets blocked keys win
 ``large_positive_scores``   blocked scores 2e9 above the rest: adding -1e9 does not mask
 ``tiny_scale``              scaled scores near 2^-40 (weights nearly uniform)
 ``huge_scale``              scaled scores near 2^20 (one-hot weights)
 ``fully_masked_row``        a row with no allowed key (only with a declared policy)
-``explicit_scale_*``        a given scale 2^-20 / 2^10 (only when fn takes ``scale=``)
+``explicit_scale_*``        a given scale: 2^-20 and 2^10 (extreme), 1/8, 3/7 and 1/sqrt(7)
+                            (mid range, where s and s^2 give different weights); only
+                            when fn takes ``scale=``
+``half_overflow``           float16 only: q . k above 65504, the scaled logits within range
+                            (overflows when the scale is applied after an fp16 product)
 ==========================  ====================================================
+
+A case a format cannot hold (an input it cannot represent exactly, or a scaled
+logit beyond its largest number: float16 stops at 65504) is left out for that dtype
+(:func:`fits`), and the report says which were skipped and why.
 
 >>> names = [case.name for case in battery(random=2, seed=0)]
 >>> names[:3], names[-2:]
@@ -37,10 +46,18 @@ import random as _random
 from dataclasses import dataclass
 from fractions import Fraction
 
+import sympy
+
 from symbolic_attn.errors import ShapeError, shown
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
+from symbolic_attn.numerics.backends import float_format
+from symbolic_attn.numerics.bounds import representable
 
-__all__ = ["KernelCase", "battery", "random_case", "MAX_RANDOM"]
+__all__ = ["KernelCase", "battery", "skipped", "random_case", "fits", "MAX_RANDOM", "EXPLICIT_SCALES"]
+
+#: The given scales of the explicit-scale cases (label, exact scale).
+EXPLICIT_SCALES = (("tiny", Fraction(1, 2 ** 20)), ("huge", Fraction(2 ** 10)), ("eighth", Fraction(1, 8)),
+                   ("three_sevenths", Fraction(3, 7)), ("inv_sqrt7", 1 / sympy.sqrt(7)))
 
 #: The most random cases one battery may hold (each costs exact arithmetic).
 MAX_RANDOM = 200
@@ -56,7 +73,7 @@ class KernelCase:
     k: tuple
     v: tuple
     mask: Mask | None = None
-    scale: Fraction | None = None
+    scale: Fraction | sympy.Expr | None = None
 
     @property
     def shape(self) -> tuple[int, int, int, int]:
@@ -72,6 +89,11 @@ class KernelCase:
 
 def _m(rows, factor=Fraction(1)) -> tuple:
     return tuple(tuple(Fraction(x) * factor for x in row) for row in rows)
+
+
+def _w(rows, width=16) -> tuple:
+    """Rows padded with zeros to ``width`` columns (d_k = 16)."""
+    return _m([list(row) + [0] * (width - len(row)) for row in rows])
 
 
 def _fixed(empty_row: str, takes_scale: bool) -> list[KernelCase]:
@@ -95,14 +117,15 @@ def _fixed(empty_row: str, takes_scale: bool) -> list[KernelCase]:
         KernelCase("causal_padding", _m([[1, 2], [-1, 1], [2, 0], [1, 1]]), _m([[1, 0], [0, 1], [1, 1], [2, -1]]),
              _m([[2, 0], [0, 2], [1, 3], [5, 1]]), Mask.causal(4) & Mask.padding(4, 4, valid=3)),
         KernelCase("ties", _m([[1, 1], [0, 0], [2, 2]]), _m([[1, 0], [0, 1], [1, 0]]), _m([[1, 2], [3, 4], [5, 8]])),
-        # d_k = 4: the scale is exactly 1/2, so the scaled scores are exact in float32.
-        KernelCase("large_scores", _m([[40, 0, 0, 0], [0, 36, 0, 0]]), _m([[50, 0, 0, 0], [49, 1, 0, 0], [0, 50, 0, 0]]),
-             _m([[1, 0], [0, 1], [1, 1]])),
-        KernelCase("large_negative_scores", _m([[-big, 0, 0, 0], [big, 0, 0, 0]]),
-             _m([[big * 2 ** 2, 0, 0, 0], [big * 2 ** 2 + 2 ** 8, 0, 0, 0], [0, 0, 0, 0]]),
+        # d_k = 16: the scale 1/4 and its square root 1/2 are exact, so the scaled scores
+        # are exact in float32 on every path (scores, Q, or Q and K by sqrt(1/4)).
+        KernelCase("large_scores", _w([[80], [0, 72]]), _w([[50], [49, 1], [0, 50]]), _m([[1, 0], [0, 1], [1, 1]])),
+        KernelCase("large_negative_scores", _w([[-big], [big]]), _w([[big * 2 ** 2], [big * 2 ** 2 + 2 ** 8], []]),
              _m([[1, 0], [0, 1], [1, 1]]), Mask.keep([[1, 1, 0], [1, 1, 0]])),
-        KernelCase("large_positive_scores", _m([[big, 0, 0, 0], [big, 1, 0, 0]]),
-             _m([[big * 6, 0, 0, 0], [big * 2, 0, 0, 0], [big * 2 - 2 ** 8, 0, 0, 0]]),
+        # real scores near -1e6: a -1e4 fill lets the blocked key win, a -1e9 fill does not
+        KernelCase("moderate_negative_scores", _w([[-2 ** 10], [2 ** 10]]), _w([[2 ** 12], [2 ** 12 + 2 ** 4], []]),
+             _m([[1, 0], [0, 1], [1, 1]]), Mask.keep([[1, 1, 0], [1, 1, 0]])),
+        KernelCase("large_positive_scores", _w([[big], [big, 1]]), _w([[big * 6], [big * 2], [big * 2 - 2 ** 8]]),
              _m([[1, 0], [0, 1], [1, 1]]), Mask.keep([[0, 1, 1], [0, 1, 1]])),
         KernelCase("tiny_scale", _m([[1, 2], [3, -1]], Fraction(1, 2 ** 20)), _m([[1, 0], [0, 1], [1, 1]], Fraction(1, 2 ** 20)),
              _m([[1, 2], [3, 4], [5, 6]])),
@@ -113,10 +136,36 @@ def _fixed(empty_row: str, takes_scale: bool) -> list[KernelCase]:
         cases.append(KernelCase("fully_masked_row", _m([[1, 2], [-1, 1], [2, 0]]), _m(X), _m([[2, 0], [0, 2], [1, 3]]),
                           Mask.keep([[1, 0, 1], [0, 0, 0], [1, 1, 0]])))
     if takes_scale:
-        for label, scale in (("tiny", Fraction(1, 2 ** 20)), ("huge", Fraction(2 ** 10))):
+        for label, scale in EXPLICIT_SCALES[:2]:
             cases.append(KernelCase(f"explicit_scale_{label}", _m([[1, 2], [-1, 1]]), _m(X), _m([[2, 0], [0, 2], [1, 3]]),
                               Mask.causal(2, 3, offset=1), scale))
+        # scores up to ~12: s, s^2 and 1/sqrt(d_k) give clearly different weights
+        for (label, scale), mask in zip(EXPLICIT_SCALES[2:], (None, Mask.causal(3), Mask.padding(3, 3, valid=2))):
+            cases.append(KernelCase(f"explicit_scale_{label}", _m([[2, 1, 0], [-1, 3, 1], [1, -2, 2]]),
+                                    _m([[1, 0, 2], [0, 2, -1], [3, 1, 1]]), _m([[2, 0], [0, 2], [1, 3]]), mask, scale))
     return cases
+
+
+def _half_overflow() -> KernelCase:
+    """d_k = 16 (scale 1/4): q . k = 69632 and 69628 overflow float16, their logits 17408
+    and 17407 do not."""
+    q = _m([[64] * 16, [1] * 16])
+    k = _m([[68] * 16, [68] * 15 + [Fraction(1087, 16)], [0] * 16])
+    return KernelCase("half_overflow", q, k, _m([[1, 0], [0, 1], [1, 1]]))
+
+
+def fits(case: KernelCase, dtype) -> str | None:
+    """Why ``dtype`` cannot hold ``case`` (None when it can): an input it cannot represent,
+    or a scaled logit beyond its largest number."""
+    fmt = float_format(dtype)
+    for name, matrix in (("Q", case.q), ("K", case.k), ("V", case.v)):
+        if not all(representable(Fraction(x), fmt) for row in matrix for x in row):
+            return f"{name} is not exact in {fmt.name}"
+    scale = case.scale if case.scale is not None else 1 / sympy.sqrt(len(case.q[0]))
+    largest = max(abs(sum(Fraction(a) * Fraction(b) for a, b in zip(q, k))) for q in case.q for k in case.k)
+    if float(largest * abs(scale)) > fmt.largest:
+        return f"a logit exceeds the largest {fmt.name} ({fmt.largest:g})"
+    return None
 
 
 def random_case(rng: _random.Random, name: str) -> KernelCase:
@@ -144,12 +193,25 @@ def random_case(rng: _random.Random, name: str) -> KernelCase:
     return KernelCase(name, matrix(n, d_k), matrix(m, d_k), matrix(m, d_v), mask)
 
 
-def battery(random: int = 8, seed: int = 0, *, empty_row: str = "error", takes_scale: bool = False) -> list[KernelCase]:
+def battery(random: int = 8, seed: int = 0, *, empty_row: str = "error", takes_scale: bool = False,
+            dtype="float32") -> list[KernelCase]:
     """The fixed cases, then ``random`` random exact cases from ``seed``.
 
     A fully masked row is included only when ``empty_row`` declares a policy; cases with
-    a given scale only when the implementation accepts ``scale=`` (``takes_scale``).
+    a given scale only when the implementation accepts ``scale=`` (``takes_scale``); cases
+    ``dtype`` cannot hold are left out (:func:`skipped` names them).
     """
+    return [case for case in _all(random, seed, empty_row, takes_scale, dtype) if fits(case, dtype) is None]
+
+
+def skipped(random: int = 8, seed: int = 0, *, empty_row: str = "error", takes_scale: bool = False,
+            dtype="float32") -> list[tuple[str, str]]:
+    """(case, reason) for each case of the battery that ``dtype`` cannot hold."""
+    return [(case.name, why) for case in _all(random, seed, empty_row, takes_scale, dtype)
+            if (why := fits(case, dtype)) is not None]
+
+
+def _all(random, seed, empty_row, takes_scale, dtype) -> list[KernelCase]:
     if not isinstance(random, int) or isinstance(random, bool) or not 0 <= random <= MAX_RANDOM:
         raise ShapeError(f"the number of random cases must be a whole number in 0..{MAX_RANDOM}, got {shown(random)}")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -158,5 +220,7 @@ def battery(random: int = 8, seed: int = 0, *, empty_row: str = "error", takes_s
         raise ShapeError(f"unknown empty_row {shown(empty_row)}: expected one of {', '.join(EMPTY_ROW_POLICIES)}")
     if not isinstance(takes_scale, bool):
         raise ShapeError(f"takes_scale must be True or False, got {shown(takes_scale)}")
+    fmt = float_format(dtype)
     rng = _random.Random(seed)
-    return _fixed(empty_row, takes_scale) + [random_case(rng, f"random_{i}") for i in range(1, random + 1)]
+    half = [_half_overflow()] if fmt.largest < 2 ** 17 else []
+    return _fixed(empty_row, takes_scale) + half + [random_case(rng, f"random_{i}") for i in range(1, random + 1)]

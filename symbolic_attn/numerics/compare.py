@@ -36,8 +36,8 @@ from symbolic_attn.exact.certified import working_precision
 from symbolic_attn.exact.convert import to_exact, to_matrix
 from symbolic_attn.model.attention import AttentionResult, attention
 from symbolic_attn.model.masks import EMPTY_ROW_POLICIES, Mask
-from symbolic_attn.numerics.adapters import CONVENTIONS, from_convention, to_convention
-from symbolic_attn.numerics.backends import FORMATS, FloatFormat, exact_value, float_format, numpy, to_numpy, ulp
+from symbolic_attn.numerics.adapters import CONVENTIONS, KEY_CONVENTIONS, from_convention, to_convention
+from symbolic_attn.numerics.backends import FORMATS, FloatFormat, exact_value, float_format, numpy, numpy_dtype, to_numpy, ulp
 from symbolic_attn.numerics.calling import call_converted, split_result
 from symbolic_attn.numerics.isolation import ChildFailed
 from symbolic_attn.numerics.bounds import logit_bounds, output_bounds, weight_bounds
@@ -67,10 +67,11 @@ def _floats(balls):
 
 
 def expected_from(result: AttentionResult, fmt: FloatFormat, *, bits: int = BITS, transpose: bool = False,
-                  logit_error=None) -> Expected:
+                  logit_error=None, logsumexp: bool = True) -> Expected:
     """The exact stages of ``result`` and their bounds in ``fmt``.
 
-    ``transpose=True`` is the "transposed weights" variant: W^T in place of W (n = m).
+    ``transpose=True`` is the "transposed weights" variant: W^T in place of W (n = m);
+    ``logsumexp=False`` drops the log-sum-exp form from the bound (for bug variants).
     """
     with working_precision(bits):
         scaled = result.intervals("scaled", bits)
@@ -87,9 +88,17 @@ def expected_from(result: AttentionResult, fmt: FloatFormat, *, bits: int = BITS
     policy = result.options.on_empty_row
     if result.options.axis == "queries":
         tr = lambda grid: [list(col) for col in zip(*grid)]  # noqa: E731
-        B = tr(weight_bounds(tr(t), tr(w), tr(allowed), tr(D), fmt, policy))
+        B = tr(weight_bounds(tr(t), tr(w), tr(allowed), tr(D), fmt, policy, logsumexp))
+    elif result.options.masking == "zero_after_softmax":  # softmax over every key; blocked ones zeroed exactly
+        # an allowed weight is that of the unmasked softmax; a blocked one's is taken from its logit
+        full = [[True] * len(row) for row in allowed]
+        unmasked = [[math.exp(x - max(row)) for x in row] for row in t]
+        unmasked = [[w[i][j] if allowed[i][j] else x / math.fsum(row) for j, x in enumerate(row)]
+                    for i, row in enumerate(unmasked)]
+        B = weight_bounds(t, unmasked, full, D, fmt, "error", logsumexp)
+        B = [[b if ok else 0.0 for b, ok in zip(brow, orow)] for brow, orow in zip(B, allowed)]
     else:
-        B = weight_bounds(t, w, allowed, D, fmt, policy)
+        B = weight_bounds(t, w, allowed, D, fmt, policy, logsumexp)
     if transpose:
         weights = [list(col) for col in zip(*weights)]
         w, B = [list(col) for col in zip(*w)], [list(col) for col in zip(*B)]
@@ -185,25 +194,26 @@ def as_arrays(q, k, v, dtype):
     """The float arrays of ``dtype`` and their exact values; whether inputs were rounded."""
     np = numpy()
     fmt = float_format(dtype)
+    kind = numpy_dtype(fmt)
     arrays, exacts, rounded = [], [], False
     for name, x in (("Q", q), ("K", k), ("V", v)):
         if _is_array(x):
             source = to_numpy(x, name)
             with np.errstate(over="ignore", invalid="ignore"):  # inf/NaN refused below
-                array = source.astype(fmt.name)
+                array = source.astype(kind)
             rounded |= bool((array.astype(np.float64) != source.astype(np.float64)).any())
         else:
             exact = to_matrix(x, name=name)
             try:
                 with np.errstate(over="ignore"):  # out of range: caught just below
-                    array = np.array([[float(e) for e in row] for row in exact.tolist()], dtype=fmt.name)
+                    array = np.array([[float(e) for e in row] for row in exact.tolist()], dtype=np.float64).astype(kind)
             except (OverflowError, TypeError, ValueError):  # beyond float64, or not a number
                 raise ShapeError(f"{name}: entries that are not finite {fmt.name} numbers") from None
-            if not np.isfinite(array).all():
+            if not np.isfinite(array.astype(np.float64)).all():
                 raise ShapeError(f"{name}: non-finite entries (inf or NaN) in the {fmt.name} inputs")
             rounded |= any(not e.is_Rational or Fraction(float(a)) != Fraction(int(e.p), int(e.q))
-                           for e, a in zip(exact, array.ravel().tolist()))
-        values = [[exact_value(a) for a in row] for row in array.tolist()]
+                           for e, a in zip(exact, array.astype(np.float64).ravel().tolist()))
+        values = [[exact_value(a) for a in row] for row in array.astype(np.float64).tolist()]
         if any(e is None for row in values for e in row):
             raise ShapeError(f"{name}: non-finite entries (inf or NaN) in the {fmt.name} inputs")
         arrays.append(array)
@@ -239,10 +249,17 @@ def describe_mask(mask: Mask | None) -> str:
 
 def _check_options(dtype, mask_convention, empty_row):
     float_format(dtype)
-    if mask_convention not in CONVENTIONS:
-        raise MaskError(f"unknown mask convention {shown(mask_convention)!r}: expected one of {', '.join(CONVENTIONS)}")
+    if mask_convention not in CONVENTIONS and mask_convention not in KEY_CONVENTIONS:
+        raise MaskError(f"unknown mask convention {shown(mask_convention)!r}: expected one of "
+                        f"{', '.join([*CONVENTIONS, *KEY_CONVENTIONS])}")
     if empty_row not in EMPTY_ROW_POLICIES:
         raise MaskError(f"unknown empty-row policy {shown(empty_row)!r}: expected one of {', '.join(EMPTY_ROW_POLICIES)}")
+
+
+def resolve_mask(mask, n, m, convention, empty_row="error") -> Mask | None:
+    """The case's :class:`Mask` (see :func:`_as_mask`), after checking the options."""
+    _check_options("float32", convention, empty_row)
+    return _as_mask(mask, n, m, convention)
 
 
 def _as_mask(mask, n, m, convention) -> Mask | None:
@@ -256,7 +273,7 @@ def _as_mask(mask, n, m, convention) -> Mask | None:
     if not isinstance(mask, Mask):
         if not (isinstance(mask, (list, tuple)) or _is_array(mask)):
             raise MaskError(f"mask: expected a Mask, 'causal', None or an array, got {type(mask).__name__}")
-        mask = from_convention(mask, convention)
+        mask = from_convention(mask, convention, n=n) if convention in KEY_CONVENTIONS else from_convention(mask, convention)
     if mask.shape != (n, m):
         raise ShapeError(f"mask is {mask.shape[0]}x{mask.shape[1]} but there are {n} queries and {m} keys")
     return mask
@@ -278,8 +295,11 @@ class Run:
 
 
 def run_case(fn, q, k, v, mask=None, *, scale=None, dtype="float32", mask_convention="keep",
-             empty_row="error", name="case") -> Run:
-    """:func:`compare_attention`, keeping what diagnosis needs."""
+             empty_row="error", name="case", pass_mask: bool = True) -> Run:
+    """:func:`compare_attention`, keeping what diagnosis needs.
+
+    ``pass_mask=False``: ``fn`` gets ``mask=None`` and applies the case's mask itself (a
+    causal-only kernel)."""
     _check_options(dtype, mask_convention, empty_row)
     fmt = float_format(dtype)
     arrays, exacts, rounded = as_arrays(q, k, v, dtype)
@@ -298,7 +318,7 @@ def run_case(fn, q, k, v, mask=None, *, scale=None, dtype="float32", mask_conven
     context = dict(exacts=tuple(exacts), mask=structure, scale=exact_scale, result=result, reference=reference,
                    empty_row=empty_row)
     try:
-        output, weights = returned(fn, arrays, structure, mask_convention, dtype, exact_scale, shape)
+        output, weights = returned(fn, arrays, structure if pass_mask else None, mask_convention, dtype, exact_scale, shape)
     except ChildFailed:  # the child process running fn ended: no verdict, the run stops
         raise
     except SymbolicAttnError as error:
@@ -318,11 +338,14 @@ def compare_attention(fn, q, k, v, mask=None, *, scale=None, dtype="float32", ma
 
     Args:
         fn: the implementation; returns the output (n x d_v) or ``(output, weights)``.
+            (The public ``symbolic_attn.testing.compare_attention``,
+            :func:`~symbolic_attn.numerics.suite.compare_attention`, also takes modules.)
         q, k, v: exact values (lists of ints, Fractions, decimal strings) or arrays; they
             are rounded to ``dtype`` and the exact reference uses the rounded values.
         mask: ``None``, ``"causal"`` (top-left), a :class:`Mask`, or an array (or list
             of rows) in ``mask_convention``; ``fn`` receives it in ``mask_convention``
-            ("keep", "block", "additive" with -inf, "additive_min" with finfo.min).
+            ("keep", "block", "additive" with -inf, "additive_min" with finfo.min, or per
+            key: "key_padding", "hf_attention_mask"); ``fn`` gets ``None`` when there is none.
         scale: ``None`` for 1/sqrt(d_k) (``fn`` is then called without a scale), else an
             exact scale passed to ``fn`` as the keyword ``scale=`` (a float) when ``fn``
             accepts one; a ``fn(q, k, v, mask)`` is called as is and must apply it itself.

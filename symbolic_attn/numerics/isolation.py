@@ -120,8 +120,8 @@ class Isolated:
         :class:`ChildFailed` when the child ended or replied badly (the run stops).
         """
         np = sys.modules["numpy"]
-        request = {"arrays": [a.tolist() for a in arrays], "dtype": arrays[0].dtype.name,
-                   "mask": None if mask_arg is None else mask_arg.tolist(),
+        request = {"arrays": [a.astype(np.float64).tolist() for a in arrays], "dtype": arrays[0].dtype.name,
+                   "mask": None if mask_arg is None else _listed(mask_arg),
                    "mask_dtype": None if mask_arg is None else mask_arg.dtype.name,
                    "scale": None if scale is None else float(scale), "shape": list(shape)}
         _send(self.request_w, request)
@@ -359,15 +359,30 @@ def _child(request_r, result_w, printed_w, target, load, new_session: bool = Tru
         _send(result_w, header, payload)
 
 
+def _listed(array) -> list:
+    """An array as JSON lists (bfloat16, which JSON cannot hold, through float64)."""
+    return (array.astype("float64") if array.dtype.name == "bfloat16" else array).tolist()
+
+
+def _unlisted(rows, dtype):
+    """The array :func:`_listed` sent."""
+    import numpy as np
+
+    from symbolic_attn.numerics.backends import numpy_dtype
+
+    return np.array(rows, dtype=np.float64).astype(numpy_dtype(dtype)) if dtype == "bfloat16" else np.array(rows, dtype=dtype)
+
+
 def _answer(fn, request):
     """The reply to one case: the returned arrays' shapes and float64 bytes, or the error."""
     import numpy as np
 
+    from symbolic_attn.numerics.backends import numpy_dtype
     from symbolic_attn.numerics.calling import call_converted, split_result
 
     n, m, d_k, d_v = request["shape"]
-    arrays = [np.array(x, dtype=request["dtype"]) for x in request["arrays"]]
-    mask = None if request["mask"] is None else np.array(request["mask"], dtype=request["mask_dtype"])
+    arrays = [np.array(x, dtype=np.float64).astype(numpy_dtype(request["dtype"])) for x in request["arrays"]]
+    mask = None if request["mask"] is None else _unlisted(request["mask"], request["mask_dtype"])
     try:
         output, weights = split_result(call_converted(fn, arrays, mask, request["scale"]), (n, d_v))
         arrays = [a for a in (output, weights) if a is not None]

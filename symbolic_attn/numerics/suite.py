@@ -22,13 +22,17 @@ from dataclasses import dataclass
 
 from symbolic_attn.errors import ImplementationError, doing, shown
 from symbolic_attn.numerics.backends import float_format
-from symbolic_attn.numerics.battery import KernelCase, battery
+from symbolic_attn.numerics.adapters import KEY_CONVENTIONS
+from symbolic_attn.numerics.battery import MAX_RANDOM, KernelCase, battery, skipped
 from symbolic_attn.numerics.calling import takes_scale
+from symbolic_attn.numerics.capabilities import Capabilities, capabilities_of, select
 from symbolic_attn.numerics.compare import CaseReport, run_case
-from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain
+from symbolic_attn.numerics.compare import compare_attention as compare_function
+from symbolic_attn.numerics.diagnose import DIAGNOSES, diagnosis, explain, found_labels
 from symbolic_attn.numerics.isolation import Isolated
+from symbolic_attn.numerics.modules import ModuleKernel, as_kernel
 
-__all__ = ["BatteryReport", "run_battery", "assert_attention_close", "takes_scale"]
+__all__ = ["BatteryReport", "run_battery", "assert_attention_close", "compare_attention", "takes_scale"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,9 @@ class BatteryReport:
     diagnosed: tuple[str, ...] = ()  # the bugs that explain the failures (see diagnose.diagnosis)
     mask_convention: str = "keep"
     empty_row: str = "error"
+    skipped: tuple[tuple[str, str], ...] = ()  # (case, why) left out: the dtype or the kernel cannot take it
+    partial: tuple[tuple[str, tuple[str, ...]], ...] = ()  # candidates explaining only some failing cases
+    found: tuple[tuple[str, tuple[str, ...]], ...] = ()  # per named bug, what was found (fill value, offset)
 
     @property
     def passed(self) -> bool:
@@ -59,6 +66,9 @@ class BatteryReport:
             "empty_row": self.empty_row,
             "cases": [dict(case.to_dict(), explained_by=list(ids)) for case, ids in zip(self.cases, self.explained)],
             "diagnosis": list(self.diagnosis),
+            "found": {name: list(labels) for name, labels in self.found},
+            "skipped": [{"case": name, "why": why} for name, why in self.skipped],
+            "partial": [{"bug": name, "explains": list(cases)} for name, cases in self.partial],
         }
 
     def to_json(self) -> str:
@@ -100,10 +110,24 @@ class BatteryReport:
         if self.diagnosis:
             lines.append("")
             lines.append("diagnosis:")
-            lines += _wrapped([f"  {name}: {DIAGNOSES[name]}" for name in self.diagnosis], width)
+            detail = dict(self.found)
+            lines += _wrapped([f"  {name}: {DIAGNOSES[name]}" + (f" (found: {', '.join(detail[name])})" if detail.get(name) else "")
+                               for name in self.diagnosis], width)
         elif failed:
             lines.append("")
-            lines.append("diagnosis: no known bug explains the failures")
+            if self.partial:
+                lines.append("diagnosis: no known bug explains every failing case; candidates explain only")
+                lines += _wrapped([f"  {name}: {', '.join(cases)}" for name, cases in self.partial], width)
+                explained = {case for _, cases in self.partial for case in cases}
+                rest = [case.name for case, _ in failed if case.name not in explained]
+                if rest:
+                    lines += _wrapped([f"  unexplained: {', '.join(rest)}"], width)
+            else:
+                lines.append("diagnosis: no known bug explains the failures")
+        if self.skipped:
+            lines.append("")
+            lines.append(f"skipped {len(self.skipped)} case(s):")
+            lines += _wrapped([f"  {name}: {why}" for name, why in self.skipped], width)
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:
@@ -151,7 +175,8 @@ def _as_case(case, number) -> KernelCase:
     raise ImplementationError(f"cases[{number}]: expected a KernelCase, a (q, k, v, mask) tuple or a dict, got {type(case).__name__}")
 
 
-def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
+def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error",
+                capabilities: Capabilities | None = None) -> BatteryReport:
     """Hold ``fn`` to the exact result on the battery; diagnose the failures.
 
     A callable ``fn`` is called in this process; an
@@ -161,10 +186,27 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
     ``cases`` is the number of random cases added to the fixed ones, or a list of cases
     to run instead: :class:`~symbolic_attn.numerics.battery.KernelCase` objects, ``(q, k, v)``
     or ``(q, k, v, mask)`` tuples, or dicts with those keys.
+
+    ``capabilities`` (:class:`~symbolic_attn.numerics.capabilities.Capabilities`, or the
+    kernel's ``attention_capabilities``) says what the kernel can take: the cases it cannot
+    are skipped and listed in the report.
     """
+    kernel = as_kernel(fn)
+    if isinstance(kernel, ModuleKernel):
+        return _module_battery(kernel, cases, seed, mask_convention, empty_row)
+    fn = kernel
     fmt = float_format(dtype)
     scaled = fn.takes_scale if isinstance(fn, Isolated) else takes_scale(fn)  # a child process was told by fn's
-    chosen = cases if isinstance(cases, (list, tuple)) else battery(cases, seed, empty_row=empty_row, takes_scale=scaled)
+    given = isinstance(cases, (list, tuple))
+    chosen = cases if given else battery(cases, seed, empty_row=empty_row, takes_scale=scaled, dtype=fmt.name)
+    left_out = () if given else tuple(skipped(cases, seed, empty_row=empty_row, takes_scale=scaled, dtype=fmt.name))
+    limits = capabilities_of(fn, capabilities)
+    if limits != Capabilities() or mask_convention in KEY_CONVENTIONS:
+        chosen, unfit = select([_as_case(case, number) for number, case in enumerate(chosen, start=1)], limits)
+        left_out += tuple(unfit)
+        if mask_convention in KEY_CONVENTIONS:  # one row of keys: a padding mask, or none
+            chosen, unfit = _per_key(chosen, mask_convention)
+            left_out += tuple(unfit)
     runs, explained = [], []
     label = shown(getattr(fn, "__qualname__", None) or "the implementation")
     for number, case in enumerate(chosen, start=1):
@@ -172,17 +214,77 @@ def run_battery(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep",
         # named for the message when a time limit runs out (a slow or looping fn)
         with doing(f"running {label} on case {shown(case.name)} ({number} of {len(chosen)})"):
             run = run_case(fn, case.q, case.k, case.v, case.mask, scale=case.scale, dtype=fmt.name,
-                           mask_convention=mask_convention, empty_row=empty_row, name=case.name)
+                           mask_convention=mask_convention, empty_row=empty_row, name=case.name,
+                           pass_mask=limits.passes_mask)
             runs.append(run)
             explained.append(explain(run, fmt.name))
+    named, partial = diagnosis(runs, explained, fmt.name, partial=True)
     return BatteryReport(fmt.name, tuple(run.report for run in runs), tuple(tuple(found) for found in explained),
-                         tuple(diagnosis(runs, explained, fmt.name)), mask_convention, empty_row)
+                         tuple(named), mask_convention, empty_row, left_out,
+                         tuple((name, tuple(runs[i].report.name for i in sorted(numbers))) for name, numbers in partial),
+                         tuple((name, tuple(found_labels(runs, explained, fmt.name, name))) for name in named))
 
 
-def assert_attention_close(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error") -> BatteryReport:
+def compare_attention(fn, q, k, v, mask=None, *, scale=None, dtype="float32", mask_convention="keep",
+                      empty_row="error", name="case") -> CaseReport:
+    """:func:`~symbolic_attn.numerics.compare.compare_attention` for a function, and for a
+    module (``nn.MultiheadAttention``, a nanoGPT ``CausalSelfAttention``) or a
+    zero-argument factory of one: then q, k, v are its query, key and value inputs, and
+    its own weights and dtype are used (:mod:`.modules`).  A Hugging Face-style
+    ``eager_attention_forward`` is read by its signature.
+
+    >>> import numpy as np
+    >>> def attend(q, k, v, mask):
+    ...     w = np.exp(q @ k.T / np.sqrt(np.asarray(q.shape[1], dtype=q.dtype)))
+    ...     return (w / w.sum(axis=1, keepdims=True)) @ v
+    >>> compare_attention(attend, [[1, 0]], [[1, 0], [0, 1]], [[1, 2], [3, 4]]).verdict
+    'pass'
+    """
+    from symbolic_attn.numerics.modules import run_module_case
+
+    kernel = as_kernel(fn)
+    if isinstance(kernel, ModuleKernel):  # a module: its inputs, its own dtype and weights
+        return run_module_case(kernel, q, k, v, mask, empty_row=empty_row, mask_convention=mask_convention, name=name)
+    return compare_function(kernel, q, k, v, mask, scale=scale, dtype=dtype, mask_convention=mask_convention,
+                            empty_row=empty_row, name=name)
+
+
+def _per_key(cases, convention):
+    kept, skipped = [], []
+    for case in cases:
+        if case.mask is None or all(row == case.mask.allowed[0] for row in case.mask.allowed):
+            kept.append(case)
+        else:
+            skipped.append((case.name, f"a {convention} mask gives one row of keys: it cannot hold this mask"))
+    return kept, skipped
+
+
+def _module_battery(kernel, cases, seed, mask_convention, empty_row) -> BatteryReport:
+    """A module's battery: cases in its own widths (or the given ones), what it cannot
+    take skipped; diagnosis is for single-head kernels, so none is named."""
+    from symbolic_attn.numerics.modules import module_cases, run_module_case  # noqa: F811
+
+    given = isinstance(cases, (list, tuple))
+    if not given and (isinstance(cases, bool) or not isinstance(cases, int) or not 0 <= cases <= MAX_RANDOM):
+        raise ImplementationError(f"the number of random cases must be a whole number in 0..{MAX_RANDOM}, got {shown(cases)}")
+    chosen = [_as_case(case, number) for number, case in enumerate(cases, start=1)] if given else \
+        module_cases(kernel, cases, seed, empty_row)
+    chosen, left_out = select(chosen, kernel.capabilities)
+    reports = []
+    for number, case in enumerate(chosen, start=1):
+        with doing(f"running {shown(kernel.name)} on case {shown(case.name)} ({number} of {len(chosen)})"):
+            reports.append(run_module_case(kernel, case.q, case.k, case.v, case.mask, empty_row=empty_row,
+                                           mask_convention=mask_convention, name=case.name))
+    return BatteryReport(kernel.dtype, tuple(reports), tuple(() for _ in reports), (), mask_convention, empty_row,
+                         tuple(left_out))
+
+
+def assert_attention_close(fn, *, dtype="float32", cases=8, seed=0, mask_convention="keep", empty_row="error",
+                           capabilities: Capabilities | None = None) -> BatteryReport:
     """For a pytest suite: raise ``AssertionError`` (with the table and the diagnosis)
     unless every case of the battery is within the ``dtype`` bounds of the exact result."""
-    report = run_battery(fn, dtype=dtype, cases=cases, seed=seed, mask_convention=mask_convention, empty_row=empty_row)
+    report = run_battery(fn, dtype=dtype, cases=cases, seed=seed, mask_convention=mask_convention, empty_row=empty_row,
+                         capabilities=capabilities)
     if not report.passed:
         raise AssertionError("attention implementation outside the exact error bounds\n" + report.table())
     return report

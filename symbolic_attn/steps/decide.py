@@ -28,11 +28,12 @@ as it has, a value exactly halfway passing).  Every outcome is one of four verdi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import sympy
 
+from symbolic_attn.steps.verdict import VERDICTS, StepVerdict
 from symbolic_attn.errors import (
     ProofError,
     RefutedError,
@@ -45,33 +46,8 @@ from symbolic_attn.errors import (
 
 __all__ = ["StepVerdict", "decide_step", "VERDICTS", "RELATIONS"]
 
-#: The verdicts a step may get, in the order a report lists them.
-VERDICTS = ("proved", "false", "undecided", "unreadable")
 #: Relations a step may state (the reader's names).
 RELATIONS = ("=", "<", "<=", ">", ">=", "approx", "!=")
-
-
-@dataclass(frozen=True)
-class StepVerdict:
-    """What the checker decided about one step."""
-
-    verdict: str
-    reason: str
-    counterexample: dict[str, Any] | None = field(default=None)
-    #: For a false step: the catalogue id of the wrong rule that explains it, proved.
-    diagnosis: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        counterexample = None if self.counterexample is None else {
-            name: str(value) for name, value in self.counterexample.items()}
-        return {"verdict": self.verdict, "reason": self.reason, "counterexample": counterexample,
-                "diagnosis": self.diagnosis}
-
-    def sentence(self) -> str | None:
-        """The diagnosis as the sentence a student reads (None without one)."""
-        from symbolic_attn.model.mistakes import CATALOGUE
-
-        return CATALOGUE[self.diagnosis].sentence() if self.diagnosis else None
 
 
 def decide_step(left: Any, right: Any, relation: str, assumptions: Any = (), *, written: str | None = None,
@@ -93,8 +69,11 @@ def decide_step(left: Any, right: Any, relation: str, assumptions: Any = (), *, 
         if has_operators(left) or has_operators(right):
             from symbolic_attn.steps.random_steps import decide_random
 
-            step: StepVerdict = decide_random(left, right, relation, assumptions, randomness or NO_RANDOMNESS,
-                                              ranges or {}, written=written)
+            def reduced(one: Any, other: Any) -> StepVerdict:  # the sides once the rules of expectation are applied
+                return decide_step(one, other, relation, assumptions, written=written, diagnose=False)
+
+            step: StepVerdict = decide_random(left, right, relation, randomness or NO_RANDOMNESS, ranges or {},
+                                              reduced)
             if step.verdict == "false" and diagnose and relation == "=":
                 from symbolic_attn.steps.wrong_rules import explain
 

@@ -33,10 +33,11 @@ _WHERE = {"nonnegative": ("under a root", ">= 0"), "positive": ("under a logarit
 
 def domain_verdict(conditions: Any, assumptions: Any, randomness: Any = None, ranges: Any = None) -> Any:
     """None when every condition is proved, else the step's
-    :class:`~symbolic_attn.steps.decide.StepVerdict`: false for a condition certified
+    :class:`~symbolic_attn.steps.verdict.StepVerdict`: false for a condition certified
     false, undecided for one not proved."""
     from symbolic_attn.proofs.prove import prove_nonnegative, prove_positive
-    from symbolic_attn.steps import decide, echo
+    from symbolic_attn.steps import echo
+    from symbolic_attn.steps.verdict import StepVerdict
     from symbolic_attn.steps.randomness import NO_RANDOMNESS, Unknowns, has_operators
 
     randomness = randomness or NO_RANDOMNESS
@@ -52,7 +53,7 @@ def domain_verdict(conditions: Any, assumptions: Any, randomness: Any = None, ra
             if expr.is_number:
                 known = expr.is_nonnegative if kind == "nonnegative" else expr.is_positive
                 if known is False:
-                    return decide.StepVerdict("false", f"false: {shown} = {sympy.sstr(expr)} {where} is not {sign}: "
+                    return StepVerdict("false", f"false: {shown} = {sympy.sstr(expr)} {where} is not {sign}: "
                                                        "the side is not a real number")
             (prove_nonnegative if kind == "nonnegative" else prove_positive)(expr, assumptions)
         except TimeLimitError:
@@ -60,7 +61,7 @@ def domain_verdict(conditions: Any, assumptions: Any, randomness: Any = None, ra
         except (SymbolicAttnError, TypeError, ValueError):
             hint = (": declare it nonnegative or positive" if kind == "nonnegative" and expr.is_Symbol else
                     ": declare it positive" if expr.is_Symbol else "")
-            return decide.StepVerdict("undecided", f"needs {shown} {sign} ({where}), which the declarations do not "
+            return StepVerdict("undecided", f"needs {shown} {sign} ({where}), which the declarations do not "
                                                    f"give{hint}")
     return None
 

@@ -18,16 +18,19 @@ unknown wherever it is the same moment.  So:
 >>> i = sympy.Symbol("i", integer=True, positive=True)
 >>> q, k = sympy.IndexedBase("q", real=True), sympy.IndexedBase("k", real=True)
 >>> independent = Randomness((RandomFamily(("q", "k"), "vector", True, sympy.Integer(0), sympy.Integer(1)),))
->>> step = decide_random(Var(sympy.Sum(q[i] * k[i], (i, 1, n))), n, "=", (), independent, {})
+>>> from symbolic_attn.steps.decide import decide_step
+>>> plain = lambda one, other: decide_step(one, other, "=")
+>>> step = decide_random(Var(sympy.Sum(q[i] * k[i], (i, 1, n))), n, "=", independent, {}, plain)
 >>> step.verdict, step.reason.startswith("proved by the rules of expectation")
 ('proved', True)
->>> decide_random(Var(sympy.Sum(q[i] * k[i], (i, 1, n)) / n), 1, "=", (), independent, {}).as_dict()["counterexample"]
+>>> decide_random(Var(sympy.Sum(q[i] * k[i], (i, 1, n)) / n), 1, "=", independent, {}, plain).as_dict()["counterexample"]
 {'n': '3'}
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -36,21 +39,23 @@ import sympy
 from symbolic_attn.errors import SymbolicAttnError, TimeLimitError, one_line
 from symbolic_attn.steps.expectation import RULES, reduce_random
 from symbolic_attn.steps.randomness import Randomness, Unknowns
+from symbolic_attn.steps.verdict import StepVerdict
 
 __all__ = ["decide_random"]
 
 
-def decide_random(left: Any, right: Any, relation: str, assumptions: Any, randomness: Randomness,
-                  ranges: dict[Any, tuple[Any, Any]], *, written: str | None = None) -> Any:
-    """Decide ``left relation right`` whose sides hold ``E[...]`` or ``Var(...)``."""
-    from symbolic_attn.steps import decide, echo
+def decide_random(left: Any, right: Any, relation: str, randomness: Randomness,
+                  ranges: dict[Any, tuple[Any, Any]], decide_reduced: Callable[[Any, Any], StepVerdict]) -> StepVerdict:
+    """Decide ``left relation right`` whose sides hold ``E[...]`` or ``Var(...)``;
+    ``decide_reduced`` decides the reduced sides (the one sound checker, as any step)."""
+    from symbolic_attn.steps import echo
 
     try:
         reduced = [reduce_random(side, randomness, ranges) for side in (left, right)]
     except TimeLimitError:
         raise
     except (SymbolicAttnError, TypeError, ValueError) as error:
-        return decide.StepVerdict("undecided", f"the rules of expectation do not settle it: {one_line(error)}")
+        return StepVerdict("undecided", f"the rules of expectation do not settle it: {one_line(error)}")
     unknowns = Unknowns()
     opened = [unknowns.abstract(side) for side in reduced]
     exact = not unknowns.used and not any(randomness.is_random(side) for side in opened)
@@ -58,7 +63,7 @@ def decide_random(left: Any, right: Any, relation: str, assumptions: Any, random
         refuted = _in_a_model(left, right, relation, randomness, ranges)
         if refuted is not None:
             return refuted
-    step = decide.decide_step(opened[0], opened[1], relation, assumptions, written=written, diagnose=False)
+    step = decide_reduced(opened[0], opened[1])
     if step.verdict == "proved":
         how = step.reason[len("proved by "):] if step.reason.startswith("proved by ") else step.reason
         return replace(step, reason=f"proved by {RULES}, then {how}")
@@ -76,7 +81,7 @@ def decide_random(left: Any, right: Any, relation: str, assumptions: Any, random
             return refuted
     left_open = "; ".join(sorted(map(echo.notation, unknowns.used)))
     unknown = f" (unknown moments: {left_open})" if left_open else ""
-    return decide.StepVerdict("undecided", _in_letters(f"not proved by {RULES}{unknown}, and no small distribution "
+    return StepVerdict("undecided", _in_letters(f"not proved by {RULES}{unknown}, and no small distribution "
                                                        f"the declarations allow refutes it: {step.reason}", unknowns))
 
 
@@ -96,12 +101,11 @@ _REFUTABLE = ("=", "<", "<=", ">", ">=")
 
 
 def _in_a_model(left: Any, right: Any, relation: str, randomness: Randomness,
-                ranges: dict[Any, tuple[Any, Any]]) -> Any:
-    from symbolic_attn.steps import decide
+                ranges: dict[Any, tuple[Any, Any]]) -> StepVerdict | None:
     from symbolic_attn.steps.random_models import counterexample
 
     found = counterexample(left, right, relation, randomness, ranges)
     if found is None:
         return None
-    return decide.StepVerdict("false", "false: the sides differ in a distribution the declarations allow (given)",
+    return StepVerdict("false", "false: the sides differ in a distribution the declarations allow (given)",
                               found)

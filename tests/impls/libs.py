@@ -57,15 +57,27 @@ def torch_sdpa(q, k, v, mask):
 
 def torch_mha(q, k, v, mask, key_padding_mask=None):
     """nn.MultiheadAttention with identity projections: plain attention, block convention,
-    returning (output, weights) with need_weights=True."""
+    returning (output, weights) with need_weights=True.
+
+    One head of width E = max(d_k, d_v): Q and K padded with zero columns (no score
+    changes), V padded too (the extra output columns are dropped), and Q multiplied by
+    sqrt(E / d_k) so that the module's scale 1/sqrt(E) makes 1/sqrt(d_k) (a rounding the
+    bound's scale roundings cover).  Earlier this used E = d_k and failed whenever d_v != d_k.
+    """
     torch = library("torch")
-    d = q.shape[1]
+    d_k, d_v = q.shape[1], v.shape[1]
+    E = max(d_k, d_v)
     dtype = torch.float64 if q.dtype == np.float64 else torch.float32
-    module = torch.nn.MultiheadAttention(d, 1, bias=False, dtype=dtype)
+    module = torch.nn.MultiheadAttention(E, 1, bias=False, dtype=dtype)
     with torch.no_grad():
-        module.in_proj_weight.copy_(torch.cat([torch.eye(d, dtype=dtype)] * 3))
-        module.out_proj.weight.copy_(torch.eye(d, dtype=dtype))
+        module.in_proj_weight.copy_(torch.cat([torch.eye(E, dtype=dtype)] * 3))
+        module.out_proj.weight.copy_(torch.eye(E, dtype=dtype))
+
+    def pad(a):
+        return torch.from_numpy(np.pad(a, ((0, 0), (0, E - a.shape[1]))))
+
     t = torch.from_numpy
-    out, weights = module(t(q), t(k), t(v), attn_mask=None if mask is None else t(mask),
+    query = pad(q) * (np.sqrt(E / d_k) if E != d_k else 1.0)
+    out, weights = module(query, pad(k), pad(v), attn_mask=None if mask is None else t(mask),
                           key_padding_mask=None if key_padding_mask is None else t(key_padding_mask), need_weights=True)
-    return out.detach(), weights.detach()
+    return out.detach()[:, :d_v], weights.detach()
