@@ -37,55 +37,52 @@ import sympy
 __all__ = ["Expectation", "Var", "Cov", "RandomFamily", "Randomness", "NO_RANDOMNESS", "has_operators", "Unknowns"]
 
 
-class Expectation(sympy.Function):  # type: ignore[misc]  # sympy is untyped
-    r"""``\mathbb{E}[X]``, unevaluated."""
+class _Moment(sympy.Function):  # type: ignore[misc]  # sympy is untyped
+    """An expectation, variance or covariance kept unevaluated, printed as the student
+    writes it: its word, then its arguments in its brackets (plain and LaTeX); real
+    when its arguments are."""
 
-    nargs = 1
+    _plain: tuple[str, str, str] = ("", "(", ")")
+    _latex_form: tuple[str, str, str] = ("", "(", ")")
 
     def _eval_is_real(self) -> Any:
-        return self.args[0].is_real
+        return True if all(argument.is_real for argument in self.args) else None
 
     def _sympystr(self, printer: Any) -> str:
-        return "E[%s]" % printer._print(self.args[0])
+        word, opening, closing = self._plain
+        return word + opening + ", ".join(printer._print(a) for a in self.args) + closing
 
     def _latex(self, printer: Any, exp: Any = None) -> str:
-        text = r"\mathbb{E}\left[%s\right]" % printer._print(self.args[0])
+        word, opening, closing = self._latex_form
+        text = r"%s\left%s%s\right%s" % (word, opening, ", ".join(printer._print(a) for a in self.args), closing)
         return text if exp is None else "%s^{%s}" % (text, exp)
 
 
-class Var(sympy.Function):  # type: ignore[misc]  # sympy is untyped
+class Expectation(_Moment):
+    r"""``\mathbb{E}[X]``, unevaluated."""
+
+    nargs = 1
+    _plain = ("E", "[", "]")
+    _latex_form = (r"\mathbb{E}", "[", "]")
+
+
+class Var(_Moment):
     r"""``\operatorname{Var}(X)``, unevaluated: ``E[X^2] - E[X]^2``."""
 
     nargs = 1
-
-    def _eval_is_real(self) -> Any:
-        return self.args[0].is_real
+    _plain = ("Var", "(", ")")
+    _latex_form = (r"\operatorname{Var}", "(", ")")
 
     def _eval_is_nonnegative(self) -> Any:
         return True if self.args[0].is_real else None
 
-    def _sympystr(self, printer: Any) -> str:
-        return "Var(%s)" % printer._print(self.args[0])
 
-    def _latex(self, printer: Any, exp: Any = None) -> str:
-        text = r"\operatorname{Var}\left(%s\right)" % printer._print(self.args[0])
-        return text if exp is None else "%s^{%s}" % (text, exp)
-
-
-class Cov(sympy.Function):  # type: ignore[misc]  # sympy is untyped
+class Cov(_Moment):
     r"""``\operatorname{Cov}(X, Y)``, unevaluated: ``E[X Y] - E[X] E[Y]``."""
 
     nargs = 2
-
-    def _eval_is_real(self) -> Any:
-        return True if self.args[0].is_real and self.args[1].is_real else None
-
-    def _sympystr(self, printer: Any) -> str:
-        return "Cov(%s, %s)" % (printer._print(self.args[0]), printer._print(self.args[1]))
-
-    def _latex(self, printer: Any, exp: Any = None) -> str:
-        text = r"\operatorname{Cov}\left(%s, %s\right)" % (printer._print(self.args[0]), printer._print(self.args[1]))
-        return text if exp is None else "%s^{%s}" % (text, exp)
+    _plain = ("Cov", "(", ")")
+    _latex_form = (r"\operatorname{Cov}", "(", ")")
 
 
 @dataclass(frozen=True)
